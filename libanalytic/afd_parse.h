@@ -1,0 +1,43 @@
+/* afd_parse.h: strict number parsing shared by the trace reader, the
+ * hardware-file reader and the command line.
+ *
+ * Unlike atof/atoi these functions accept a value only if the whole string is
+ * a number of the requested kind, report overflow instead of saturating, and
+ * never accept NaN or infinity.  Leading and trailing ASCII blanks (space,
+ * tab) are ignored; nothing else is.
+ */
+#ifndef AFD_PARSE_H
+#define AFD_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parse a non-negative decimal integer "[+]digits" from s[0..len).
+ * Returns AFD_OK, AFD_EPARSE (empty, sign '-', stray characters) or
+ * AFD_ERANGE (larger than UINT64_MAX).  *out is 0 on error. */
+AFD_API afd_status afd_parse_u64(const char *s, size_t len, uint64_t *out);
+
+/* Parse a finite decimal real number from the NUL-terminated string s
+ * ("2.5", "-1e-3", ".5").  Hexadecimal floats, "nan" and "inf" are refused
+ * (AFD_EPARSE); a magnitude that overflows a double is AFD_ERANGE; a value
+ * that underflows to zero is accepted as 0.  *out is NaN on error. */
+AFD_API afd_status afd_parse_double(const char *s, double *out);
+
+/* Parse an integer from the NUL-terminated string s.  Plain decimal integers
+ * ("-12", "+7") and exponent forms that denote an exact integer ("1e6",
+ * "2.5e3") are accepted; "2.5" is AFD_EPARSE; a value outside
+ * [-2^53, 2^53] when written with an exponent, or outside int64 otherwise,
+ * is AFD_ERANGE.  *out is 0 on error. */
+AFD_API afd_status afd_parse_i64(const char *s, int64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_PARSE_H */

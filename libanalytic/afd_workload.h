@@ -1,0 +1,84 @@
+/* afd_workload.h: the one workload abstraction every afdkit command uses.
+ *
+ * A workload is a request trace, the geometric model of Corollary 4.5, or
+ * the statistics theta and nu given directly.  Each carries the renewal
+ * statistics of Lemma 4.1 (afd_renewal_stats); a trace can also keep its
+ * requests in memory for samplers and simulators.
+ */
+#ifndef AFD_WORKLOAD_H
+#define AFD_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "afd_renewal.h"
+#include "afd_status.h"
+#include "afd_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum afd_workload_kind {
+    AFD_WORKLOAD_TRACE = 1,
+    AFD_WORKLOAD_GEOMETRIC,
+    AFD_WORKLOAD_GIVEN
+} afd_workload_kind;
+
+typedef struct afd_workload {
+    afd_workload_kind kind;
+    afd_renewal_stats stats; /* theta, nu and their standard errors */
+    double mu_p, mu_d;       /* GEOMETRIC: the two means; NaN otherwise */
+    /* TRACE only */
+    uint64_t rows;           /* data rows read */
+    uint64_t skipped;        /* rows with D <= 0 after the decode offset */
+    long first_skipped_line; /* line of the first skipped row (0 if none) */
+    uint64_t max_d;          /* largest D used */
+    size_t n_kept;           /* requests kept (keep_rows), D >= 1 each */
+    uint64_t *prompt;        /* P of the kept requests, or NULL */
+    uint64_t *decode;        /* D of the kept requests, or NULL */
+} afd_workload;
+
+typedef struct afd_workload_trace_options {
+    afd_trace_options columns;
+    uint64_t decode_offset;  /* D = output tokens - decode_offset */
+    int keep_rows;           /* keep (P, D) of every used request in memory */
+    size_t max_rows;         /* refuse to keep more than this many (0: no limit) */
+    /* Called about every 2^16 rows with rows and bytes read so far; may be NULL. */
+    void (*progress)(void *ctx, uint64_t rows, uint64_t bytes);
+    void *progress_ctx;
+} afd_workload_trace_options;
+
+/* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16).
+ * Rows whose D = output - decode_offset is <= 0 are skipped and counted.
+ * Errors: those of afd_trace_open/afd_trace_next; AFD_ERANGE when a row's
+ * values are too large for the exact accumulator; AFD_EEMPTY when no data
+ * row or no usable row remains; AFD_ENOMEM when keep_rows exceeds max_rows
+ * or memory.  err->line is the offending line (0 when no single line is to
+ * blame).  On error *out holds no memory. */
+AFD_API afd_status afd_workload_from_trace(const char *path,
+                                           const afd_workload_trace_options *opt,
+                                           afd_workload *out, afd_error *err);
+
+/* As afd_workload_from_trace, reading an open trace reader to its end. */
+AFD_API afd_status afd_workload_from_reader(afd_trace *reader,
+                                            const afd_workload_trace_options *opt,
+                                            afd_workload *out, afd_error *err);
+
+/* Geometric model (Corollary 4.5; see afd_renewal_geometric). */
+AFD_API afd_status afd_workload_geometric(double mu_p, double mu_d, afd_workload *out);
+
+/* theta and nu given directly. */
+AFD_API afd_status afd_workload_given(double theta, double nu, afd_workload *out);
+
+/* Release the kept rows; w may be NULL.  The statistics stay valid. */
+AFD_API void afd_workload_free(afd_workload *w);
+
+/* "trace", "geometric" or "given". */
+AFD_API const char *afd_workload_kind_name(afd_workload_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_WORKLOAD_H */

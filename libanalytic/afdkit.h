@@ -1,0 +1,28 @@
+/* afdkit.h: the public interface of libanalytic, afdkit's closed-form core.
+ *
+ * Programs using the library should disable GSL's default error handler,
+ * which aborts, with gsl_set_error_handler_off(): afdkit checks and reports
+ * every GSL status itself.
+ */
+#ifndef AFDKIT_H
+#define AFDKIT_H
+
+#include "afd_status.h"
+#include "afd_parse.h"
+#include "afd_trace.h"
+#include "afd_renewal.h"
+#include "afd_barrier.h"
+#include "afd_workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+AFD_API const char *afd_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFDKIT_H */
