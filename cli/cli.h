@@ -1,0 +1,223 @@
+/* cli.h: the afdkit command-line framework shared by every subcommand.
+ *
+ * Conventions (../spec/cli.md): the table goes to stdout and nothing else
+ * does; errors are one line "afdkit: COMMAND: message" on stderr with exit 2
+ * for usage/input errors and 1 for runtime failures; warnings are
+ * "afdkit: COMMAND: warning: message".
+ */
+#ifndef AFD_CLI_H
+#define AFD_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "afdkit.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* ---- messages */
+
+/* Print "afdkit: CMD: message (see 'afdkit CMD --help')" and return 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Print "afdkit: CMD: message" and return 2 (bad input data, not usage). */
+int cli_input_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Print "afdkit: CMD: message" and return 1. */
+int cli_runtime_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Print "afdkit: CMD: warning: message". */
+void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Report a library error about a file: "afdkit: CMD: FILE:LINE: text"; the
+ * exit code follows the status (AFD_EIO, AFD_ENOMEM, AFD_ENUMERIC and
+ * AFD_EUNSTABLE are runtime failures, the rest input errors). */
+int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err);
+/* Exit code for a library status. */
+int cli_exit_code(afd_status st);
+
+/* ---- options */
+
+typedef struct cli_option {
+    const char *name;  /* long name without the dashes, e.g. "mu-p" */
+    char short_name;   /* e.g. 'B', or 0 */
+    const char *arg;   /* metavariable ("N", "FILE"), NULL for a flag */
+    const char *help;  /* one line */
+    int id;            /* returned by cli_next */
+} cli_option;
+
+typedef struct cli_group {
+    const char *title;          /* "Workload", "Output", ... */
+    const cli_option *options;  /* terminated by an entry with name == NULL */
+} cli_group;
+
+typedef struct cli_command cli_command;
+struct cli_command {
+    const char *name;        /* "theta"; "barrier" for "mc barrier" */
+    const char *path;        /* full name used in messages: "mc barrier" */
+    const char *summary;     /* one line for the command list */
+    const char *usage;       /* synopsis after "afdkit ", e.g. "theta WORKLOAD [--csv]" */
+    const char *description; /* paragraphs printed by --help */
+    const cli_group *const *groups;    /* NULL-terminated */
+    int (*run)(const cli_command *self, int argc, char **argv);
+    const cli_command *const *subcommands; /* NULL-terminated, or NULL */
+};
+
+/* Iterator over argv[1..argc): options ("--name VALUE", "--name=VALUE",
+ * "-B 256", "-B256"), positional arguments and "--". */
+typedef struct cli_parser {
+    const cli_command *cmd;
+    int argc;
+    char **argv;
+    int i;
+    int no_more_options;
+} cli_parser;
+
+enum {
+    CLI_DONE = 0,       /* no arguments left */
+    CLI_OPTION = 1,     /* *opt and *arg set (arg NULL for flags) */
+    CLI_POSITIONAL = 2, /* *arg set, *opt NULL */
+    CLI_HELP = 3,       /* -h/--help seen: caller prints help, exits 0 */
+    CLI_ERROR = -1      /* message printed; exit 2 */
+};
+
+void cli_parser_init(cli_parser *p, const cli_command *cmd, int argc, char **argv);
+int cli_next(cli_parser *p, const cli_option **opt, const char **arg);
+
+/* Print the command's --help to stdout. */
+void cli_print_help(const cli_command *cmd);
+
+/* Option ids shared by the groups below (commands use ids >= 100). */
+enum {
+    OPT_TRACE = 1, OPT_PROMPT_COL, OPT_OUTPUT_COL, OPT_DECODE_OFFSET, OPT_GEOMETRIC,
+    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU,
+    OPT_CSV = 20, OPT_PRECISION, OPT_PROVENANCE, OPT_QUIET,
+    OPT_COMMAND = 100
+};
+
+/* ---- strict numbers and lists (cli/parse.c)
+ * Each returns 0 on success; on error it prints a usage error naming the
+ * option and returns 2. */
+int cli_real(const char *cmd, const char *opt, const char *arg, double *out);
+int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
+                 double *out);
+int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
+                int64_t *out);
+
+#define CLI_LIST_MAX 1000000
+
+typedef struct cli_list {
+    size_t n;
+    double *v;
+} cli_list;
+
+/* Parse "1,2,4:8,16:64:8" (a:b inclusive, a:b:step).  Integer lists require
+ * integer values and steps; every value must lie in [lo, hi].  Empty items,
+ * reversed ranges, steps <= 0 and lists longer than CLI_LIST_MAX are errors. */
+int cli_list_parse(const char *cmd, const char *opt, const char *arg, int integers, double lo,
+                   double hi, cli_list *out);
+void cli_list_free(cli_list *l);
+
+/* Pure parsers behind the above, for tests and fuzzing: no printing; on
+ * error msg (of size cap) holds the reason. */
+int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cli_list *out,
+                         char *msg, size_t cap);
+
+/* ---- table writer (cli/table.c) */
+
+typedef struct cli_output {
+    int csv;
+    int precision;    /* significant digits for reals, default 10 */
+    int provenance;   /* print "## key=value" lines */
+    int quiet;        /* no progress reports */
+} cli_output;
+
+extern const cli_group cli_output_group;
+void cli_output_init(cli_output *o);
+/* Handle an output-group option; returns 0, or 2 after printing an error. */
+int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, const char *arg);
+
+typedef struct cli_table cli_table;
+
+/* The table is buffered and written by cli_table_finish, so that an error
+ * part-way leaves stdout empty. */
+cli_table *cli_table_new(const cli_output *o);
+/* "## key=value" provenance line (dropped unless --provenance, and in CSV). */
+void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...) CLI_PRINTF(3, 4);
+/* Start a block with the given column names (NULL-terminated). */
+void cli_table_begin(cli_table *t, const char *first, ...);
+void cli_table_int(cli_table *t, long long v);
+void cli_table_uint(cli_table *t, unsigned long long v);
+void cli_table_real(cli_table *t, double v);
+void cli_table_str(cli_table *t, const char *s);
+void cli_table_end_row(cli_table *t);
+/* Write the table to stdout and free it; returns 0, or 1 after printing an
+ * error if stdout cannot be written. */
+int cli_table_finish(cli_table *t, const char *cmd);
+/* Free without writing (after an error). */
+void cli_table_discard(cli_table *t);
+
+/* Format one real as the table does ("nan" for non-finite). */
+void cli_format_real(char *buf, size_t cap, double v, int precision);
+
+/* Record the command line for provenance lines. */
+void cli_set_command_line(int argc, char **argv);
+void cli_table_provenance(cli_table *t);
+
+/* ---- workload option group (cli/workload_opts.c) */
+
+typedef struct cli_workload_args {
+    const char *trace;
+    afd_workload_trace_options topt;
+    int decode_offset_set;
+    int geometric;
+    double mu_p, mu_d;
+    int have_mu_p, have_mu_d;
+    double theta, nu;
+    int have_theta, have_nu;
+} cli_workload_args;
+
+extern const cli_group cli_workload_group;
+
+void cli_workload_init(cli_workload_args *a);
+/* Handle a workload-group option; returns 0 or 2. */
+int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option *opt,
+                        const char *arg);
+
+enum {
+    CLI_WL_ANY = 0,         /* trace, geometric or theta/nu */
+    CLI_WL_NEEDS_LENGTHS = 1 /* a trace or the geometric model (samplers) */
+};
+
+/* Build the workload; warns about skipped rows; keep_rows keeps trace rows in
+ * memory for samplers.  Returns 0, or the exit code after printing an error. */
+int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int keep_rows,
+                      const cli_output *out, afd_workload *w);
+
+/* ---- progress on stderr (cli/progress.c) */
+
+typedef struct cli_progress {
+    const char *cmd;
+    const char *what;
+    double start;
+    double last;
+    int shown;
+    int enabled;
+} cli_progress;
+
+double cli_now(void);
+void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int quiet);
+/* Report done/total units (total 0: unknown); prints at most every 0.5 s and
+ * only after 2 s, only when stderr is a terminal. */
+void cli_progress_update(cli_progress *p, double done, double total, const char *unit);
+void cli_progress_end(cli_progress *p);
+
+/* ---- commands */
+
+extern const cli_command cli_cmd_theta;
+extern const cli_command cli_cmd_kappa;
+
+#endif /* AFD_CLI_H */

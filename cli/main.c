@@ -1,0 +1,127 @@
+/* main.c: afdkit's entry point and subcommand dispatch table. */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "cli.h"
+
+/* The dispatch table: one entry per top-level command, in help order. */
+static const cli_command *const commands[] = {
+    &cli_cmd_theta,
+    &cli_cmd_kappa,
+    NULL,
+};
+
+static void print_usage(FILE *f)
+{
+    const cli_command *const *c;
+    fprintf(f, "Usage: afdkit [-h|--help] [-V|--version] COMMAND [OPTIONS]\n"
+               "       afdkit help COMMAND\n\n"
+               "Provisioning of Attention/FFN-disaggregated LLM serving from request traces.\n\n"
+               "Commands:\n");
+    for (c = commands; *c != NULL; c++)
+        fprintf(f, "  %-10s %s\n", (*c)->name, (*c)->summary);
+    fprintf(f, "  %-10s %s\n", "help", "show the help of a command");
+    fprintf(f, "\nWorkloads: --trace FILE | --geometric --mu-p MP --mu-d MD | --theta X --nu Y\n"
+               "Output: a table with one '# ' header line and tab-separated rows (--csv for CSV).\n"
+               "Exit status: 0 success, 1 runtime failure, 2 usage or input error.\n"
+               "Run 'afdkit COMMAND --help' for a command's options.\n");
+}
+
+static const cli_command *lookup(const cli_command *const *table, const char *name)
+{
+    for (; *table != NULL; table++)
+        if (strcmp((*table)->name, name) == 0)
+            return *table;
+    return NULL;
+}
+
+/* Follow "mc barrier"-style paths; *used counts the words consumed. */
+static const cli_command *resolve(int argc, char **argv, int *used)
+{
+    const cli_command *c = lookup(commands, argv[0]);
+    *used = 1;
+    while (c != NULL && c->subcommands != NULL && *used < argc) {
+        const cli_command *sub = lookup(c->subcommands, argv[*used]);
+        if (sub == NULL)
+            break;
+        c = sub;
+        (*used)++;
+    }
+    return c;
+}
+
+static int help(int argc, char **argv)
+{
+    const cli_command *c;
+    int used;
+    if (argc == 0) {
+        print_usage(stdout);
+        return 0;
+    }
+    c = resolve(argc, argv, &used);
+    if (c == NULL || used != argc) {
+        fprintf(stderr, "afdkit: help: unknown command '%s' (see 'afdkit --help')\n",
+                argv[used < argc && c != NULL ? used : 0]);
+        return EXIT_USAGE;
+    }
+    cli_print_help(c);
+    return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
+}
+
+int main(int argc, char **argv)
+{
+    const cli_command *c;
+    int used, rc;
+
+    gsl_set_error_handler_off();
+    cli_set_command_line(argc, argv);
+
+    if (argc < 2) {
+        print_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("afdkit %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "help") == 0)
+        return help(argc - 2, argv + 2);
+    if (argv[1][0] == '-') {
+        fprintf(stderr, "afdkit: unknown option '%s' (see 'afdkit --help')\n", argv[1]);
+        return EXIT_USAGE;
+    }
+
+    c = resolve(argc - 1, argv + 1, &used);
+    if (c == NULL) {
+        fprintf(stderr, "afdkit: unknown command '%s' (see 'afdkit --help')\n", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (c->run == NULL) {
+        /* A command group such as "mc" without a valid subcommand. */
+        if (used < argc - 1 && strcmp(argv[used + 1], "-h") != 0 &&
+            strcmp(argv[used + 1], "--help") != 0) {
+            fprintf(stderr, "afdkit: %s: unknown subcommand '%s' (see 'afdkit %s --help')\n",
+                    c->path, argv[used + 1], c->path);
+            return EXIT_USAGE;
+        }
+        if (used < argc - 1) {
+            cli_print_help(c);
+            return 0;
+        }
+        fprintf(stderr, "afdkit: %s: missing subcommand (see 'afdkit %s --help')\n", c->path,
+                c->path);
+        return EXIT_USAGE;
+    }
+    rc = c->run(c, argc - used, argv + used);
+    if (fflush(stdout) != 0 && rc == 0)
+        rc = cli_runtime_error(c->path, "cannot write to stdout");
+    return rc;
+}

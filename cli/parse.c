@@ -1,0 +1,234 @@
+/* parse.c: strict option values and the list syntax "1,2,4:8,16:64:8". */
+#include <config.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Printable excerpt of an argument for messages. */
+static const char *excerpt(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0, i;
+    for (i = 0; s[i] != '\0' && i < 40 && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f)
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    if (s[i] != '\0' && o + 4 < cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static const char *status_word(afd_status st)
+{
+    return st == AFD_ERANGE ? "out of range" : "not a number";
+}
+
+int cli_real(const char *cmd, const char *opt, const char *arg, double *out)
+{
+    char ex[200];
+    afd_status st = afd_parse_double(arg, out);
+    if (st != AFD_OK)
+        return cli_usage_error(cmd, "--%s: %s: '%s'", opt, status_word(st),
+                               excerpt(arg, ex, sizeof ex));
+    return 0;
+}
+
+int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
+                 double *out)
+{
+    char ex[200];
+    int rc = cli_real(cmd, opt, arg, out);
+    if (rc != 0)
+        return rc;
+    if (lo_open ? !(*out > lo) : !(*out >= lo))
+        return cli_usage_error(cmd, "--%s must be %s %g: '%s'", opt, lo_open ? ">" : ">=", lo,
+                               excerpt(arg, ex, sizeof ex));
+    return 0;
+}
+
+int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
+                int64_t *out)
+{
+    char ex[200];
+    afd_status st = afd_parse_i64(arg, out);
+    if (st == AFD_EPARSE)
+        return cli_usage_error(cmd, "--%s: not an integer: '%s'", opt,
+                               excerpt(arg, ex, sizeof ex));
+    if (st != AFD_OK || *out < lo || *out > hi)
+        return cli_usage_error(cmd, "--%s must be an integer in [%lld, %lld]: '%s'", opt,
+                               (long long)lo, (long long)hi, excerpt(arg, ex, sizeof ex));
+    return 0;
+}
+
+/* ---- lists */
+
+static int set_msg(char *msg, size_t cap, const char *fmt, ...) CLI_PRINTF(3, 4);
+
+static int set_msg(char *msg, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, cap, fmt, ap);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* One number of a list item. */
+static int list_number(const char *s, size_t len, int integers, double *out, char *msg,
+                       size_t cap)
+{
+    char buf[64], ex[200];
+    afd_status st;
+    if (len == 0)
+        return set_msg(msg, cap, "empty value");
+    if (len >= sizeof buf)
+        return set_msg(msg, cap, "value too long: '%.20s...'", s);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (integers) {
+        int64_t v;
+        st = afd_parse_i64(buf, &v);
+        *out = (double)v;
+        if (st == AFD_EPARSE)
+            return set_msg(msg, cap, "not an integer: '%s'", excerpt(buf, ex, sizeof ex));
+        /* Integer lists stay within 2^53 so that doubles hold them exactly. */
+        if (st != AFD_OK || v > (1LL << 53) || v < -(1LL << 53))
+            return set_msg(msg, cap, "out of range: '%s'", excerpt(buf, ex, sizeof ex));
+    } else {
+        st = afd_parse_double(buf, out);
+        if (st != AFD_OK)
+            return set_msg(msg, cap, "%s: '%s'", status_word(st), excerpt(buf, ex, sizeof ex));
+    }
+    return 0;
+}
+
+static int push(cli_list *l, size_t *cap, double v)
+{
+    if (l->n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        double *nv = realloc(l->v, ncap * sizeof *nv);
+        if (nv == NULL)
+            return -1;
+        l->v = nv;
+        *cap = ncap;
+    }
+    l->v[l->n++] = v;
+    return 0;
+}
+
+int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cli_list *out,
+                         char *msg, size_t cap)
+{
+    const char *s = arg;
+    size_t vcap = 0;
+    char ex[200];
+
+    out->n = 0;
+    out->v = NULL;
+    msg[0] = '\0';
+    if (*s == '\0') {
+        set_msg(msg, cap, "empty list");
+        goto fail;
+    }
+    for (;;) {
+        const char *end = strchr(s, ',');
+        size_t len = end != NULL ? (size_t)(end - s) : strlen(s);
+        const char *c1 = memchr(s, ':', len);
+        double a, b, step = 1;
+
+        if (len == 0) {
+            set_msg(msg, cap, "empty item in list '%s'", excerpt(arg, ex, sizeof ex));
+            goto fail;
+        }
+        if (c1 == NULL) {
+            if (list_number(s, len, integers, &a, msg, cap))
+                goto fail;
+            b = a;
+        } else {
+            const char *rest = c1 + 1;
+            size_t rlen = len - (size_t)(rest - s);
+            const char *c2 = memchr(rest, ':', rlen);
+            double count;
+            if (list_number(s, (size_t)(c1 - s), integers, &a, msg, cap))
+                goto fail;
+            if (c2 == NULL) {
+                if (list_number(rest, rlen, integers, &b, msg, cap))
+                    goto fail;
+            } else {
+                if (list_number(rest, (size_t)(c2 - rest), integers, &b, msg, cap) ||
+                    list_number(c2 + 1, rlen - (size_t)(c2 + 1 - rest), integers, &step, msg,
+                                cap))
+                    goto fail;
+                if (!(step > 0)) {
+                    set_msg(msg, cap, "step must be > 0 in '%.*s'", (int)len, s);
+                    goto fail;
+                }
+            }
+            if (a > b) {
+                set_msg(msg, cap, "range '%.*s' is reversed: its start exceeds its end",
+                        (int)len, s);
+                goto fail;
+            }
+            count = floor((b - a) / step * (1 + 4e-16) + 1e-9) + 1;
+            if (count > CLI_LIST_MAX - (double)out->n) {
+                set_msg(msg, cap, "range '%.*s' has more than %d values", (int)len, s,
+                        CLI_LIST_MAX);
+                goto fail;
+            }
+        }
+        /* Emit a, a+step, ..., each computed from a (no accumulated error). */
+        {
+            double k, count = c1 == NULL ? 1 : floor((b - a) / step * (1 + 4e-16) + 1e-9) + 1;
+            for (k = 0; k < count; k++) {
+                double v = a + k * step;
+                if (!integers && v > b)
+                    v = b; /* the last step lands on b up to rounding */
+                if (!(v >= lo) || !(v <= hi)) {
+                    set_msg(msg, cap, "value %.10g outside [%.10g, %.10g]", v, lo, hi);
+                    goto fail;
+                }
+                if (push(out, &vcap, v) != 0) {
+                    set_msg(msg, cap, "out of memory");
+                    goto fail;
+                }
+            }
+        }
+        if (end == NULL)
+            break;
+        s = end + 1;
+        if (*s == '\0') {
+            set_msg(msg, cap, "empty item in list '%s'", excerpt(arg, ex, sizeof ex));
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    cli_list_free(out);
+    return EXIT_USAGE;
+}
+
+int cli_list_parse(const char *cmd, const char *opt, const char *arg, int integers, double lo,
+                   double hi, cli_list *out)
+{
+    char msg[256];
+    if (cli_list_parse_quiet(arg, integers, lo, hi, out, msg, sizeof msg) != 0)
+        return cli_usage_error(cmd, "--%s: %s", opt, msg);
+    return 0;
+}
+
+void cli_list_free(cli_list *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}

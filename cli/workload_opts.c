@@ -1,0 +1,145 @@
+/* workload_opts.c: the workload option group shared by every command. */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const cli_option workload_options[] = {
+    {"trace", 0, "FILE", "request trace CSV (prompt and output token columns)", OPT_TRACE},
+    {"prompt-col", 0, "NAME", "prompt-token column of the trace (default: recognised)",
+     OPT_PROMPT_COL},
+    {"output-col", 0, "NAME", "output-token column of the trace (default: recognised)",
+     OPT_OUTPUT_COL},
+    {"decode-offset", 0, "K", "decode lifetime D = output tokens - K (default 0)",
+     OPT_DECODE_OFFSET},
+    {"geometric", 0, NULL, "geometric model: P, D ~ Geometric on {1,2,...}, independent",
+     OPT_GEOMETRIC},
+    {"mu-p", 0, "MP", "mean prompt length of the geometric model (>= 1)", OPT_MU_P},
+    {"mu-d", 0, "MD", "mean decode lifetime of the geometric model (>= 1)", OPT_MU_D},
+    {"theta", 0, "X", "stationary slot load theta, given directly (>= 0)", OPT_THETA},
+    {"nu", 0, "Y", "its standard deviation nu, given directly (>= 0)", OPT_NU},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const cli_group cli_workload_group = {
+    "Workload (one of --trace FILE, --geometric --mu-p MP --mu-d MD, --theta X --nu Y)",
+    workload_options};
+
+void cli_workload_init(cli_workload_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->mu_p = a->mu_d = a->theta = a->nu = NAN;
+}
+
+int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option *opt,
+                        const char *arg)
+{
+    int64_t k;
+    switch (opt->id) {
+    case OPT_TRACE:
+        if (arg[0] == '\0')
+            return cli_usage_error(cmd, "--trace: empty file name");
+        a->trace = arg;
+        return 0;
+    case OPT_PROMPT_COL: a->topt.columns.prompt_col = arg; return 0;
+    case OPT_OUTPUT_COL: a->topt.columns.output_col = arg; return 0;
+    case OPT_DECODE_OFFSET:
+        if (cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &k) != 0)
+            return EXIT_USAGE;
+        a->topt.decode_offset = (uint64_t)k;
+        a->decode_offset_set = 1;
+        return 0;
+    case OPT_GEOMETRIC: a->geometric = 1; return 0;
+    case OPT_MU_P:
+        a->have_mu_p = 1;
+        return cli_real_min(cmd, opt->name, arg, 1, 0, &a->mu_p);
+    case OPT_MU_D:
+        a->have_mu_d = 1;
+        return cli_real_min(cmd, opt->name, arg, 1, 0, &a->mu_d);
+    case OPT_THETA:
+        a->have_theta = 1;
+        return cli_real_min(cmd, opt->name, arg, 0, 0, &a->theta);
+    case OPT_NU:
+        a->have_nu = 1;
+        return cli_real_min(cmd, opt->name, arg, 0, 0, &a->nu);
+    }
+    return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
+}
+
+struct progress_ctx {
+    cli_progress p;
+};
+
+static void on_progress(void *ctx, uint64_t rows, uint64_t bytes)
+{
+    struct progress_ctx *c = ctx;
+    char unit[64];
+    snprintf(unit, sizeof unit, "rows, %.0f MB", (double)bytes / 1e6);
+    cli_progress_update(&c->p, (double)rows, 0, unit);
+}
+
+int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int keep_rows,
+                      const cli_output *out, afd_workload *w)
+{
+    int kinds = (a->trace != NULL) + (a->geometric != 0) + (a->have_theta || a->have_nu);
+    afd_status st;
+
+    memset(w, 0, sizeof *w);
+    if (!a->geometric && (a->have_mu_p || a->have_mu_d))
+        return cli_usage_error(cmd, "--mu-p and --mu-d need --geometric");
+    if (kinds == 0)
+        return cli_usage_error(cmd, "no workload: give --trace FILE, --geometric --mu-p MP "
+                                    "--mu-d MD, or --theta X --nu Y");
+    if (kinds > 1)
+        return cli_usage_error(cmd, "give only one workload: --trace, --geometric or "
+                                    "--theta/--nu");
+    if (a->trace == NULL &&
+        (a->topt.columns.prompt_col || a->topt.columns.output_col || a->decode_offset_set))
+        return cli_usage_error(cmd, "--prompt-col, --output-col and --decode-offset apply "
+                                    "only to --trace");
+
+    if (a->geometric) {
+        if (!a->have_mu_p || !a->have_mu_d)
+            return cli_usage_error(cmd, "--geometric needs both --mu-p and --mu-d");
+        st = afd_workload_geometric(a->mu_p, a->mu_d, w);
+        if (st != AFD_OK)
+            return cli_usage_error(cmd, "--geometric: %s", afd_strerror(st));
+        return 0;
+    }
+    if (a->have_theta || a->have_nu) {
+        if (need == CLI_WL_NEEDS_LENGTHS)
+            return cli_usage_error(cmd, "--theta/--nu do not define request lengths; this "
+                                        "command needs --trace or --geometric");
+        if (!a->have_theta || !a->have_nu)
+            return cli_usage_error(cmd, "--theta and --nu go together");
+        st = afd_workload_given(a->theta, a->nu, w);
+        if (st != AFD_OK)
+            return cli_usage_error(cmd, "--theta/--nu: %s", afd_strerror(st));
+        return 0;
+    }
+
+    {
+        afd_workload_trace_options topt = a->topt;
+        struct progress_ctx pc;
+        afd_error err;
+        cli_progress_init(&pc.p, cmd, "reading trace", out != NULL && out->quiet);
+        topt.keep_rows = keep_rows;
+        topt.progress = on_progress;
+        topt.progress_ctx = &pc;
+        st = afd_workload_from_trace(a->trace, &topt, w, &err);
+        cli_progress_end(&pc.p);
+        if (st != AFD_OK)
+            return cli_file_error(cmd, a->trace, st, &err);
+        if (w->skipped > 0)
+            cli_warn(cmd, "%s: skipped %llu of %llu rows with D = output - %llu <= 0 (first on "
+                          "line %ld)",
+                     a->trace, (unsigned long long)w->skipped, (unsigned long long)w->rows,
+                     (unsigned long long)a->topt.decode_offset, w->first_skipped_line);
+        if (w->stats.n < 2)
+            cli_warn(cmd, "%s: only %llu usable request; standard errors need at least 2",
+                     a->trace, (unsigned long long)w->stats.n);
+    }
+    return 0;
+}
