@@ -1,0 +1,150 @@
+/* test_table.c: the table writer of the command-line contract. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "cli.h"
+
+/* Run cli_table_finish with stdout redirected to a temporary file and
+ * return what it wrote (caller frees). */
+static char *finish_captured(cli_table *t, int *rc)
+{
+    char path[] = "/tmp/afdkit-test-table-XXXXXX";
+    int fd = mkstemp(path), saved;
+    FILE *f;
+    char *buf;
+    long n;
+    assert_true(fd >= 0);
+    fflush(stdout);
+    saved = dup(1);
+    dup2(fd, 1);
+    *rc = cli_table_finish(t, "test");
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    f = fdopen(fd, "r");
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    buf = calloc(1, (size_t)n + 1);
+    assert_true(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    unlink(path);
+    return buf;
+}
+
+static void format_real(void **state)
+{
+    char b[64];
+    (void)state;
+    cli_format_real(b, sizeof b, 599, 10);
+    assert_string_equal(b, "599");
+    cli_format_real(b, sizeof b, 509.31326312987002, 10);
+    assert_string_equal(b, "509.3132631");
+    cli_format_real(b, sizeof b, 1.0 / 3.0, 3);
+    assert_string_equal(b, "0.333");
+    cli_format_real(b, sizeof b, NAN, 10);
+    assert_string_equal(b, "nan");
+    cli_format_real(b, sizeof b, -INFINITY, 10);
+    assert_string_equal(b, "nan");
+    cli_format_real(b, sizeof b, -0.0, 10);
+    assert_string_equal(b, "0");
+    cli_format_real(b, sizeof b, 1e-300, 10);
+    assert_string_equal(b, "1e-300");
+}
+
+static void tsv_blocks(void **state)
+{
+    cli_output o;
+    cli_table *t;
+    char *s;
+    int rc;
+    (void)state;
+    cli_output_init(&o);
+    t = cli_table_new(&o);
+    cli_table_meta(t, "seed", "%d", 1); /* dropped: provenance off */
+    cli_table_begin(t, "r", "kappa", NULL);
+    cli_table_int(t, 2);
+    cli_table_real(t, 0.5641895835477563);
+    cli_table_end_row(t);
+    cli_table_int(t, -3);
+    cli_table_real(t, NAN);
+    cli_table_end_row(t);
+    cli_table_begin(t, "rule", "r", NULL);
+    cli_table_str(t, "mf\tx");
+    cli_table_uint(t, 18446744073709551615ULL);
+    cli_table_end_row(t);
+    s = finish_captured(t, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "# r\tkappa\n"
+                           "2\t0.5641895835\n"
+                           "-3\tnan\n"
+                           "\n\n"
+                           "# rule\tr\n"
+                           "mf x\t18446744073709551615\n");
+    free(s);
+}
+
+static void csv_and_provenance(void **state)
+{
+    cli_output o;
+    cli_table *t;
+    char *s;
+    int rc;
+    (void)state;
+    cli_output_init(&o);
+    o.csv = 1;
+    o.precision = 4;
+    o.provenance = 1; /* ignored in CSV */
+    t = cli_table_new(&o);
+    cli_table_provenance(t);
+    cli_table_begin(t, "name", "x", NULL);
+    cli_table_str(t, "a,\"b\"");
+    cli_table_real(t, 3.14159);
+    cli_table_end_row(t);
+    s = finish_captured(t, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "name,x\r\n\"a,\"\"b\"\"\",3.142\r\n");
+    free(s);
+
+    cli_output_init(&o);
+    o.provenance = 1;
+    t = cli_table_new(&o);
+    cli_table_meta(t, "seed", "%d", 42);
+    cli_table_begin(t, "x", NULL);
+    s = finish_captured(t, &rc);
+    assert_string_equal(s, "## seed=42\n# x\n");
+    free(s);
+}
+
+static void output_options(void **state)
+{
+    cli_output o;
+    const cli_option *opt = cli_output_group.options;
+    (void)state;
+    cli_output_init(&o);
+    while (opt->name != NULL && strcmp(opt->name, "precision") != 0)
+        opt++;
+    assert_non_null(opt->name);
+    assert_int_equal(cli_output_option("test", &o, opt, "17"), 0);
+    assert_int_equal(o.precision, 17);
+    assert_int_equal(cli_output_option("test", &o, opt, "0"), EXIT_USAGE);
+    assert_int_equal(cli_output_option("test", &o, opt, "18"), EXIT_USAGE);
+    assert_int_equal(cli_output_option("test", &o, opt, "x"), EXIT_USAGE);
+    assert_int_equal(o.precision, 17);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(format_real),
+        cmocka_unit_test(tsv_blocks),
+        cmocka_unit_test(csv_and_provenance),
+        cmocka_unit_test(output_options),
+    };
+    RUN_TESTS(tests);
+}

@@ -1,0 +1,322 @@
+/* test_trace.c: the streaming CSV reader, every dialect and error path. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "afd_trace.h"
+
+/* Read a whole in-memory trace; returns the status that ended it and fills
+ * up to cap rows. */
+static afd_status read_all(const char *csv, const afd_trace_options *opt, afd_trace_row *rows,
+                           size_t cap, size_t *n, afd_error *err)
+{
+    afd_trace *t;
+    afd_status st = afd_trace_open_memory(csv, strlen(csv), opt, &t, err);
+    *n = 0;
+    if (st != AFD_OK)
+        return st;
+    for (;;) {
+        afd_trace_row r;
+        st = afd_trace_next(t, &r, err);
+        if (st != AFD_OK)
+            break;
+        if (*n < cap)
+            rows[*n] = r;
+        (*n)++;
+    }
+    afd_trace_close(t);
+    return st;
+}
+
+static void expect_rows(const char *csv, const afd_trace_options *opt, const uint64_t *pd,
+                        const long *lines, size_t n)
+{
+    afd_trace_row rows[16];
+    afd_error err;
+    size_t got, k;
+    afd_status st = read_all(csv, opt, rows, 16, &got, &err);
+    if (st != AFD_EOF)
+        fail_msg("status %d at line %ld: %s", (int)st, err.line, err.text);
+    assert_int_equal(got, n);
+    for (k = 0; k < n; k++) {
+        assert_true(rows[k].prompt == pd[2 * k]);
+        assert_true(rows[k].output == pd[2 * k + 1]);
+        if (lines != NULL)
+            assert_int_equal(rows[k].line, lines[k]);
+    }
+}
+
+static void expect_error(const char *csv, const afd_trace_options *opt, afd_status want,
+                         long line, const char *text)
+{
+    afd_trace_row rows[16];
+    afd_error err;
+    size_t got;
+    afd_status st = read_all(csv, opt, rows, 16, &got, &err);
+    if (st != want)
+        fail_msg("status %d, expected %d (%s)", (int)st, (int)want, err.text);
+    assert_int_equal(err.line, line);
+    if (strcmp(err.text, text) != 0)
+        fail_msg("message '%s', expected '%s'", err.text, text);
+}
+
+static void azure_dialect(void **state)
+{
+    /* CRLF, no final newline, the Azure header. */
+    static const char csv[] = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+                              "2023-11-16 18:15:46.6805900,374,44\r\n"
+                              "2023-11-16 18:15:50.9951690,396,109";
+    static const uint64_t pd[] = {374, 44, 396, 109};
+    static const long lines[] = {2, 3};
+    (void)state;
+    expect_rows(csv, NULL, pd, lines, 2);
+}
+
+static void bom_lf_final_newline(void **state)
+{
+    static const char csv[] = "\xEF\xBB\xBFprompt_tokens,output_tokens\n7,1\n0,3\n";
+    static const uint64_t pd[] = {7, 1, 0, 3};
+    static const long lines[] = {2, 3};
+    (void)state;
+    expect_rows(csv, NULL, pd, lines, 2);
+}
+
+static void quoting(void **state)
+{
+    /* Quoted header names with blanks, a quoted number, a text column with
+     * commas, escaped quotes and a newline inside quotes (record 2 spans
+     * lines 3-4, so record 3 starts on line 5). */
+    static const char csv[] = "id,\"Request tokens\",\"Response tokens\",note\n"
+                              "1,\"10\",20,\"plain\"\n"
+                              "2,11,21,\"a, \"\"quoted\"\"\nsecond line\"\n"
+                              "3, 12 ,\"22\" ,x\n";
+    static const uint64_t pd[] = {10, 20, 11, 21, 12, 22};
+    static const long lines[] = {2, 3, 5};
+    (void)state;
+    expect_rows(csv, NULL, pd, lines, 3);
+}
+
+static void line_endings_and_blank_lines(void **state)
+{
+    /* lone CR, CRLF and LF mixed; blank and whitespace-only lines skipped */
+    static const char csv[] = "input_length,output_length\r"
+                              "1,2\r\n"
+                              "\n"
+                              "3,4\n"
+                              "   \r\n"
+                              "5,6\r";
+    static const uint64_t pd[] = {1, 2, 3, 4, 5, 6};
+    static const long lines[] = {2, 4, 6};
+    (void)state;
+    expect_rows(csv, NULL, pd, lines, 3);
+}
+
+static void column_detection(void **state)
+{
+    static const uint64_t pd[] = {5, 6};
+    afd_trace_options opt = {"b", "a"};
+    afd_trace_options ci = {"PROMPT", NULL};
+    (void)state;
+    expect_rows("num_prefill_tokens,num_decode_tokens\n5,6\n", NULL, pd, NULL, 1);
+    /* case-insensitive recognition */
+    expect_rows("contexttokens,GENERATEDTOKENS\n5,6\n", NULL, pd, NULL, 1);
+    /* explicit names, in any order */
+    expect_rows("a,b\n6,5\n", &opt, pd, NULL, 1);
+    /* explicit prompt name matched case-insensitively, output recognised */
+    expect_rows("Prompt,output_tokens\n5,6\n", &ci, pd, NULL, 1);
+}
+
+static void column_errors(void **state)
+{
+    afd_trace_options unknown = {"Tokens", NULL};
+    afd_trace_options same = {"a", "a"};
+    (void)state;
+    expect_error("a,b\n1,2\n", NULL, AFD_EPARSE, 1,
+                 "no prompt-token column recognised (header has 'a', 'b'); "
+                 "name it with --prompt-col");
+    expect_error("ContextTokens,x\n1,2\n", NULL, AFD_EPARSE, 1,
+                 "no output-token column recognised (header has 'ContextTokens', 'x'); "
+                 "name it with --output-col");
+    expect_error("ContextTokens,GeneratedTokens\n1,2\n", &unknown, AFD_EPARSE, 1,
+                 "unknown column 'Tokens' (header has 'ContextTokens', 'GeneratedTokens')");
+    expect_error("ContextTokens,GeneratedTokens,GeneratedTokens\n1,2,3\n", NULL, AFD_EPARSE, 1,
+                 "column 'GeneratedTokens' appears more than once in the header");
+    expect_error("a,b\n1,2\n", &same, AFD_EPARSE, 1,
+                 "the prompt-token and output-token columns are both 'a'");
+}
+
+static void value_errors(void **state)
+{
+    static const char hdr[] = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+    char csv[512];
+    (void)state;
+    snprintf(csv, sizeof csv, "%st,1,2\nt,3,12x\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 3, "column 'GeneratedTokens' is not an integer: '12x'");
+    snprintf(csv, sizeof csv, "%st,-3,2\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2, "column 'ContextTokens' is negative: '-3'");
+    snprintf(csv, sizeof csv, "%st,2.5,2\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2, "column 'ContextTokens' is not an integer: '2.5'");
+    snprintf(csv, sizeof csv, "%st,,2\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2, "column 'ContextTokens' is empty");
+    snprintf(csv, sizeof csv, "%st,1\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2, "row has 2 fields, header has 3");
+    snprintf(csv, sizeof csv, "%st,1,2,3\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2, "row has 4 fields, header has 3");
+    snprintf(csv, sizeof csv, "%st,18446744073709551616,2\n", hdr);
+    expect_error(csv, NULL, AFD_ERANGE, 2,
+                 "column 'ContextTokens' is too large (>= 2^64): '18446744073709551616'");
+    snprintf(csv, sizeof csv, "%st,1,2\n\"t,3,4\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 3, "unterminated quoted field");
+    snprintf(csv, sizeof csv, "%st,\"1\"x,2\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2, "unexpected text after a closing quote: 'x,2\\x0a'");
+    snprintf(csv, sizeof csv, "%st,\"1\"\"2\",2\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2,
+                 "column 'ContextTokens' is not an integer: '1\"\"2'");
+    /* control bytes in a value are escaped so the message stays one line */
+    snprintf(csv, sizeof csv, "%st,\"1\r\n2\",2\n", hdr);
+    expect_error(csv, NULL, AFD_EPARSE, 2,
+                 "column 'ContextTokens' is not an integer: '1\\x0d\\x0a2'");
+}
+
+static void empty_inputs(void **state)
+{
+    afd_trace_row rows[4];
+    afd_error err;
+    size_t n;
+    (void)state;
+    expect_error("", NULL, AFD_EEMPTY, 1, "empty file: expected a header row");
+    expect_error("\xEF\xBB\xBF\r\n\n", NULL, AFD_EEMPTY, 1, "empty file: expected a header row");
+    /* header only: the reader simply ends; the caller decides it is empty */
+    assert_int_equal(read_all("ContextTokens,GeneratedTokens\r\n", NULL, rows, 4, &n, &err),
+                     AFD_EOF);
+    assert_int_equal(n, 0);
+}
+
+static void sticky_error(void **state)
+{
+    static const char csv[] = "ContextTokens,GeneratedTokens\nx,1\n2,3\n";
+    afd_trace *t;
+    afd_trace_row r;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_trace_open_memory(csv, strlen(csv), NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_trace_next(t, &r, &err), AFD_EPARSE);
+    assert_int_equal(afd_trace_next(t, &r, &err), AFD_EPARSE);
+    assert_int_equal(err.line, 2);
+    afd_trace_close(t);
+}
+
+static void missing_file(void **state)
+{
+    afd_trace *t = (afd_trace *)1;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_trace_open("/nonexistent/afdkit/trace.csv", NULL, &t, &err), AFD_EIO);
+    assert_null(t);
+    assert_string_equal(err.text, "cannot open: No such file or directory");
+    assert_int_equal(afd_trace_open(".", NULL, &t, &err), AFD_EIO);
+    assert_string_equal(err.text, "cannot read: is a directory");
+}
+
+/* A file of several megabytes crosses many read-chunk boundaries; records
+ * with quoted multi-line text and CRLF land on every kind of boundary.  The
+ * expected sums are accumulated while writing. */
+static void streaming_file(void **state)
+{
+    char path[] = "/tmp/afdkit-test-trace-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f;
+    afd_trace *t;
+    afd_trace_row r;
+    afd_error err;
+    uint64_t sum_p = 0, sum_o = 0, got_p = 0, got_o = 0, rows = 0;
+    long line = 2, k;
+    afd_status st;
+    (void)state;
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("note,Request tokens,Response tokens\r\n", f);
+    for (k = 0; k < 120000; k++) {
+        uint64_t p = (uint64_t)(k * 7919 % 100003), o = (uint64_t)(k * 104729 % 4099);
+        if (k % 3 == 0) {
+            fprintf(f, "\"row %ld\r\nhas \"\"two\"\" lines\",%llu,%llu\r\n", k,
+                    (unsigned long long)p, (unsigned long long)o);
+        } else {
+            fprintf(f, "%*ld,%llu,\"%llu\"\n", (int)(k % 17), k, (unsigned long long)p,
+                    (unsigned long long)o);
+        }
+        sum_p += p;
+        sum_o += o;
+    }
+    fputs("last,1,2", f); /* no final newline */
+    sum_p += 1;
+    sum_o += 2;
+    assert_int_equal(fclose(f), 0);
+
+    assert_int_equal(afd_trace_open(path, NULL, &t, &err), AFD_OK);
+    while ((st = afd_trace_next(t, &r, &err)) == AFD_OK) {
+        if (r.line != line)
+            fail_msg("row %llu: line %ld, expected %ld", (unsigned long long)rows, r.line, line);
+        line += rows % 3 == 0 && rows < 120000 ? 2 : 1;
+        got_p += r.prompt;
+        got_o += r.output;
+        rows++;
+    }
+    if (st != AFD_EOF)
+        fail_msg("status %d at line %ld: %s", (int)st, err.line, err.text);
+    assert_true(rows == 120001);
+    assert_true(got_p == sum_p);
+    assert_true(got_o == sum_o);
+    assert_true(afd_trace_bytes(t) > 3000000);
+    afd_trace_close(t);
+    unlink(path);
+}
+
+static void record_too_long(void **state)
+{
+    char path[] = "/tmp/afdkit-test-long-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f;
+    afd_trace *t;
+    afd_trace_row r;
+    afd_error err;
+    size_t k;
+    (void)state;
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    fputs("ContextTokens,GeneratedTokens\n1,2\n\"", f);
+    for (k = 0; k < AFD_TRACE_MAX_RECORD + 10; k++)
+        fputc('x', f);
+    fputs("\",3\n", f);
+    fclose(f);
+    assert_int_equal(afd_trace_open(path, NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_trace_next(t, &r, &err), AFD_OK);
+    assert_int_equal(afd_trace_next(t, &r, &err), AFD_ENOMEM);
+    assert_int_equal(err.line, 3);
+    afd_trace_close(t);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(azure_dialect),
+        cmocka_unit_test(bom_lf_final_newline),
+        cmocka_unit_test(quoting),
+        cmocka_unit_test(line_endings_and_blank_lines),
+        cmocka_unit_test(column_detection),
+        cmocka_unit_test(column_errors),
+        cmocka_unit_test(value_errors),
+        cmocka_unit_test(empty_inputs),
+        cmocka_unit_test(sticky_error),
+        cmocka_unit_test(missing_file),
+        cmocka_unit_test(streaming_file),
+        cmocka_unit_test(record_too_long),
+    };
+    RUN_TESTS(tests);
+}
