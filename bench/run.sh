@@ -1,0 +1,32 @@
+#!/bin/sh
+# make bench: run every benchmark and write the report to bench/out/report.txt
+# (machine, commands, numbers).  BENCH_ROWS sets the size of the generated
+# trace (default 10^7; not committed, regenerated when missing).
+set -eu
+builddir=$1
+srcdir=$2
+out=$builddir/bench/out
+mkdir -p "$out"
+rows=${BENCH_ROWS:-10000000}
+trace=$out/trace-$rows.csv
+report=$out/report.txt
+
+[ -f "$trace" ] || { echo "bench: generating $trace ($rows rows)" >&2; "$srcdir/bench/gen_trace.sh" "$trace" "$rows"; }
+
+{
+    echo "afdkit benchmark report, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "machine: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $(nproc) cores"
+    echo "compiler: $(${CC:-cc} --version 2>/dev/null | head -1)"
+    echo
+    echo "## trace reader ($rows rows, $(du -m "$trace" | cut -f1) MB): bench/bench_trace $trace"
+    "$builddir/bench/bench_trace" "$trace" 3
+    echo
+    echo "## afdkit theta on the same trace, wall time and peak memory (/usr/bin/time)"
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "theta: %e s wall, %M KB peak RSS" "$builddir/afdkit" theta --trace "$trace" 2>&1
+    else
+        start=$(date +%s.%N); "$builddir/afdkit" theta --trace "$trace"; end=$(date +%s.%N)
+        echo "theta: $(echo "$end - $start" | bc) s wall (peak memory: /usr/bin/time not installed)"
+    fi
+} | tee "$report"
+echo "bench: report written to $report" >&2
