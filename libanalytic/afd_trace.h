@@ -1,10 +1,8 @@
 /* afd_trace.h: streaming reader for request-trace CSV files.
  *
- * Dialect (../spec/cli.md): RFC 4180 CSV with a header row; fields may be
- * quoted with '"' ("" is a literal quote, quoted fields may span lines);
- * records end with LF, CRLF or a lone CR; a UTF-8 byte-order mark and a
- * missing final newline are accepted; blank lines are skipped.  Every data
- * record must have as many fields as the header.
+ * The CSV dialect is that of afd_csv.h (RFC 4180 with a header row, CRLF,
+ * LF or CR record ends, a byte-order mark, no final newline, blank lines
+ * skipped, every record as wide as the header).
  *
  * The prompt-token and output-token columns are found by name: given
  * explicitly, or recognised among the pairs
@@ -24,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "afd_csv.h"
 #include "afd_status.h"
 
 #ifdef __cplusplus
@@ -31,7 +30,7 @@ extern "C" {
 #endif
 
 /* Longest record (in bytes, quoted newlines included) the reader accepts. */
-#define AFD_TRACE_MAX_RECORD (1u << 20)
+#define AFD_TRACE_MAX_RECORD AFD_CSV_MAX_RECORD
 
 typedef struct afd_trace afd_trace;
 

@@ -4,6 +4,7 @@
 #define AFD_INTERNAL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include "afd_status.h"
 
@@ -16,6 +17,10 @@
 /* Fill err (if not NULL) with line, column and a formatted message; returns st. */
 afd_status afd_priv_fail(afd_error *err, afd_status st, long line, long column,
                          const char *fmt, ...) AFD_PRINTF(5, 6);
+
+/* Copy s[0..n) into out for an error message: at most 40 bytes, control and
+ * non-ASCII bytes escaped as \xNN, so that the message stays on one line. */
+void afd_priv_show(const char *s, size_t n, char *out, size_t cap);
 
 /* Integrate f over [a, b] (finite) to max(epsabs, epsrel*|I|) with GSL's
  * non-adaptive Gauss-Kronrod-Patterson rule (gsl_integration_qng), bisecting
