@@ -29,6 +29,9 @@ AFD_API afd_status afd_parse_u64(const char *s, size_t len, uint64_t *out);
  * that underflows to zero is accepted as 0.  *out is NaN on error. */
 AFD_API afd_status afd_parse_double(const char *s, double *out);
 
+/* As afd_parse_double, for s[0..len) (not NUL-terminated). */
+AFD_API afd_status afd_parse_double_n(const char *s, size_t len, double *out);
+
 /* Parse an integer from the NUL-terminated string s.  Plain decimal integers
  * ("-12", "+7") and exponent forms that denote an exact integer ("1e6",
  * "2.5e3") are accepted; "2.5" is AFD_EPARSE; a value outside

@@ -94,12 +94,11 @@ static int looks_decimal(const char *s, size_t len)
     return i == len;
 }
 
-/* strtod on the trimmed copy of s; the copy is bounded so that a long
- * string cannot make us allocate. */
-static afd_status parse_decimal(const char *s, double *out)
+/* strtod on the trimmed copy of s[0..len); the copy is bounded so that a
+ * long string cannot make us allocate. */
+static afd_status parse_decimal(const char *s, size_t len, double *out)
 {
     char buf[128];
-    size_t len = strlen(s);
     const char *t = trim(s, &len);
     char *end;
     double v;
@@ -125,7 +124,12 @@ static afd_status parse_decimal(const char *s, double *out)
 
 afd_status afd_parse_double(const char *s, double *out)
 {
-    return parse_decimal(s, out);
+    return parse_decimal(s, strlen(s), out);
+}
+
+afd_status afd_parse_double_n(const char *s, size_t len, double *out)
+{
+    return parse_decimal(s, len, out);
 }
 
 afd_status afd_parse_i64(const char *s, int64_t *out)
@@ -152,7 +156,7 @@ afd_status afd_parse_i64(const char *s, int64_t *out)
         return AFD_OK;
     }
     /* Exponent form: must denote an exact integer within 2^53. */
-    st = parse_decimal(s, &v);
+    st = parse_decimal(s, strlen(s), &v);
     if (st != AFD_OK)
         return st;
     if (fabs(v) > 9007199254740992.0)
