@@ -1,0 +1,97 @@
+/* afd_hw.h: linear latency coefficients of the Attention, FFN and
+ * communication stages (afd-provisioning paper, Section 3.1, Appendix B).
+ *
+ *   Attention      t_A(T)  = alpha_a T  + beta_a    T  = token load of a worker
+ *   FFN            t_F(rB) = alpha_f rB + beta_f    rB = aggregated batch
+ *   communication  t_C(rB) = alpha_c rB + beta_c    round trip per Attention instance
+ *
+ * Units are the caller's (the paper's Table 3 uses "cycles"; afdkit hw
+ * derives seconds); every command keeps them consistent.  Coefficients come
+ * from a preset, a key=value file, a derivation from model dimensions and
+ * hardware specifications (Appendix B, eq. 17-31), or a fit to measured
+ * latencies (afd_calibrate.h).
+ */
+#ifndef AFD_HW_H
+#define AFD_HW_H
+
+#include <stddef.h>
+
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afd_hw {
+    double alpha_a, beta_a; /* Attention: per token, fixed */
+    double alpha_f, beta_f; /* FFN: per request of the aggregated batch, fixed */
+    double alpha_c, beta_c; /* communication round trip: per request, fixed */
+    char unit[16];          /* "cycles", "s", ... (informative) */
+} afd_hw;
+
+/* Presets by name: "paper-910c" is Table 3 of the paper (DeepSeek-V3 on
+ * Ascend 910C, in cycles): alpha_a = 0.00165, beta_a = 50, alpha_f = 0.083,
+ * beta_f = 100, alpha_c = 0.022, beta_c = 20.  AFD_EINVAL if unknown. */
+AFD_API afd_status afd_hw_preset(const char *name, afd_hw *out);
+/* Name of the i-th preset, NULL past the last. */
+AFD_API const char *afd_hw_preset_name(size_t i);
+
+/* Validate: every coefficient finite; alpha_a > 0 and alpha_f > 0 (the model
+ * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0.
+ * On failure err->text names the coefficient. */
+AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
+
+/* Key=value text: "alpha_a = 0.00165" lines for the six coefficients (all
+ * required, each once) and an optional "unit = s"; '#' starts a comment;
+ * blank lines are ignored.  Errors name the line: unknown or repeated key,
+ * bad number, missing coefficient; the result is also checked with
+ * afd_hw_check. */
+AFD_API afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err);
+/* Read a key=value file (at most 64 KiB). */
+AFD_API afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
+/* Format hw as key=value text with 17 significant digits (so that reading
+ * it back gives the same doubles) after an optional comment line.
+ * AFD_ERANGE if cap is too small. */
+AFD_API afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap);
+
+/* ---- Appendix B: coefficients from model dimensions and hardware specs */
+
+typedef struct afd_model_dims {
+    double hidden;    /* H */
+    double kv_dim;    /* d_c + d_rope: cached elements per token */
+    double kv_bytes;  /* bytes per cached element (2 for BF16) */
+    double d_expert;  /* expert intermediate dimension */
+    double n_experts; /* N_expert, routed experts in the system */
+    double top_k;     /* k, experts per token */
+    double mtp_depth; /* multi-token-prediction depth */
+} afd_model_dims;
+
+/* "deepseek-v3" (Appendix B.1): H = 7168, d_c + d_rope = 512 + 64 = 576, BF16,
+ * d_expert = 2048, N_expert = 256, k = 8, MTP depth 1.  AFD_EINVAL if unknown. */
+AFD_API afd_status afd_model_preset(const char *name, afd_model_dims *out);
+
+typedef struct afd_hw_specs {
+    double hbm_bw;           /* beta_HBM, bytes per second */
+    double mem_eff;          /* eta_mem in (0, 1] */
+    double peak_flops;       /* pi_peak, operations per second */
+    double compute_eff;      /* eta_compute in (0, 1] */
+    double net_bw;           /* beta_net, effective network bytes per second */
+    double experts_per_card; /* N_expert/card */
+    double beta_a, beta_f, beta_c; /* intercepts in seconds (empirical, B.2.1) */
+} afd_hw_specs;
+
+/* Coefficients in seconds:
+ *   alpha_a = (d_c + d_rope) kv_bytes / (beta_HBM eta_mem)                      eq. (19)
+ *   alpha_f = N_e/card 6 H d_expert / (pi_peak eta_compute) k (1 + MTP) / N_e   eq. (26)
+ *   alpha_c = N_e/card 3 H / beta_net k (1 + MTP) / N_e                         eq. (31)
+ * with the batch mapping B_e = B_F k (1 + MTP) / N_e of eq. (24).  The
+ * printed eq. (29) drops the factor N_e/card in its second form; eq. (31),
+ * which follows from the first form, keeps it, and so does afdkit.
+ * AFD_EINVAL for non-positive dimensions or specs, or efficiencies above 1. */
+AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_HW_H */

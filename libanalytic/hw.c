@@ -1,0 +1,293 @@
+/* hw.c: latency coefficients: presets, key=value files, Appendix B. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afd_hw.h"
+#include "afd_parse.h"
+#include "internal.h"
+
+#define MAX_FILE (64 * 1024)
+
+static const struct {
+    const char *name;
+    afd_hw hw;
+} presets[] = {
+    /* Table 3: linear regression on Ascend 910C execution traces, DeepSeek-V3. */
+    {"paper-910c", {0.00165, 50, 0.083, 100, 0.022, 20, "cycles"}},
+};
+#define N_PRESETS (sizeof presets / sizeof presets[0])
+
+static const char *const keys[6] = {"alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c"};
+
+static double *coef(afd_hw *hw, int k)
+{
+    double *const p[6] = {&hw->alpha_a, &hw->beta_a, &hw->alpha_f,
+                          &hw->beta_f,  &hw->alpha_c, &hw->beta_c};
+    return p[k];
+}
+
+static void set_nan(afd_hw *hw)
+{
+    int k;
+    for (k = 0; k < 6; k++)
+        *coef(hw, k) = NAN;
+    hw->unit[0] = '\0';
+}
+
+afd_status afd_hw_preset(const char *name, afd_hw *out)
+{
+    size_t k;
+    for (k = 0; k < N_PRESETS; k++)
+        if (strcmp(presets[k].name, name) == 0) {
+            *out = presets[k].hw;
+            return AFD_OK;
+        }
+    set_nan(out);
+    return AFD_EINVAL;
+}
+
+const char *afd_hw_preset_name(size_t i)
+{
+    return i < N_PRESETS ? presets[i].name : NULL;
+}
+
+afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
+{
+    int k;
+    afd_error_clear(err);
+    for (k = 0; k < 6; k++) {
+        double v = *coef((afd_hw *)hw, k);
+        if (!isfinite(v))
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s is not finite", keys[k]);
+        if (v < 0)
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be >= 0: %g", keys[k], v);
+    }
+    if (!(hw->alpha_a > 0))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "alpha_a must be > 0: Attention time must grow with the token load");
+    if (!(hw->alpha_f > 0))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "alpha_f must be > 0: FFN time must grow with the batch");
+    return AFD_OK;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err)
+{
+    int seen[7] = {0};
+    size_t pos = 0;
+    long line = 0;
+    afd_hw hw;
+    afd_status st;
+    int k;
+
+    afd_error_clear(err);
+    set_nan(out);
+    set_nan(&hw);
+    snprintf(hw.unit, sizeof hw.unit, "%s", "");
+    while (pos < len) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
+        size_t a = 0, b = n, eq, kb, ke;
+        char v[200];
+        pos += n + (nl != NULL);
+        line++;
+        while (a < b && is_space(s[a]))
+            a++;
+        while (b > a && is_space(s[b - 1]))
+            b--;
+        if (a == b || s[a] == '#')
+            continue;
+        for (eq = a; eq < b && s[eq] != '='; eq++)
+            ;
+        if (eq == b) {
+            afd_priv_show(s + a, b - a, v, sizeof v);
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "expected key = value: '%s'", v);
+        }
+        kb = a;
+        ke = eq;
+        while (ke > kb && is_space(s[ke - 1]))
+            ke--;
+        for (eq++; eq < b && is_space(s[eq]); eq++)
+            ;
+        for (k = 0; k < 7; k++) {
+            const char *key = k < 6 ? keys[k] : "unit";
+            if (strlen(key) == ke - kb && memcmp(key, s + kb, ke - kb) == 0)
+                break;
+        }
+        if (k == 7) {
+            afd_priv_show(s + kb, ke - kb, v, sizeof v);
+            return afd_priv_fail(err, AFD_EPARSE, line, 0,
+                                 "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
+                                 "alpha_c, beta_c or unit)",
+                                 v);
+        }
+        if (seen[k]++)
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice",
+                                 k < 6 ? keys[k] : "unit");
+        if (k == 6) {
+            size_t m = b - eq < sizeof hw.unit - 1 ? b - eq : sizeof hw.unit - 1;
+            memcpy(hw.unit, s + eq, m);
+            hw.unit[m] = '\0';
+            continue;
+        }
+        {
+            char num[128];
+            double x;
+            size_t m = b - eq;
+            afd_priv_show(s + eq, m, v, sizeof v);
+            if (m >= sizeof num)
+                return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: not a number: '%s'", keys[k],
+                                     v);
+            memcpy(num, s + eq, m);
+            num[m] = '\0';
+            st = afd_parse_double(num, &x);
+            if (st != AFD_OK)
+                return afd_priv_fail(err, st, line, 0, "%s: %s: '%s'", keys[k],
+                                     st == AFD_ERANGE ? "out of range" : "not a number", v);
+            *coef(&hw, k) = x;
+        }
+    }
+    for (k = 0; k < 6; k++)
+        if (!seen[k])
+            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing %s", keys[k]);
+    st = afd_hw_check(&hw, err);
+    if (st != AFD_OK)
+        return st;
+    *out = hw;
+    return AFD_OK;
+}
+
+afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err)
+{
+    char *buf;
+    ssize_t n;
+    size_t len = 0;
+    int fd;
+    afd_status st;
+    struct stat sb;
+
+    set_nan(out);
+    afd_error_clear(err);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return afd_priv_fail(err, AFD_EIO, 0, 0, "cannot open: %s", strerror(errno));
+    if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        close(fd);
+        return afd_priv_fail(err, AFD_EIO, 0, 0, "cannot read: is a directory");
+    }
+    buf = malloc(MAX_FILE + 1);
+    if (buf == NULL) {
+        close(fd);
+        return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
+    }
+    while ((n = read(fd, buf + len, MAX_FILE + 1 - len)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            st = afd_priv_fail(err, AFD_EIO, 0, 0, "read error: %s", strerror(errno));
+            goto done;
+        }
+        len += (size_t)n;
+        if (len > MAX_FILE) {
+            st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "larger than %d bytes: not a hw file",
+                               MAX_FILE);
+            goto done;
+        }
+    }
+    st = afd_hw_parse(buf, len, out, err);
+done:
+    free(buf);
+    close(fd);
+    return st;
+}
+
+afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap)
+{
+    size_t o = 0;
+    int k, n;
+    if (comment != NULL) {
+        n = snprintf(buf, cap, "# %s\n", comment);
+        if (n < 0 || (size_t)n >= cap)
+            return AFD_ERANGE;
+        o = (size_t)n;
+    }
+    if (hw->unit[0] != '\0') {
+        n = snprintf(buf + o, cap - o, "unit = %s\n", hw->unit);
+        if (n < 0 || (size_t)n >= cap - o)
+            return AFD_ERANGE;
+        o += (size_t)n;
+    }
+    for (k = 0; k < 6; k++) {
+        n = snprintf(buf + o, cap - o, "%s = %.17g\n", keys[k], *coef((afd_hw *)hw, k));
+        if (n < 0 || (size_t)n >= cap - o)
+            return AFD_ERANGE;
+        o += (size_t)n;
+    }
+    return AFD_OK;
+}
+
+/* ---- Appendix B */
+
+afd_status afd_model_preset(const char *name, afd_model_dims *out)
+{
+    if (strcmp(name, "deepseek-v3") == 0) {
+        /* Appendix B.1 */
+        out->hidden = 7168;
+        out->kv_dim = 512 + 64;
+        out->kv_bytes = 2;
+        out->d_expert = 2048;
+        out->n_experts = 256;
+        out->top_k = 8;
+        out->mtp_depth = 1;
+        return AFD_OK;
+    }
+    memset(out, 0, sizeof *out);
+    return AFD_EINVAL;
+}
+
+static int positive(double x)
+{
+    return x > 0 && isfinite(x);
+}
+
+afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw *out)
+{
+    double route;
+    set_nan(out);
+    if (!positive(m->hidden) || !positive(m->kv_dim) || !positive(m->kv_bytes) ||
+        !positive(m->d_expert) || !positive(m->n_experts) || !positive(m->top_k) ||
+        !(m->mtp_depth >= 0) || !isfinite(m->mtp_depth) || !positive(s->hbm_bw) ||
+        !positive(s->mem_eff) || s->mem_eff > 1 || !positive(s->peak_flops) ||
+        !positive(s->compute_eff) || s->compute_eff > 1 || !positive(s->net_bw) ||
+        !positive(s->experts_per_card) || !(s->beta_a >= 0) || !(s->beta_f >= 0) ||
+        !(s->beta_c >= 0) || !isfinite(s->beta_a) || !isfinite(s->beta_f) ||
+        !isfinite(s->beta_c))
+        return AFD_EINVAL;
+    /* eq. (24): B_e = B_F k (1 + MTP) / N_e */
+    route = m->top_k * (1 + m->mtp_depth) / m->n_experts;
+    /* eq. (17)-(19) */
+    out->alpha_a = m->kv_dim * m->kv_bytes / (s->hbm_bw * s->mem_eff);
+    /* eq. (20)-(26): SwiGLU, 3 matrices, 2 operations per multiply-add */
+    out->alpha_f = s->experts_per_card * 6 * m->hidden * m->d_expert /
+                   (s->peak_flops * s->compute_eff) * route;
+    /* eq. (27)-(31): input 1 byte (INT8) + output 2 bytes (BF16) per element */
+    out->alpha_c = s->experts_per_card * 3 * m->hidden / s->net_bw * route;
+    out->beta_a = s->beta_a;
+    out->beta_f = s->beta_f;
+    out->beta_c = s->beta_c;
+    snprintf(out->unit, sizeof out->unit, "%s", "s");
+    return AFD_OK;
+}

@@ -1,0 +1,171 @@
+/* test_hw.c: latency coefficients: presets, files, Appendix B. */
+#include <config.h>
+
+#include <string.h>
+
+#include "test_util.h"
+
+#include "afd_hw.h"
+
+static void preset_is_table3(void **state)
+{
+    afd_hw h;
+    (void)state;
+    assert_int_equal(afd_hw_preset("paper-910c", &h), AFD_OK);
+    /* Table 3 of the paper */
+    assert_close(h.alpha_a, 1.65e-3, 0, 0);
+    assert_close(h.beta_a, 50, 0, 0);
+    assert_close(h.alpha_f, 0.083, 0, 0);
+    assert_close(h.beta_f, 100, 0, 0);
+    assert_close(h.alpha_c, 0.022, 0, 0);
+    assert_close(h.beta_c, 20, 0, 0);
+    assert_string_equal(h.unit, "cycles");
+    assert_string_equal(afd_hw_preset_name(0), "paper-910c");
+    assert_null(afd_hw_preset_name(1));
+    assert_int_equal(afd_hw_preset("nope", &h), AFD_EINVAL);
+    assert_true(isnan(h.alpha_a));
+}
+
+static void format_parse_round_trip(void **state)
+{
+    afd_hw h = {2.385e-10, 1.0 / 3.0, 8.8080384e-8, 0, 5.376e-9, 17.25, "s"}, back;
+    char buf[1024];
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_hw_format(&h, "a comment", buf, sizeof buf), AFD_OK);
+    assert_true(strncmp(buf, "# a comment\n", 12) == 0);
+    assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
+    /* %.17g round-trips doubles exactly */
+    assert_true(memcmp(&h.alpha_a, &back.alpha_a, 6 * sizeof(double)) == 0);
+    assert_string_equal(back.unit, "s");
+    assert_int_equal(afd_hw_format(&h, NULL, buf, 20), AFD_ERANGE);
+}
+
+static void parse_dialect(void **state)
+{
+    static const char text[] = "# coefficients\r\n"
+                               "\r\n"
+                               "  alpha_a=0.00165\r\n"
+                               "beta_a = 50\n"
+                               "alpha_f\t=\t0.083\n"
+                               "beta_f = 100\n"
+                               "alpha_c = 2.2e-2\n"
+                               "beta_c = 20\n"
+                               "unit = cycles";
+    afd_hw h, p;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    afd_hw_preset("paper-910c", &p);
+    assert_true(memcmp(&h.alpha_a, &p.alpha_a, 6 * sizeof(double)) == 0);
+    assert_string_equal(h.unit, "cycles");
+}
+
+static void expect_error(const char *text, afd_status st, long line, const char *msg)
+{
+    afd_hw h;
+    afd_error err;
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), st);
+    assert_int_equal(err.line, line);
+    if (strcmp(err.text, msg) != 0)
+        fail_msg("'%s', expected '%s'", err.text, msg);
+    assert_true(isnan(h.alpha_a));
+}
+
+static void parse_errors(void **state)
+{
+    static const char six[] = "alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n";
+    char text[512];
+    (void)state;
+    snprintf(text, sizeof text, "%sgamma = 3\n", six);
+    expect_error(text, AFD_EPARSE, 7,
+                 "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
+                 "beta_c or unit)");
+    snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
+    expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
+    expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
+    expect_error("alpha_a = fast\n", AFD_EPARSE, 1, "alpha_a: not a number: 'fast'");
+    expect_error("alpha_a = nan\n", AFD_EPARSE, 1, "alpha_a: not a number: 'nan'");
+    expect_error("alpha_a = 1e999\n", AFD_ERANGE, 1, "alpha_a: out of range: '1e999'");
+    expect_error("alpha_a\n", AFD_EPARSE, 1, "expected key = value: 'alpha_a'");
+    expect_error("alpha_a=\n", AFD_EPARSE, 1, "alpha_a: not a number: ''");
+    expect_error("alpha_a=0\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
+                 0, "alpha_a must be > 0: Attention time must grow with the token load");
+    expect_error("alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=-2\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
+                 0, "beta_f must be >= 0: -2");
+}
+
+static void read_file_errors(void **state)
+{
+    afd_hw h;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_hw_read("/nonexistent/x.hw", &h, &err), AFD_EIO);
+    assert_string_equal(err.text, "cannot open: No such file or directory");
+    assert_int_equal(afd_hw_read("/", &h, &err), AFD_EIO);
+}
+
+/* Appendix B by hand for DeepSeek-V3 on made-up hardware: HBM 3.2 TB/s at
+ * 80%, 1000 TFLOPS at 50%, 40 GB/s network, 8 experts per card. */
+static void derive_deepseek(void **state)
+{
+    afd_model_dims m;
+    afd_hw_specs sp = {3.2e12, 0.8, 1e15, 0.5, 40e9, 8, 1e-5, 2e-5, 3e-6};
+    afd_hw h;
+    double be_per_request, flops_expert, t_card;
+    (void)state;
+    assert_int_equal(afd_model_preset("deepseek-v3", &m), AFD_OK);
+    assert_int_equal(afd_hw_derive(&m, &sp, &h), AFD_OK);
+    /* eq. (17)-(19): 1152 bytes per token over 2.56 TB/s */
+    assert_close(h.alpha_a, 1152 / 2.56e12, 1e-15, 0);
+    /* eq. (20)-(24): per request of the global batch B_e = B_F/16 tokens reach
+     * each expert; 6 H d_expert = 8.81e7 FLOPs per token per expert, 8
+     * experts per card at 5e14 FLOP/s */
+    be_per_request = 8.0 * 2 / 256;
+    flops_expert = 6.0 * 7168 * 2048;
+    t_card = 8 * flops_expert / 5e14;
+    assert_close(h.alpha_f, t_card * be_per_request, 1e-15, 0);
+    /* eq. (27)-(31): 3 H bytes per token per expert, 8 experts per card */
+    assert_close(h.alpha_c, 8 * 3.0 * 7168 / 40e9 * be_per_request, 1e-15, 0);
+    assert_close(h.beta_a, 1e-5, 0, 0);
+    assert_string_equal(h.unit, "s");
+    sp.mem_eff = 1.5;
+    assert_int_equal(afd_hw_derive(&m, &sp, &h), AFD_EINVAL);
+    assert_int_equal(afd_model_preset("gpt-5", &m), AFD_EINVAL);
+}
+
+/* Table 3 back from specifications chosen to produce it (time unit "cycle"
+ * taken as the unit of the derivation). */
+static void derive_table3(void **state)
+{
+    afd_model_dims m;
+    afd_hw_specs sp;
+    afd_hw h, p;
+    (void)state;
+    afd_model_preset("deepseek-v3", &m);
+    afd_hw_preset("paper-910c", &p);
+    sp.hbm_bw = 1152 / 0.00165;
+    sp.mem_eff = 1;
+    sp.peak_flops = 8 * 6.0 * 7168 * 2048 * (16.0 / 256) / 0.083;
+    sp.compute_eff = 1;
+    sp.net_bw = 8 * 3.0 * 7168 * (16.0 / 256) / 0.022;
+    sp.experts_per_card = 8;
+    sp.beta_a = 50;
+    sp.beta_f = 100;
+    sp.beta_c = 20;
+    assert_int_equal(afd_hw_derive(&m, &sp, &h), AFD_OK);
+    assert_close(h.alpha_a, p.alpha_a, 1e-15, 0);
+    assert_close(h.alpha_f, p.alpha_f, 1e-15, 0);
+    assert_close(h.alpha_c, p.alpha_c, 1e-15, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(preset_is_table3),  cmocka_unit_test(format_parse_round_trip),
+        cmocka_unit_test(parse_dialect),     cmocka_unit_test(parse_errors),
+        cmocka_unit_test(read_file_errors),  cmocka_unit_test(derive_deepseek),
+        cmocka_unit_test(derive_table3),
+    };
+    RUN_TESTS(tests);
+}
