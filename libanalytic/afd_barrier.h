@@ -37,6 +37,10 @@ AFD_API double afd_kappa(double r);
 AFD_API afd_status afd_max_normal_excess_e(double r, double z, afd_result *result);
 AFD_API double afd_max_normal_excess(double r, double z);
 
+/* P(M_r > z) = 1 - Phi(z)^r, computed without cancellation.  NaN if r < 1
+ * or z is NaN. */
+AFD_API double afd_max_normal_sf(double r, double z);
+
 /* Relative synchronization overhead predicted by the CLT (Theorem 4.3, eq. 7):
  * E[W_{B,r}]/(B theta) - 1 = (nu/theta) kappa_r / sqrt(B).  NaN if theta <= 0,
  * B < 1 or r < 1. */

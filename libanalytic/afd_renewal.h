@@ -31,6 +31,7 @@ typedef struct afd_renewal_stats {
     double nu;       /* sqrt(Var Y) */
     double theta_se; /* standard error of theta (0 for closed forms, NaN if n < 2) */
     double nu_se;    /* standard error of nu (likewise) */
+    double cov_theta_nu; /* covariance of the two estimates (0 for closed forms) */
     double ey2;      /* E[Y^2] */
     double mean_p;   /* arithmetic mean of P over the requests (NaN if unknown) */
     double mean_d;   /* arithmetic mean of D (NaN if unknown) */
@@ -66,7 +67,9 @@ AFD_API uint64_t afd_renewal_acc_count(const afd_renewal_acc *acc);
  * with q = E[Y^2], so nu_hat - nu has influence that over 2 nu.  The standard
  * error is the sample standard deviation of the influence over sqrt(n); it
  * needs finite second moments of a and b (fourth moment of Y's cycle reward),
- * and is NaN for n < 2.  nu_se is 0 when every request is identical. */
+ * and is NaN for n < 2.  nu_se is 0 when every request is identical.
+ * cov_theta_nu is the covariance of the two influences over n, so that
+ * functions of both (the A/F ratio) get their delta-method error too. */
 AFD_API afd_status afd_renewal_acc_stats(const afd_renewal_acc *acc, afd_renewal_stats *out);
 
 /* Moments of independent P and D for eq. (4). */

@@ -13,8 +13,8 @@
 #include "internal.h"
 
 #define R_MAX 1e15
-#define PIECE 0.75      /* width of the quadrature pieces, in standard deviations */
-#define EPSREL 1e-13    /* per piece */
+#define PIECE 3.0
+#define EPSREL 1e-12
 #define EPSABS 1e-16    /* per piece */
 
 /* log Phi(z) without cancellation on either side. */
@@ -154,7 +154,8 @@ double afd_kappa(double r)
     return afd_kappa_e(r, &res) == AFD_OK ? res.val : NAN;
 }
 
-afd_status afd_max_normal_excess_e(double r, double z, afd_result *result)
+afd_status afd_priv_max_normal_excess(double r, double z, const afd_result *kappa,
+                                      afd_result *result)
 {
     afd_status st;
     double v, e;
@@ -176,9 +177,11 @@ afd_status afd_max_normal_excess_e(double r, double z, afd_result *result)
      *                    = kappa_r - z + int_{-z}^inf Q(u)^r du. */
     {
         afd_result k;
-        st = afd_kappa_e(r, &k);
-        if (st == AFD_OK)
-            st = lower_tail(r, -z, &v, &e);
+        if (kappa != NULL)
+            k = *kappa;
+        else if ((st = afd_kappa_e(r, &k)) != AFD_OK)
+            return st;
+        st = lower_tail(r, -z, &v, &e);
         if (st != AFD_OK)
             return st;
         result->val = k.val - z + v;
@@ -187,10 +190,26 @@ afd_status afd_max_normal_excess_e(double r, double z, afd_result *result)
     return AFD_OK;
 }
 
+afd_status afd_max_normal_excess_e(double r, double z, afd_result *result)
+{
+    return afd_priv_max_normal_excess(r, z, NULL, result);
+}
+
 double afd_max_normal_excess(double r, double z)
 {
     afd_result res;
     return afd_max_normal_excess_e(r, z, &res) == AFD_OK ? res.val : NAN;
+}
+
+double afd_max_normal_sf(double r, double z)
+{
+    if (bad_r(r) || isnan(z))
+        return NAN;
+    if (z == INFINITY)
+        return 0;
+    if (z == -INFINITY)
+        return 1;
+    return -expm1(r * log_phi_cdf(z));
 }
 
 double afd_barrier_overhead_clt(double theta, double nu, double B, double r)

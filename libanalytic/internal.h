@@ -29,4 +29,9 @@ void afd_priv_show(const char *s, size_t n, char *out, size_t cap);
 afd_status afd_priv_integrate(double (*f)(double, void *), void *params, double a, double b,
                               double epsabs, double epsrel, double *result, double *abserr);
 
+/* E[(M_r - z)+] as afd_max_normal_excess_e, reusing kappa_r when the caller
+ * has it (kappa may be NULL). */
+afd_status afd_priv_max_normal_excess(double r, double z, const afd_result *kappa,
+                                      afd_result *result);
+
 #endif /* AFD_INTERNAL_H */

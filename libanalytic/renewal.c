@@ -156,24 +156,25 @@ afd_status afd_renewal_acc_add(afd_renewal_acc *acc, uint64_t p, uint64_t d)
 static void set_nan(afd_renewal_stats *out)
 {
     out->n = 0;
-    out->theta = out->nu = out->theta_se = out->nu_se = NAN;
+    out->theta = out->nu = out->theta_se = out->nu_se = out->cov_theta_nu = NAN;
     out->ey2 = out->mean_p = out->mean_d = NAN;
 }
 
-/* w^T C w for the symmetric co-moment matrix stored in the upper triangle. */
-static long double quad_form(const long double c[3][3], const long double w[3])
+/* u^T C w for the symmetric co-moment matrix stored in the upper triangle. */
+static long double bilinear(const long double c[3][3], const long double u[3],
+                            const long double w[3])
 {
     long double s = 0;
     int i, j;
     for (i = 0; i < 3; i++)
         for (j = 0; j < 3; j++)
-            s += w[i] * w[j] * (i <= j ? c[i][j] : c[j][i]);
+            s += u[i] * w[j] * (i <= j ? c[i][j] : c[j][i]);
     return s;
 }
 
 afd_status afd_renewal_acc_stats(const afd_renewal_acc *acc, afd_renewal_stats *out)
 {
-    long double sd, theta, q, nu2, n, dbar, v;
+    long double sd, theta, q, nu2, n, dbar;
     u256 num;
 
     set_nan(out);
@@ -209,21 +210,24 @@ afd_status afd_renewal_acc_stats(const afd_renewal_acc *acc, afd_renewal_stats *
     }
     dbar = sd / n;
     {
-        /* theta influence: (a - theta D) / dbar */
-        long double w[3] = {1, 0, -theta};
-        v = quad_form(acc->c, w) / (n - 1);
-        out->theta_se = (double)(sqrtl(v > 0 ? v : 0) / dbar / sqrtl(n));
-    }
-    {
-        /* nu^2 influence: (b - 2 theta a + (2 theta^2 - q) D) / dbar */
-        long double w[3] = {-2 * theta, 1, 2 * theta * theta - q};
-        v = quad_form(acc->c, w) / (n - 1);
-        if (v <= 0)
+        /* influences, up to the factors 1/dbar and 1/(2 nu dbar):
+         * theta: (a - theta D); nu^2: (b - 2 theta a + (2 theta^2 - q) D) */
+        long double wt[3] = {1, 0, -theta};
+        long double wn[3] = {-2 * theta, 1, 2 * theta * theta - q};
+        long double vt = bilinear(acc->c, wt, wt) / (n - 1);
+        long double vn = bilinear(acc->c, wn, wn) / (n - 1);
+        long double ctn = bilinear(acc->c, wt, wn) / (n - 1);
+        out->theta_se = (double)(sqrtl(vt > 0 ? vt : 0) / dbar / sqrtl(n));
+        if (vn <= 0) {
             out->nu_se = 0;
-        else if (nu2 == 0)
+            out->cov_theta_nu = 0;
+        } else if (nu2 == 0) {
             out->nu_se = NAN;
-        else
-            out->nu_se = (double)(sqrtl(v) / dbar / sqrtl(n) / (2 * sqrtl(nu2)));
+            out->cov_theta_nu = NAN;
+        } else {
+            out->nu_se = (double)(sqrtl(vn) / dbar / sqrtl(n) / (2 * sqrtl(nu2)));
+            out->cov_theta_nu = (double)(ctn / (dbar * dbar) / n / (2 * sqrtl(nu2)));
+        }
     }
     return AFD_OK;
 }
@@ -250,7 +254,7 @@ afd_status afd_renewal_independent(const afd_length_moments *m, afd_renewal_stat
     out->theta = theta;
     out->ey2 = ey2;
     out->nu = nu2 > 0 ? sqrt(nu2) : 0;
-    out->theta_se = out->nu_se = 0;
+    out->theta_se = out->nu_se = out->cov_theta_nu = 0;
     out->mean_p = m->mean_p;
     out->mean_d = m->mean_d;
     return AFD_OK;
@@ -269,7 +273,7 @@ afd_status afd_renewal_geometric(double mu_p, double mu_d, afd_renewal_stats *ou
     out->theta = mu_p + mu_d - 1;
     out->nu = sqrt(nu2);
     out->ey2 = nu2 + out->theta * out->theta;
-    out->theta_se = out->nu_se = 0;
+    out->theta_se = out->nu_se = out->cov_theta_nu = 0;
     out->mean_p = mu_p;
     out->mean_d = mu_d;
     return AFD_OK;
@@ -283,6 +287,6 @@ afd_status afd_renewal_given(double theta, double nu, afd_renewal_stats *out)
     out->theta = theta;
     out->nu = nu;
     out->ey2 = nu * nu + theta * theta;
-    out->theta_se = out->nu_se = 0;
+    out->theta_se = out->nu_se = out->cov_theta_nu = 0;
     return AFD_OK;
 }

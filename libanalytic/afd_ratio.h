@@ -1,0 +1,136 @@
+/* afd_ratio.h: cycle times and the A/F provisioning rules
+ * (afd-provisioning paper, Sections 3.1, 4.3, 4.4, Appendix A.4, A.5).
+ *
+ * An rA-1F bundle: r Attention workers of B slots each feed one FFN
+ * instance.  With the stationary slot load Y (theta = E[Y], nu = sd(Y)):
+ *
+ *   mu_A    = alpha_a B theta + beta_a,   sigma_A = alpha_a sqrt(B) nu
+ *   G(r)    = max(alpha_c rB + beta_c, alpha_f rB + beta_f)
+ *   tau_mf  = max(mu_A, G)                                           eq. (8)
+ *   tau_G   = G + sigma_A E[(M_r - z)+],  z = (G - mu_A)/sigma_A     eq. (9)
+ *   Thr     = rB / ((r + 1) tau)  tokens per instance per time unit  eq. (1), (11)
+ *
+ * tau_G is the leading-order Gaussian approximation of E[max(alpha_a W +
+ * beta_a, G)] with W the barrier load (Theorem 4.3); its error is
+ * o(sqrt(B)) as B grows (Appendix A.4).  With nu = 0 the barrier vanishes
+ * and tau_G = tau_mf exactly.  An xA-yF topology has r = x/y, the barrier
+ * over its x workers and every FFN instance serving xB/y requests.
+ */
+#ifndef AFD_RATIO_H
+#define AFD_RATIO_H
+
+#include <stddef.h>
+
+#include "afd_hw.h"
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afd_system {
+    afd_hw hw;
+    double B;     /* micro-batch per Attention worker, >= 1 */
+    double theta; /* E[Y] >= 0 */
+    double nu;    /* sd(Y) >= 0 */
+} afd_system;
+
+/* Validate the coefficients (afd_hw_check), B >= 1, theta >= 0, nu >= 0, all
+ * finite; err->text says which. */
+AFD_API afd_status afd_system_check(const afd_system *s, afd_error *err);
+
+/* The term(s) of tau_mf that bind, as a bit set (ties within 1e-9 relative). */
+enum { AFD_BIND_ATTENTION = 1, AFD_BIND_COMM = 2, AFD_BIND_FFN = 4 };
+/* "attention", "communication", "ffn", or a '+'-joined tie such as "attention+ffn". */
+AFD_API const char *afd_bind_name(unsigned bind);
+
+typedef struct afd_cycle {
+    double r;           /* x / y */
+    double x;           /* Attention workers under one barrier */
+    double mu_a;        /* mean Attention time */
+    double sigma_a;     /* its standard deviation across steps */
+    double t_comm;      /* alpha_c rB + beta_c */
+    double t_ffn;       /* alpha_f rB + beta_f */
+    double tau_mf;      /* eq. (8) */
+    double thr_mf;      /* eq. (1) with tau_mf */
+    double tau_g;       /* eq. (9) */
+    double thr_g;       /* eq. (11) */
+    double tau_g_err;   /* bound on the quadrature error in tau_g */
+    double p_attention; /* P(M_x > z): probability that the Attention barrier binds */
+    double barrier;     /* (nu/theta) kappa_x / sqrt(B): relative barrier overhead
+                           on the Attention load (Theorem 4.3) */
+    unsigned bind;      /* AFD_BIND_* of tau_mf */
+} afd_cycle;
+
+/* Cycle times of an rA-1F bundle for real r > 0.  The barrier runs over
+ * max(r, 1) workers (Phi(m)^r is a CDF for real r; the paper uses integers).
+ * AFD_EINVAL for a bad system or r <= 0; AFD_ENUMERIC if the quadrature
+ * fails. */
+AFD_API afd_status afd_cycle_eval(const afd_system *s, double r, afd_cycle *out);
+
+/* Cycle times of an xA-yF topology (x, y >= 1). */
+AFD_API afd_status afd_cycle_topology(const afd_system *s, unsigned x, unsigned y,
+                                      afd_cycle *out);
+
+/* ---- Theorem 4.4: the mean-field rule */
+
+typedef struct afd_mf_result {
+    double r;             /* the best candidate */
+    double thr;           /* Thr_mf at r */
+    double tau;           /* tau_mf at r */
+    int which;            /* index of the winning candidate in eq. (10), 0..3 */
+    double candidate[4];  /* eq. (10) in order; NaN where not positive and finite:
+                             0: min((mu_A - beta_c)/(alpha_c B), (mu_A - beta_f)/(alpha_f B))
+                             1: sqrt(beta_c/(alpha_c B))
+                             2: sqrt(beta_f/(alpha_f B))
+                             3: (beta_c - beta_f)/(B (alpha_f - alpha_c)) */
+    double thr_candidate[4];
+} afd_mf_result;
+
+/* Evaluate every candidate of eq. (10) that is positive and finite and keep
+ * the one with the largest Thr_mf (Appendix A.5 shows the optimum is one of
+ * them).  AFD_EINVAL for a bad system; AFD_EEMPTY if no candidate is positive
+ * and finite (throughput then grows as r -> 0, e.g. all costs zero). */
+AFD_API afd_status afd_ratio_mf(const afd_system *s, afd_mf_result *out, afd_error *err);
+
+/* ---- eq. (12): the barrier-aware rule */
+
+/* The r of the feasible set rs[0..n) with the largest Thr_G (ties: the
+ * smaller r).  AFD_EEMPTY if n == 0. */
+AFD_API afd_status afd_ratio_g(const afd_system *s, const double *rs, size_t n, afd_cycle *best);
+
+/* The real r in [lo, hi] maximising Thr_G, assumed unimodal there:
+ * golden-section search, then bisection on the sign of the derivative;
+ * located to about 1e-9 relative (the noise of the quadrature in Thr_G). */
+AFD_API afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi,
+                                          double *r_star);
+
+/* Delta-method standard error of an optimal ratio from the standard errors
+ * of theta and nu and their covariance:
+ *   Var r* = (dr/dtheta)^2 Var theta + (dr/dnu)^2 Var nu + 2 dr/dtheta dr/dnu Cov,
+ * with the derivatives by central differences.  rule 'm': the mean-field r*
+ * (depends on theta only); rule 'g': the continuous maximiser of Thr_G near
+ * r_g (returned in *r_cont). */
+AFD_API afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double theta_se,
+                                double nu_se, double cov, double *r_cont, double *se);
+
+/* ---- xA-yF topologies */
+
+typedef struct afd_topology {
+    unsigned x, y;
+    afd_cycle cycle;
+} afd_topology;
+
+/* The k topologies with the largest Thr_G among x, y >= 1, x + y <= max_n.
+ * Only reduced pairs (gcd(x, y) = 1) are evaluated: x and y with a common
+ * factor have the same r and G but a barrier over more workers, so their
+ * reduced form is at least as good.  best[0..*found) is sorted by
+ * decreasing Thr_G (ties: fewer instances first). */
+AFD_API afd_status afd_topology_search(const afd_system *s, unsigned max_n, afd_topology *best,
+                                       size_t k, size_t *found);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_RATIO_H */

@@ -1,0 +1,349 @@
+/* ratio.c: cycle times and the A/F provisioning rules (see afd_ratio.h). */
+#include <config.h>
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "afd_barrier.h"
+#include "afd_ratio.h"
+#include "internal.h"
+
+afd_status afd_system_check(const afd_system *s, afd_error *err)
+{
+    afd_status st = afd_hw_check(&s->hw, err);
+    if (st != AFD_OK)
+        return st;
+    if (!(s->B >= 1) || !isfinite(s->B))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "B must be >= 1: %g", s->B);
+    if (!(s->theta >= 0) || !isfinite(s->theta))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "theta must be >= 0: %g", s->theta);
+    if (!(s->nu >= 0) || !isfinite(s->nu))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "nu must be >= 0: %g", s->nu);
+    return AFD_OK;
+}
+
+const char *afd_bind_name(unsigned bind)
+{
+    static const char *const names[8] = {
+        "none", "attention", "communication", "attention+communication",
+        "ffn",  "attention+ffn", "communication+ffn", "attention+communication+ffn"};
+    return names[bind & 7];
+}
+
+static void cycle_nan(afd_cycle *c)
+{
+    c->r = c->x = c->mu_a = c->sigma_a = c->t_comm = c->t_ffn = NAN;
+    c->tau_mf = c->thr_mf = c->tau_g = c->thr_g = c->tau_g_err = NAN;
+    c->p_attention = c->barrier = NAN;
+    c->bind = 0;
+}
+
+/* The shared evaluation: r = x/y sets G, x the barrier. */
+static afd_status evaluate(const afd_system *s, double r, double x, afd_cycle *c)
+{
+    const afd_hw *h = &s->hw;
+    double rb = r * s->B, g, top;
+    afd_result kappa;
+    afd_status st;
+
+    cycle_nan(c);
+    if (afd_system_check(s, NULL) != AFD_OK || !(r > 0) || !isfinite(r) || !(x >= 1))
+        return AFD_EINVAL;
+    c->r = r;
+    c->x = x;
+    c->mu_a = h->alpha_a * s->B * s->theta + h->beta_a;
+    c->sigma_a = h->alpha_a * sqrt(s->B) * s->nu;
+    c->t_comm = h->alpha_c * rb + h->beta_c;
+    c->t_ffn = h->alpha_f * rb + h->beta_f;
+    g = c->t_comm > c->t_ffn ? c->t_comm : c->t_ffn;
+
+    /* eq. (8) and which terms bind */
+    top = c->mu_a > g ? c->mu_a : g;
+    c->tau_mf = top;
+    c->thr_mf = rb / ((r + 1) * top);
+    if (c->mu_a >= top * (1 - 1e-9))
+        c->bind |= AFD_BIND_ATTENTION;
+    if (c->t_comm >= top * (1 - 1e-9))
+        c->bind |= AFD_BIND_COMM;
+    if (c->t_ffn >= top * (1 - 1e-9))
+        c->bind |= AFD_BIND_FFN;
+
+    st = afd_kappa_e(x, &kappa);
+    if (st != AFD_OK)
+        return st;
+    c->barrier = s->theta > 0 ? s->nu / s->theta * kappa.val / sqrt(s->B) : NAN;
+
+    /* eq. (9); Theorem 4.3: with nu = 0 the barrier load is B theta exactly */
+    if (c->sigma_a == 0) {
+        c->tau_g = c->tau_mf;
+        c->tau_g_err = 0;
+        c->p_attention = c->mu_a > g ? 1 : 0;
+    } else {
+        double z = (g - c->mu_a) / c->sigma_a;
+        afd_result ex;
+        st = afd_priv_max_normal_excess(x, z, &kappa, &ex);
+        if (st != AFD_OK)
+            return st;
+        c->tau_g = g + c->sigma_a * ex.val;
+        c->tau_g_err = c->sigma_a * ex.err;
+        c->p_attention = afd_max_normal_sf(x, z);
+    }
+    c->thr_g = rb / ((r + 1) * c->tau_g);
+    return AFD_OK;
+}
+
+afd_status afd_cycle_eval(const afd_system *s, double r, afd_cycle *out)
+{
+    return evaluate(s, r, r >= 1 ? r : 1, out);
+}
+
+afd_status afd_cycle_topology(const afd_system *s, unsigned x, unsigned y, afd_cycle *out)
+{
+    if (x < 1 || y < 1) {
+        cycle_nan(out);
+        return AFD_EINVAL;
+    }
+    return evaluate(s, (double)x / (double)y, (double)x, out);
+}
+
+/* ---- Theorem 4.4 */
+
+static double positive_finite(double v)
+{
+    return v > 0 && isfinite(v) ? v : NAN;
+}
+
+afd_status afd_ratio_mf(const afd_system *s, afd_mf_result *out, afd_error *err)
+{
+    const afd_hw *h = &s->hw;
+    double mu_a, B = s->B, c0c, c0f;
+    afd_status st;
+    int k;
+
+    memset(out, 0, sizeof *out);
+    out->r = out->thr = out->tau = NAN;
+    out->which = -1;
+    for (k = 0; k < 4; k++)
+        out->candidate[k] = out->thr_candidate[k] = NAN;
+    st = afd_system_check(s, err);
+    if (st != AFD_OK)
+        return st;
+    mu_a = h->alpha_a * B * s->theta + h->beta_a;
+
+    /* eq. (10) */
+    if (h->alpha_c > 0)
+        c0c = (mu_a - h->beta_c) / (h->alpha_c * B);
+    else /* flat communication line: it never crosses mu_A, or always exceeds it */
+        c0c = mu_a >= h->beta_c ? INFINITY : -INFINITY;
+    c0f = (mu_a - h->beta_f) / (h->alpha_f * B);
+    out->candidate[0] = positive_finite(c0c < c0f ? c0c : c0f);
+    out->candidate[1] = h->alpha_c > 0 ? positive_finite(sqrt(h->beta_c / (h->alpha_c * B))) : NAN;
+    out->candidate[2] = positive_finite(sqrt(h->beta_f / (h->alpha_f * B)));
+    out->candidate[3] = h->alpha_f != h->alpha_c
+                            ? positive_finite((h->beta_c - h->beta_f) / (B * (h->alpha_f - h->alpha_c)))
+                            : NAN;
+
+    for (k = 0; k < 4; k++) {
+        afd_cycle c;
+        if (isnan(out->candidate[k]))
+            continue;
+        st = afd_cycle_eval(s, out->candidate[k], &c);
+        if (st != AFD_OK)
+            return st;
+        out->thr_candidate[k] = c.thr_mf;
+        if (out->which < 0 || c.thr_mf > out->thr) {
+            out->which = k;
+            out->r = out->candidate[k];
+            out->thr = c.thr_mf;
+            out->tau = c.tau_mf;
+        }
+    }
+    if (out->which < 0)
+        return afd_priv_fail(err, AFD_EEMPTY, 0, 0,
+                             "no candidate of eq. (10) is positive and finite: throughput "
+                             "grows as r -> 0 (are all costs zero?)");
+    return AFD_OK;
+}
+
+/* ---- eq. (12) */
+
+afd_status afd_ratio_g(const afd_system *s, const double *rs, size_t n, afd_cycle *best)
+{
+    size_t k;
+    cycle_nan(best);
+    if (n == 0)
+        return AFD_EEMPTY;
+    for (k = 0; k < n; k++) {
+        afd_cycle c;
+        afd_status st = afd_cycle_eval(s, rs[k], &c);
+        if (st != AFD_OK)
+            return st;
+        if (k == 0 || c.thr_g > best->thr_g || (c.thr_g == best->thr_g && c.r < best->r))
+            *best = c;
+    }
+    return AFD_OK;
+}
+
+static afd_status thr_g_at(const afd_system *s, double r, double *thr)
+{
+    afd_cycle c;
+    afd_status st = afd_cycle_eval(s, r, &c);
+    *thr = c.thr_g;
+    return st;
+}
+
+afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, double *r_star)
+{
+    const double phi = (sqrt(5.0) - 1) / 2;
+    double a = lo, b = hi, x1, x2, f1, f2;
+    afd_status st;
+    int it;
+
+    *r_star = NAN;
+    if (!(lo > 0) || !(hi >= lo) || !isfinite(hi))
+        return AFD_EINVAL;
+    x1 = b - phi * (b - a);
+    x2 = a + phi * (b - a);
+    if ((st = thr_g_at(s, x1, &f1)) != AFD_OK || (st = thr_g_at(s, x2, &f2)) != AFD_OK)
+        return st;
+    for (it = 0; it < 200 && b - a > 1e-5 * b; it++) {
+        if (f1 >= f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - phi * (b - a);
+            st = thr_g_at(s, x1, &f1);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + phi * (b - a);
+            st = thr_g_at(s, x2, &f2);
+        }
+        if (st != AFD_OK)
+            return st;
+    }
+    /* Golden-section search compares function values, which near a flat
+     * maximum resolves r only to about sqrt(noise) ~ 3e-7 relative.  Finish
+     * by bisecting on the sign of the central-difference derivative, which
+     * is reliable until |r - r*| ~ 1e-9 r. */
+    a = a - 1e-5 * b > lo ? a - 1e-5 * b : lo;
+    b = b + 1e-5 * b < hi ? b + 1e-5 * b : hi;
+    for (it = 0; it < 100 && b - a > 1e-12 * b; it++) {
+        double m = 0.5 * (a + b), h = 1e-4 * m;
+        if ((st = thr_g_at(s, m + h, &f1)) != AFD_OK || (st = thr_g_at(s, m - h, &f2)) != AFD_OK)
+            return st;
+        if (f1 > f2)
+            a = m;
+        else
+            b = m;
+    }
+    *r_star = 0.5 * (a + b);
+    return AFD_OK;
+}
+
+/* The optimal ratio of a rule as a function of (theta, nu). */
+static afd_status rule_r(const afd_system *s, char rule, double r_g, double *r)
+{
+    if (rule == 'm') {
+        afd_mf_result mf;
+        afd_status st = afd_ratio_mf(s, &mf, NULL);
+        *r = mf.r;
+        return st;
+    }
+    return afd_ratio_g_continuous(s, r_g - 1 > 1 ? r_g - 1 : 1, r_g + 1, r);
+}
+
+afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double theta_se,
+                        double nu_se, double cov, double *r_cont, double *se)
+{
+    afd_system p = *s, m = *s;
+    double r0, rp, rm, d_theta = 0, d_nu = 0, h, v;
+    afd_status st;
+
+    *r_cont = *se = NAN;
+    if ((rule != 'm' && rule != 'g') || !(theta_se >= 0) || !(nu_se >= 0) || !isfinite(cov))
+        return AFD_EINVAL;
+    if ((st = rule_r(s, rule, r_g, &r0)) != AFD_OK)
+        return st;
+    *r_cont = r0;
+    if (theta_se > 0) {
+        h = 1e-3 * (s->theta > 0 ? s->theta : 1);
+        p.theta = s->theta + h;
+        m.theta = s->theta - h > 0 ? s->theta - h : 0;
+        if ((st = rule_r(&p, rule, r_g, &rp)) != AFD_OK ||
+            (st = rule_r(&m, rule, r_g, &rm)) != AFD_OK)
+            return st;
+        d_theta = (rp - rm) / (p.theta - m.theta);
+        p.theta = m.theta = s->theta;
+    }
+    if (nu_se > 0 && rule == 'g') {
+        h = 1e-3 * (s->nu > 0 ? s->nu : 1);
+        p.nu = s->nu + h;
+        m.nu = s->nu - h > 0 ? s->nu - h : 0;
+        if ((st = rule_r(&p, rule, r_g, &rp)) != AFD_OK ||
+            (st = rule_r(&m, rule, r_g, &rm)) != AFD_OK)
+            return st;
+        d_nu = (rp - rm) / (p.nu - m.nu);
+    }
+    v = d_theta * d_theta * theta_se * theta_se + d_nu * d_nu * nu_se * nu_se +
+        2 * d_theta * d_nu * cov;
+    *se = sqrt(v > 0 ? v : 0);
+    return AFD_OK;
+}
+
+/* ---- xA-yF */
+
+static unsigned gcd(unsigned a, unsigned b)
+{
+    while (b != 0) {
+        unsigned t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int better(const afd_topology *a, const afd_topology *b)
+{
+    if (a->cycle.thr_g != b->cycle.thr_g)
+        return a->cycle.thr_g > b->cycle.thr_g;
+    if (a->x + a->y != b->x + b->y)
+        return a->x + a->y < b->x + b->y;
+    return a->x < b->x;
+}
+
+afd_status afd_topology_search(const afd_system *s, unsigned max_n, afd_topology *best,
+                               size_t k, size_t *found)
+{
+    unsigned x, y;
+    *found = 0;
+    if (k == 0 || max_n < 2)
+        return AFD_EINVAL;
+    if (afd_system_check(s, NULL) != AFD_OK)
+        return AFD_EINVAL;
+    for (y = 1; y < max_n; y++)
+        for (x = 1; x + y <= max_n; x++) {
+            afd_topology t;
+            size_t i;
+            afd_status st;
+            if (gcd(x, y) != 1)
+                continue;
+            t.x = x;
+            t.y = y;
+            st = afd_cycle_topology(s, x, y, &t.cycle);
+            if (st != AFD_OK)
+                return st;
+            /* insert into the sorted best[0..*found) */
+            if (*found == k && !better(&t, &best[k - 1]))
+                continue;
+            i = *found < k ? (*found)++ : k - 1;
+            while (i > 0 && better(&t, &best[i - 1])) {
+                best[i] = best[i - 1];
+                i--;
+            }
+            best[i] = t;
+        }
+    return AFD_OK;
+}
