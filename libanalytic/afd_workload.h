@@ -34,6 +34,10 @@ typedef struct afd_workload {
     uint64_t skipped;        /* rows with D <= 0 after the decode offset */
     long first_skipped_line; /* line of the first skipped row (0 if none) */
     uint64_t max_d;          /* largest D used */
+    double tail_alpha;       /* Hill tail index of D (Appendix A.7); +inf: no
+                                power-law tail; NaN if not estimated */
+    double tail_alpha_se;    /* its standard error */
+    size_t tail_k;           /* order statistics used (0 if not estimated) */
     size_t n_kept;           /* requests kept (keep_rows), D >= 1 each */
     uint64_t *prompt;        /* P of the kept requests, or NULL */
     uint64_t *decode;        /* D of the kept requests, or NULL */
@@ -49,7 +53,9 @@ typedef struct afd_workload_trace_options {
     void *progress_ctx;
 } afd_workload_trace_options;
 
-/* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16).
+/* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16)
+ * and the tail index of D over the top floor(sqrt(n)) (10 to
+ * AFD_HILL_KMAX) lifetimes (afd_tail.h).
  * Rows whose D = output - decode_offset is <= 0 are skipped and counted.
  * Errors: those of afd_trace_open/afd_trace_next; AFD_ERANGE when a row's
  * values are too large for the exact accumulator; AFD_EEMPTY when no data

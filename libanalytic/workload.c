@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_tail.h"
 #include "afd_workload.h"
 #include "internal.h"
 
@@ -15,6 +16,7 @@ static void init(afd_workload *w, afd_workload_kind kind)
     memset(w, 0, sizeof *w);
     w->kind = kind;
     w->mu_p = w->mu_d = NAN;
+    w->tail_alpha = w->tail_alpha_se = NAN;
 }
 
 const char *afd_workload_kind_name(afd_workload_kind kind)
@@ -68,6 +70,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
 {
     static const afd_workload_trace_options defaults;
     afd_renewal_acc *acc;
+    afd_hill *hill;
     afd_trace_row row;
     afd_status st;
     size_t cap = 0;
@@ -78,8 +81,12 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     init(out, AFD_WORKLOAD_TRACE);
     afd_error_clear(err);
     acc = afd_renewal_acc_alloc();
-    if (acc == NULL)
+    hill = afd_hill_alloc(AFD_HILL_KMAX);
+    if (acc == NULL || hill == NULL) {
+        afd_renewal_acc_free(acc);
+        afd_hill_free(hill);
         return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
+    }
 
     while ((st = afd_trace_next(reader, &row, err)) == AFD_OK) {
         uint64_t d;
@@ -103,6 +110,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
         }
         if (d > out->max_d)
             out->max_d = d;
+        afd_hill_add(hill, (double)d);
         if (opt->keep_rows && (st = keep(out, &cap, opt->max_rows, row.prompt, d)) != AFD_OK) {
             afd_priv_fail(err, st, row.line, 0,
                           opt->max_rows && out->n_kept >= opt->max_rows
@@ -126,8 +134,13 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
                                (unsigned long long)opt->decode_offset, out->first_skipped_line);
         else
             st = afd_renewal_acc_stats(acc, &out->stats);
+        if (st == AFD_OK && out->stats.n >= 11) {
+            out->tail_k = afd_hill_default_k(out->stats.n, AFD_HILL_KMAX);
+            afd_hill_estimate(hill, out->tail_k, &out->tail_alpha, &out->tail_alpha_se);
+        }
     }
     afd_renewal_acc_free(acc);
+    afd_hill_free(hill);
     if (st != AFD_OK)
         afd_workload_free(out);
     return st;
