@@ -14,6 +14,10 @@
 #include "afd_renewal.h"
 #include "afd_barrier.h"
 #include "afd_workload.h"
+#include "afd_tail.h"
+#include "afd_hw.h"
+#include "afd_ratio.h"
+#include "afd_calibrate.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,195 @@
+/* test_calibrate.c: least-squares and robust fits of t = alpha x + beta. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "test_util.h"
+
+#include "afd_calibrate.h"
+
+static void exact_line(void **state)
+{
+    double x[5] = {1, 2, 4, 8, 16}, t[5];
+    afd_fit f;
+    int i;
+    (void)state;
+    for (i = 0; i < 5; i++)
+        t[i] = 2.385 * x[i] + 17;
+    assert_int_equal(afd_fit_line(x, t, 5, &f, NULL, NULL), AFD_OK);
+    assert_close(f.alpha, 2.385, 1e-13, 0);
+    assert_close(f.beta, 17, 1e-13, 0);
+    assert_close(f.r2, 1, 1e-13, 0);
+    assert_true(f.alpha_se < 1e-12);
+    assert_close(f.alpha_robust, 2.385, 1e-10, 0);
+    assert_int_equal(f.outliers, 0);
+}
+
+/* OLS by the textbook closed forms: alpha = Sxy/Sxx, beta = mean t - alpha
+ * mean x, se(alpha) = s / sqrt(Sxx), se(beta) = s sqrt(1/n + mean x^2 / Sxx). */
+static void against_closed_forms(void **state)
+{
+    static const double x[] = {120, 950, 2200, 4000, 5100, 7400, 9900};
+    static const double t[] = {50.6, 51.2, 53.9, 56.4, 58.1, 62.8, 66.0};
+    const size_t n = 7;
+    double mx = 0, mt = 0, sxx = 0, sxy = 0, stt = 0, a, b, rss = 0, s;
+    afd_fit f;
+    size_t i;
+    (void)state;
+    for (i = 0; i < n; i++) {
+        mx += x[i] / n;
+        mt += t[i] / n;
+    }
+    for (i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (t[i] - mt);
+        stt += (t[i] - mt) * (t[i] - mt);
+    }
+    a = sxy / sxx;
+    b = mt - a * mx;
+    for (i = 0; i < n; i++)
+        rss += (t[i] - a * x[i] - b) * (t[i] - a * x[i] - b);
+    s = sqrt(rss / (n - 2));
+    assert_int_equal(afd_fit_line(x, t, n, &f, NULL, NULL), AFD_OK);
+    assert_close(f.alpha, a, 1e-12, 0);
+    assert_close(f.beta, b, 1e-12, 0);
+    assert_close(f.alpha_se, s / sqrt(sxx), 1e-10, 0);
+    assert_close(f.beta_se, s * sqrt(1.0 / n + mx * mx / sxx), 1e-10, 0);
+    assert_close(f.r2, 1 - rss / stt, 1e-12, 0);
+    assert_close(f.sigma, s, 1e-12, 0);
+}
+
+/* Planted coefficients come back within their standard errors, and the
+ * standard errors are calibrated across repetitions. */
+static void recovers_planted(void **state)
+{
+    enum { N = 60, REPS = 400 };
+    const double alpha = 0.00165, beta = 50, noise = 2.0;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[N], t[N], sa = 0, sa2 = 0, se = 0;
+    afd_fit f;
+    int rep, i;
+    (void)state;
+    gsl_rng_set(rng, 3);
+    for (rep = 0; rep < REPS; rep++) {
+        for (i = 0; i < N; i++) {
+            x[i] = 1000 + 300000 * gsl_rng_uniform(rng);
+            t[i] = alpha * x[i] + beta + gsl_ran_gaussian(rng, noise);
+        }
+        assert_int_equal(afd_fit_line(x, t, N, &f, NULL, NULL), AFD_OK);
+        if (rep == 0) {
+            assert_within_se(f.alpha, alpha, f.alpha_se, 5);
+            assert_within_se(f.beta, beta, f.beta_se, 5);
+        }
+        sa += f.alpha;
+        sa2 += f.alpha * f.alpha;
+        se += f.alpha_se / REPS;
+    }
+    assert_close(se, sqrt((sa2 - sa * sa / REPS) / (REPS - 1)), 0.12, 0);
+    gsl_rng_free(rng);
+}
+
+/* 10% gross outliers (a preempted kernel taking 5x): least squares is pulled
+ * off, the bisquare fit is not, and flags the outliers; over repetitions the
+ * spread of the robust slope matches its reported standard error. */
+static void robust_to_outliers(void **state)
+{
+    enum { N = 100, REPS = 300 };
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[N], t[N], w[N], sa = 0, sa2 = 0, se = 0;
+    afd_fit f;
+    int i, rep, flagged = 0;
+    (void)state;
+    gsl_rng_set(rng, 5);
+    for (rep = 0; rep < REPS; rep++) {
+        for (i = 0; i < N; i++) {
+            x[i] = 32 + 4096 * gsl_rng_uniform(rng);
+            t[i] = 0.083 * x[i] + 100 + gsl_ran_gaussian(rng, 1.0);
+            if (i % 10 == 0)
+                t[i] *= 5;
+        }
+        assert_int_equal(afd_fit_line(x, t, N, &f, w, NULL), AFD_OK);
+        sa += f.alpha_robust;
+        sa2 += f.alpha_robust * f.alpha_robust;
+        se += f.alpha_robust_se / REPS;
+        if (rep > 0)
+            continue;
+        assert_within_se(f.alpha_robust, 0.083, f.alpha_robust_se, 5);
+        assert_within_se(f.beta_robust, 100, f.beta_robust_se, 5);
+        /* clean-data standard error of the slope: sigma / (sqrt(n) sd(x)),
+         * sd(x) = 4096/sqrt(12); the robust one is close to it */
+        assert_close(f.alpha_robust_se, 1.0 / (sqrt(N * 0.9) * 4096 / sqrt(12.0)), 0.3, 0);
+        assert_true(fabs(f.alpha - 0.083) > 100 * f.alpha_robust_se);
+        for (i = 0; i < N; i++)
+            if (i % 10 == 0)
+                flagged += w[i] < 0.5;
+        assert_int_equal(flagged, 10);
+        assert_int_equal(f.outliers, 10);
+    }
+    assert_close(se, sqrt((sa2 - sa * sa / REPS) / (REPS - 1)), 0.15, 0);
+    gsl_rng_free(rng);
+}
+
+static void errors(void **state)
+{
+    double x[3] = {4, 4, 4}, t[3] = {1, 2, 3};
+    afd_fit f;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_fit_line(x, t, 2, &f, NULL, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "need at least 3 points to fit a line with errors, got 2");
+    assert_int_equal(afd_fit_line(x, t, 3, &f, NULL, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "all 3 points have x = 4: the slope is undefined");
+    assert_true(isnan(f.alpha));
+    x[1] = NAN;
+    assert_int_equal(afd_fit_line(x, t, 3, &f, NULL, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "point 2 is not finite");
+}
+
+static void read_points(void **state)
+{
+    char path[] = "/tmp/afdkit-test-points-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    afd_points p;
+    afd_error err;
+    (void)state;
+    fputs("batch,latency_us,note\r\n256,121.5,a\r\n512,142.25,\"b, c\"\r\n", f);
+    fclose(f);
+    assert_int_equal(afd_points_read(path, "batch", "latency_us", &p, &err), AFD_OK);
+    assert_int_equal(p.n, 2);
+    assert_close(p.x[1], 512, 0, 0);
+    assert_close(p.t[1], 142.25, 0, 0);
+    assert_int_equal(p.line[1], 3);
+    afd_points_free(&p);
+    assert_int_equal(afd_points_read(path, "batch", "t", &p, &err), AFD_EPARSE);
+    assert_string_equal(err.text,
+                        "unknown column 't' (header has 'batch', 'latency_us', 'note')");
+    f = fopen(path, "w");
+    fputs("x,t\n1,2\n3,fast\n", f);
+    fclose(f);
+    assert_int_equal(afd_points_read(path, "x", "t", &p, &err), AFD_EPARSE);
+    assert_int_equal(err.line, 3);
+    assert_string_equal(err.text, "column 't' is not a number: 'fast'");
+    f = fopen(path, "w");
+    fputs("x,t\n", f);
+    fclose(f);
+    assert_int_equal(afd_points_read(path, "x", "t", &p, &err), AFD_EEMPTY);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_line),        cmocka_unit_test(against_closed_forms),
+        cmocka_unit_test(recovers_planted),  cmocka_unit_test(robust_to_outliers),
+        cmocka_unit_test(errors),            cmocka_unit_test(read_points),
+    };
+    gsl_set_error_handler_off();
+    RUN_TESTS(tests);
+}
