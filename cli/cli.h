@@ -95,6 +95,7 @@ enum {
     OPT_TRACE = 1, OPT_PROMPT_COL, OPT_OUTPUT_COL, OPT_DECODE_OFFSET, OPT_GEOMETRIC,
     OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU,
     OPT_CSV = 20, OPT_PRECISION, OPT_PROVENANCE, OPT_QUIET,
+    OPT_HW = 30, OPT_ALPHA_A, OPT_BETA_A, OPT_ALPHA_F, OPT_BETA_F, OPT_ALPHA_C, OPT_BETA_C,
     OPT_COMMAND = 100
 };
 
@@ -157,6 +158,8 @@ void cli_table_end_row(cli_table *t);
 /* Write the table to stdout and free it; returns 0, or 1 after printing an
  * error if stdout cannot be written. */
 int cli_table_finish(cli_table *t, const char *cmd);
+/* As cli_table_finish, writing to the file path instead of stdout. */
+int cli_table_finish_file(cli_table *t, const char *cmd, const char *path);
 /* Free without writing (after an error). */
 void cli_table_discard(cli_table *t);
 
@@ -197,6 +200,44 @@ enum {
 int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int keep_rows,
                       const cli_output *out, afd_workload *w);
 
+/* ---- hardware option group (cli/hw_opts.c) */
+
+typedef struct cli_hw_args {
+    const char *hw;  /* preset name or key=value file */
+    double v[6];     /* --alpha-a ... --beta-c overrides */
+    int have[6];
+} cli_hw_args;
+
+extern const cli_group cli_hw_group;
+void cli_hw_init(cli_hw_args *a);
+int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const char *arg);
+/* Build the coefficients: the --hw preset or file, then the overrides;
+ * without --hw all six coefficients must be given.  Returns 0 or the exit
+ * code after printing an error. */
+int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out);
+
+/* -B N: an integer micro-batch >= 1 (at most 2^31). */
+int cli_batch(const char *cmd, const char *arg, double *B);
+
+/* ---- the shared argument loop (cli/common.c) */
+
+typedef struct cli_common {
+    cli_workload_args wl;
+    cli_hw_args hw;
+    cli_output out;
+} cli_common;
+
+void cli_common_init(cli_common *c);
+
+/* Parse argv for a command: shared groups are handled here, options with
+ * id >= OPT_COMMAND go to own(ctx, opt, arg), which returns 0 or an exit
+ * code; positional arguments go to own with opt == NULL (NULL own: an
+ * error).  Returns CLI_CONTINUE when the command should run, else the exit
+ * code (0 after --help). */
+#define CLI_CONTINUE (-1)
+int cli_parse_args(const cli_command *self, int argc, char **argv, cli_common *common,
+                   int (*own)(void *ctx, const cli_option *opt, const char *arg), void *ctx);
+
 /* ---- progress on stderr (cli/progress.c) */
 
 typedef struct cli_progress {
@@ -219,5 +260,9 @@ void cli_progress_end(cli_progress *p);
 
 extern const cli_command cli_cmd_theta;
 extern const cli_command cli_cmd_kappa;
+extern const cli_command cli_cmd_ratio;
+extern const cli_command cli_cmd_sweep;
+extern const cli_command cli_cmd_hw;
+extern const cli_command cli_cmd_calibrate;
 
 #endif /* AFD_CLI_H */

@@ -14,52 +14,40 @@ static const cli_option kappa_options[] = {
 static const cli_group kappa_group = {"Options", kappa_options};
 static const cli_group *const kappa_groups[] = {&kappa_group, &cli_output_group, NULL};
 
+static int own(void *ctx, const cli_option *opt, const char *arg)
+{
+    cli_list *rs = ctx;
+    if (opt == NULL)
+        return cli_usage_error("kappa", "unexpected argument '%s'", arg);
+    cli_list_free(rs);
+    return cli_list_parse("kappa", opt->name, arg, 1, 1, 1e15, rs);
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    cli_output out;
+    cli_common c;
     cli_list rs = {0, NULL};
-    cli_parser p;
-    const cli_option *opt;
-    const char *arg;
     cli_table *t;
     cli_progress prog;
     size_t k;
     int rc;
 
-    cli_output_init(&out);
-    cli_parser_init(&p, self, argc, argv);
-    while ((rc = cli_next(&p, &opt, &arg)) != CLI_DONE) {
-        if (rc == CLI_HELP) {
-            cli_list_free(&rs);
-            cli_print_help(self);
-            return 0;
-        }
-        if (rc == CLI_ERROR || rc == CLI_POSITIONAL) {
-            cli_list_free(&rs);
-            return rc == CLI_ERROR ? EXIT_USAGE
-                                   : cli_usage_error(cmd, "unexpected argument '%s'", arg);
-        }
-        if (opt->id == OPT_R) {
-            cli_list_free(&rs);
-            rc = cli_list_parse(cmd, opt->name, arg, 1, 1, 1e15, &rs);
-        } else {
-            rc = cli_output_option(cmd, &out, opt, arg);
-        }
-        if (rc != 0) {
-            cli_list_free(&rs);
-            return rc;
-        }
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &rs);
+    if (rc != CLI_CONTINUE) {
+        cli_list_free(&rs);
+        return rc;
     }
     if (rs.n == 0)
         return cli_usage_error(cmd, "--r LIST is required");
 
-    t = cli_table_new(&out);
+    t = cli_table_new(&c.out);
     if (t == NULL) {
         cli_list_free(&rs);
         return cli_runtime_error(cmd, "out of memory");
     }
-    cli_progress_init(&prog, cmd, "computing", out.quiet);
+    cli_progress_init(&prog, cmd, "computing", c.out.quiet);
     cli_table_provenance(t);
     cli_table_begin(t, "r", "kappa", "abserr", NULL);
     for (k = 0; k < rs.n; k++) {

@@ -12,6 +12,10 @@
 static const cli_command *const commands[] = {
     &cli_cmd_theta,
     &cli_cmd_kappa,
+    &cli_cmd_ratio,
+    &cli_cmd_sweep,
+    &cli_cmd_hw,
+    &cli_cmd_calibrate,
     NULL,
 };
 

@@ -37,6 +37,7 @@ void cli_set_command_line(int argc, char **argv)
 
 /* ---- output options */
 
+
 static const cli_option output_options[] = {
     {"csv", 0, NULL, "print RFC 4180 CSV instead of the tab-separated table", OPT_CSV},
     {"precision", 0, "N", "significant digits for real numbers (1-17, default 10)",
@@ -234,6 +235,25 @@ int cli_table_finish(cli_table *t, const char *cmd)
     if (fwrite(t->buf, 1, t->len, stdout) != t->len || fflush(stdout) != 0 || ferror(stdout))
         rc = cli_runtime_error(cmd, "cannot write the table to stdout: %s",
                                errno ? strerror(errno) : "write error");
+    free(t->buf);
+    free(t);
+    return rc;
+}
+
+int cli_table_finish_file(cli_table *t, const char *cmd, const char *path)
+{
+    FILE *f;
+    int rc = 0;
+    if (fclose(t->mem) != 0 || t->buf == NULL) {
+        free(t->buf);
+        free(t);
+        return cli_runtime_error(cmd, "out of memory formatting a table");
+    }
+    f = fopen(path, "w");
+    if (f == NULL || fwrite(t->buf, 1, t->len, f) != t->len || fflush(f) != 0)
+        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
+    if (f != NULL && fclose(f) != 0 && rc == 0)
+        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
     free(t->buf);
     free(t);
     return rc;

@@ -1,0 +1,216 @@
+/* cmd_calibrate.c: afdkit calibrate, latency coefficients fitted to
+ * measured latencies (Appendix B, Table 3 was obtained this way). */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_ATT = OPT_COMMAND, OPT_FFN, OPT_COMM, OPT_XCOL, OPT_TCOL, OPT_ROBUST, OPT_OUT,
+       OPT_RESID, OPT_UNIT };
+
+static const cli_option cal_options[] = {
+    {"attention", 0, "FILE", "Attention latencies: x = token load T, t = time", OPT_ATT},
+    {"ffn", 0, "FILE", "FFN latencies: x = aggregated batch, t = time", OPT_FFN},
+    {"comm", 0, "FILE", "round-trip communication: x = aggregated batch, t = time", OPT_COMM},
+    {"x-col", 0, "NAME", "load column of the files (default x)", OPT_XCOL},
+    {"t-col", 0, "NAME", "latency column of the files (default t)", OPT_TCOL},
+    {"robust", 0, NULL, "write the robust (bisquare) fit to --out instead of least squares",
+     OPT_ROBUST},
+    {"out", 'o', "FILE", "write the coefficients as a key=value file for --hw", OPT_OUT},
+    {"residuals", 0, "FILE", "write a table of points, fits, residuals and weights", OPT_RESID},
+    {"unit", 0, "U", "time unit of the measurements, recorded in --out (e.g. us)", OPT_UNIT},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group cal_group = {"Options", cal_options};
+static const cli_group *const cal_groups[] = {&cal_group, &cli_hw_group, &cli_output_group, NULL};
+
+static const char *const stage_name[3] = {"attention", "ffn", "comm"};
+
+struct args {
+    const char *file[3];
+    const char *x_col, *t_col, *out, *resid, *unit;
+    int robust;
+};
+
+static int own(void *ctx, const cli_option *opt, const char *arg)
+{
+    struct args *a = ctx;
+    if (opt == NULL)
+        return cli_usage_error("calibrate", "unexpected argument '%s'", arg);
+    switch (opt->id) {
+    case OPT_ATT: a->file[0] = arg; return 0;
+    case OPT_FFN: a->file[1] = arg; return 0;
+    case OPT_COMM: a->file[2] = arg; return 0;
+    case OPT_XCOL: a->x_col = arg; return 0;
+    case OPT_TCOL: a->t_col = arg; return 0;
+    case OPT_ROBUST: a->robust = 1; return 0;
+    case OPT_OUT: a->out = arg; return 0;
+    case OPT_RESID: a->resid = arg; return 0;
+    case OPT_UNIT: a->unit = arg; return 0;
+    }
+    return cli_usage_error("calibrate", "internal error: unhandled option --%s", opt->name);
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    struct args a;
+    cli_common c;
+    afd_points pts[3];
+    afd_fit fit[3];
+    double *weights[3] = {NULL, NULL, NULL};
+    afd_hw hw;
+    cli_table *t = NULL, *rt = NULL;
+    int rc = 0, k, nstage = 0;
+    size_t i;
+
+    memset(&a, 0, sizeof a);
+    memset(pts, 0, sizeof pts);
+    a.x_col = "x";
+    a.t_col = "t";
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    rc = 0;
+    for (k = 0; k < 3; k++)
+        nstage += a.file[k] != NULL;
+    if (nstage == 0)
+        return cli_usage_error(cmd, "give at least one of --attention, --ffn, --comm");
+    if (a.out != NULL && nstage < 3 && c.hw.hw == NULL)
+        return cli_usage_error(cmd, "--out needs all three stages, or --hw BASE for the "
+                                    "stages not measured");
+    if (c.hw.hw != NULL && (rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
+        return rc;
+
+    for (k = 0; k < 3; k++) {
+        afd_error err;
+        afd_status st;
+        if (a.file[k] == NULL)
+            continue;
+        st = afd_points_read(a.file[k], a.x_col, a.t_col, &pts[k], &err);
+        if (st != AFD_OK) {
+            rc = cli_file_error(cmd, a.file[k], st, &err);
+            goto out;
+        }
+        weights[k] = malloc(pts[k].n * sizeof *weights[k]);
+        if (weights[k] == NULL) {
+            rc = cli_runtime_error(cmd, "out of memory");
+            goto out;
+        }
+        st = afd_fit_line(pts[k].x, pts[k].t, pts[k].n, &fit[k], weights[k], &err);
+        if (st != AFD_OK) {
+            rc = cli_file_error(cmd, a.file[k], st, &err);
+            goto out;
+        }
+        if (fit[k].outliers > 0)
+            cli_warn(cmd, "%s: %zu of %zu points down-weighted as outliers by the robust fit%s",
+                     a.file[k], fit[k].outliers, fit[k].n,
+                     a.robust ? "" : "; consider --robust");
+    }
+
+    t = cli_table_new(&c.out);
+    rt = a.resid != NULL ? cli_table_new(&c.out) : NULL;
+    if (t == NULL || (a.resid != NULL && rt == NULL)) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_begin(t, "stage", "n", "alpha", "alpha_se", "beta", "beta_se", "r2", "sigma",
+                    "alpha_robust", "beta_robust", "outliers", NULL);
+    if (rt != NULL)
+        cli_table_begin(rt, "stage", "x", "t", "fit", "residual", "fit_robust", "weight", NULL);
+    for (k = 0; k < 3; k++) {
+        double *alpha_out[3] = {&hw.alpha_a, &hw.alpha_f, &hw.alpha_c};
+        double *beta_out[3] = {&hw.beta_a, &hw.beta_f, &hw.beta_c};
+        if (a.file[k] == NULL)
+            continue;
+        cli_table_str(t, stage_name[k]);
+        cli_table_uint(t, fit[k].n);
+        cli_table_real(t, fit[k].alpha);
+        cli_table_real(t, fit[k].alpha_se);
+        cli_table_real(t, fit[k].beta);
+        cli_table_real(t, fit[k].beta_se);
+        cli_table_real(t, fit[k].r2);
+        cli_table_real(t, fit[k].sigma);
+        cli_table_real(t, fit[k].alpha_robust);
+        cli_table_real(t, fit[k].beta_robust);
+        cli_table_uint(t, fit[k].outliers);
+        cli_table_end_row(t);
+        *alpha_out[k] = a.robust ? fit[k].alpha_robust : fit[k].alpha;
+        *beta_out[k] = a.robust ? fit[k].beta_robust : fit[k].beta;
+        for (i = 0; rt != NULL && i < pts[k].n; i++) {
+            double f = fit[k].alpha * pts[k].x[i] + fit[k].beta;
+            cli_table_str(rt, stage_name[k]);
+            cli_table_real(rt, pts[k].x[i]);
+            cli_table_real(rt, pts[k].t[i]);
+            cli_table_real(rt, f);
+            cli_table_real(rt, pts[k].t[i] - f);
+            cli_table_real(rt, fit[k].alpha_robust * pts[k].x[i] + fit[k].beta_robust);
+            cli_table_real(rt, weights[k][i]);
+            cli_table_end_row(rt);
+        }
+    }
+
+    if (a.out != NULL) {
+        afd_error err;
+        char text[1024];
+        FILE *f;
+        if (afd_hw_check(&hw, &err) != AFD_OK) {
+            rc = cli_input_error(cmd, "fitted coefficients are not usable: %s", err.text);
+            goto out;
+        }
+        snprintf(hw.unit, sizeof hw.unit, "%s", a.unit != NULL ? a.unit : hw.unit);
+        afd_hw_format(&hw, a.robust ? "afdkit calibrate: robust (bisquare) fits"
+                                    : "afdkit calibrate: least-squares fits",
+                      text, sizeof text);
+        f = fopen(a.out, "w");
+        if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+            rc = cli_runtime_error(cmd, "%s: cannot write: %s", a.out, strerror(errno));
+            goto out;
+        }
+    }
+    if (rt != NULL) {
+        rc = cli_table_finish_file(rt, cmd, a.resid);
+        rt = NULL;
+        if (rc != 0)
+            goto out;
+    }
+    rc = cli_table_finish(t, cmd);
+    t = NULL;
+out:
+    cli_table_discard(t);
+    cli_table_discard(rt);
+    for (k = 0; k < 3; k++) {
+        afd_points_free(&pts[k]);
+        free(weights[k]);
+    }
+    return rc;
+}
+
+const cli_command cli_cmd_calibrate = {
+    .name = "calibrate",
+    .path = "calibrate",
+    .summary = "fit latency coefficients t = alpha x + beta to measured latencies",
+    .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--hw BASE] [--out FILE]",
+    .description =
+        "Prints one row per measured stage:\n"
+        "  stage n alpha alpha_se beta beta_se r2 sigma alpha_robust beta_robust outliers\n"
+        "\n"
+        "Each file is a CSV with a load column (x: the token load T for Attention, the\n"
+        "aggregated batch for FFN and communication) and a latency column (t).  The\n"
+        "least-squares fit (GSL on OpenBLAS) gives alpha, beta, their standard errors,\n"
+        "R^2 and the residual sd sigma; the robust fit (Tukey bisquare M-estimator)\n"
+        "down-weights outliers such as a preempted kernel; 'outliers' counts points\n"
+        "with a final weight below 0.5.  --out writes the coefficients (least squares,\n"
+        "or --robust) as a key=value file for --hw; stages not measured come from\n"
+        "--hw BASE.  --residuals writes a table for plotting:\n"
+        "  stage x t fit residual fit_robust weight",
+    .groups = cal_groups,
+    .run = run,
+};

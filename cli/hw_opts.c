@@ -1,0 +1,91 @@
+/* hw_opts.c: the hardware option group: --hw NAME|FILE and overrides. */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const cli_option hw_options[] = {
+    {"hw", 0, "NAME|FILE", "latency coefficients: a preset (paper-910c) or a key=value file",
+     OPT_HW},
+    {"alpha-a", 0, "X", "Attention time per token of load (overrides --hw)", OPT_ALPHA_A},
+    {"beta-a", 0, "X", "Attention fixed time", OPT_BETA_A},
+    {"alpha-f", 0, "X", "FFN time per request of the aggregated batch", OPT_ALPHA_F},
+    {"beta-f", 0, "X", "FFN fixed time", OPT_BETA_F},
+    {"alpha-c", 0, "X", "communication round-trip time per request", OPT_ALPHA_C},
+    {"beta-c", 0, "X", "communication fixed time", OPT_BETA_C},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const cli_group cli_hw_group = {
+    "Hardware (t = alpha x + beta, one time unit throughout; --hw, then overrides)",
+    hw_options};
+
+
+void cli_hw_init(cli_hw_args *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const char *arg)
+{
+    int k;
+    if (opt->id == OPT_HW) {
+        if (arg[0] == '\0')
+            return cli_usage_error(cmd, "--hw: empty name");
+        a->hw = arg;
+        return 0;
+    }
+    k = opt->id - OPT_ALPHA_A;
+    if (k < 0 || k >= 6)
+        return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
+    a->have[k] = 1;
+    return cli_real(cmd, opt->name, arg, &a->v[k]);
+}
+
+int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
+{
+    double *const coef[6] = {&out->alpha_a, &out->beta_a, &out->alpha_f,
+                             &out->beta_f,  &out->alpha_c, &out->beta_c};
+    afd_error err;
+    afd_status st;
+    int k, all = 1;
+
+    memset(out, 0, sizeof *out);
+    for (k = 0; k < 6; k++)
+        all &= a->have[k];
+    if (a->hw != NULL) {
+        if (afd_hw_preset(a->hw, out) != AFD_OK) {
+            st = afd_hw_read(a->hw, out, &err);
+            if (st != AFD_OK) {
+                if (st == AFD_EIO && strchr(a->hw, '/') == NULL && strchr(a->hw, '.') == NULL)
+                    return cli_usage_error(cmd, "--hw: '%s' is neither a preset (%s) nor a "
+                                                "readable file",
+                                           a->hw, afd_hw_preset_name(0));
+                return cli_file_error(cmd, a->hw, st, &err);
+            }
+        }
+    } else if (!all) {
+        return cli_usage_error(cmd, "no hardware coefficients: give --hw NAME|FILE (e.g. "
+                                    "--hw %s) or all six --alpha-a ... --beta-c",
+                               afd_hw_preset_name(0));
+    }
+    for (k = 0; k < 6; k++)
+        if (a->have[k])
+            *coef[k] = a->v[k];
+    st = afd_hw_check(out, &err);
+    if (st != AFD_OK)
+        return cli_usage_error(cmd, "%s", err.text);
+    return 0;
+}
+
+int cli_batch(const char *cmd, const char *arg, double *B)
+{
+    int64_t v;
+    afd_status st = afd_parse_i64(arg, &v);
+    if (st != AFD_OK || v < 1 || v > ((int64_t)1 << 31))
+        return cli_usage_error(cmd, "-B must be an integer in [1, 2147483648]: '%.40s'", arg);
+    *B = (double)v;
+    return 0;
+}
