@@ -26,7 +26,8 @@ echo "setup: built $build/afdkit" >&2
 [ "${1:-}" = "--build" ] && exit 0
 
 cat >&2 <<MSG
-setup: main job: workload statistics of the Azure conversation trace (2023):
-setup:   $build/afdkit theta --trace notebooks-data/AzureLLMInferenceTrace_conv.csv
+setup: main job: A/F ratio for the Azure conversation trace (2023) on the paper's
+setup: Ascend 910C coefficients (Table 3), micro-batch B = 256:
+setup:   $build/afdkit ratio --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --hw paper-910c -B 256
 MSG
-"$build/afdkit" theta --trace notebooks-data/AzureLLMInferenceTrace_conv.csv
+"$build/afdkit" ratio --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --hw paper-910c -B 256
