@@ -169,6 +169,26 @@ static void list_errors(void **state)
     expect_list_error("inf", 0, 0, 1, "not a number");
     expect_list_error("0", 1, 1, 1e9, "outside");
     expect_list_error("1:3:1:4", 1, 1, 1e9, "not an integer");
+    /* found by fuzz_parse: a long item with newlines must not break the
+     * one-line message */
+    expect_list_error("+ 1\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+                      "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n:+",
+                      0, 0, 1, "value too long: '+ 1\\x0a");
+}
+
+/* Error messages of the list parser are always one line. */
+static void list_messages_one_line(void **state)
+{
+    static const char *const bad[] = {"1\n:0", "1:\n", "1:5:0\n", "\n", "1:2e9\r"};
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cli_list l;
+        char msg[256];
+        assert_int_not_equal(cli_list_parse_quiet(bad[k], 1, 0, 1e9, &l, msg, sizeof msg), 0);
+        assert_null(strchr(msg, '\n'));
+        assert_null(strchr(msg, '\r'));
+    }
 }
 
 int main(void)
@@ -177,7 +197,7 @@ int main(void)
         cmocka_unit_test(u64_accepts),  cmocka_unit_test(u64_refuses),
         cmocka_unit_test(double_accepts), cmocka_unit_test(double_refuses),
         cmocka_unit_test(i64_forms),    cmocka_unit_test(lists),
-        cmocka_unit_test(list_errors),
+        cmocka_unit_test(list_errors), cmocka_unit_test(list_messages_one_line),
     };
     RUN_TESTS(tests);
 }
