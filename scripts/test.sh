@@ -1,22 +1,54 @@
 #!/bin/sh
 # The README's second command: run every test.
-#   1. the unit and command-line tests (make check) of the build in build/
-#   2. make distcheck: the release tarball builds and passes its tests
+#   1. unit and command-line tests (make check) in build/
+#   2. the same suite built with AddressSanitizer + UBSan in build-sanitize/
+#   3. every libFuzzer target for FUZZ_SECONDS (default 15) in build-fuzz/
+#   4. the command-line tests with afdkit under valgrind memcheck
+#   5. make distcheck: the release tarball builds and passes its tests
 # Idempotent; builds first if needed (scripts/setup.sh --build).
+# AFDKIT_QUICK=1 runs step 1 only.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 build=${AFDKIT_BUILD_DIR:-$top/build}
 jobs=$(nproc 2>/dev/null || echo 2)
+start=$(date +%s)
 
 scripts/setup.sh --build
 
-step() { printf '\n=== %s\n' "$*" >&2; }
+step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))" >&2; }
+check() { # check BUILDDIR [TARGET] [MAKE ARGS...]: run, print the log on failure
+    dir=$1; target=${2:-check}; shift 2 || shift $#
+    make -C "$dir" -j"$jobs" "$target" "$@" >"$dir/check.out" 2>&1 || {
+        cat "$dir/check.out" >&2
+        for log in "$dir"/test-suite.log; do [ -f "$log" ] && cat "$log" >&2; done
+        echo "FAILED: make $target in $dir" >&2
+        exit 1
+    }
+    grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$dir/check.out" >&2 || true
+}
 
 step "make check"
-make -C "$build" -j"$jobs" check || { cat "$build"/test-suite.log >&2; exit 1; }
+check "$build" check
+
+[ "${AFDKIT_QUICK:-0}" = 1 ] && { step "quick run: done"; exit 0; }
+
+step "make check with AddressSanitizer and UndefinedBehaviorSanitizer"
+san=$top/build-sanitize
+mkdir -p "$san"
+if [ ! -f "$san/Makefile" ] || [ configure -nt "$san/config.status" ]; then
+    (cd "$san" && "$top/configure" --enable-sanitizers --enable-werror >/dev/null)
+fi
+make -C "$san" -j"$jobs" >/dev/null
+check "$san" check
+
+step "fuzzing: each target for ${FUZZ_SECONDS:-15}s"
+scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
+
+step "command-line tests under valgrind"
+check "$build" check-valgrind
 
 step "make distcheck"
-make -C "$build" -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/dev/null
+check "$build" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
 
 step "all tests passed"

@@ -20,6 +20,8 @@
 #                             quote EXPR if it has parentheses: 'sqrt(2)'
 #   same FILE                 stdout is byte-identical to $TMP/FILE
 #   save FILE                 copy stdout to $TMP/FILE
+#   slow                      skip the rest of this case when AFDKIT_SKIP_SLOW=1
+#                             (make check-valgrind)
 # Blank lines and lines starting with '#' are ignored.
 set -u
 
@@ -37,6 +39,7 @@ name=""
 failures=0
 cases=0
 case_failed=0
+skipping=0
 
 fail() {
     printf 'FAIL %s: %s\n' "$name" "$*"
@@ -95,10 +98,14 @@ while IFS= read -r line || [ -n "$line" ]; do
     directive=${line%% *}
     rest=${line#"$directive"}
     rest=${rest# }
+    if [ "$skipping" -eq 1 ] && [ "$directive" != case ]; then
+        continue
+    fi
     case $directive in
     case)
         finish_case
         name=$rest
+        skipping=0
         ;;
     write)
         file=${rest%% *}
@@ -166,6 +173,9 @@ while IFS= read -r line || [ -n "$line" ]; do
         ;;
     save)
         cp "$out" "$TMP/$rest"
+        ;;
+    slow)
+        [ "${AFDKIT_SKIP_SLOW:-0}" = 1 ] && { skipping=1; name="$name (skipped: slow)"; }
         ;;
     *)
         fail "unknown directive '$directive'"
