@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 
 #include "test_util.h"
 
@@ -157,6 +158,45 @@ static inline double chi2_two_sample(const double *x, size_t n, const double *y,
     free(a);
     free(b);
     return gsl_cdf_chisq_Q(chi2, nb - 1);
+}
+
+/* An integer law on 0..len-1 by its cumulative table. */
+typedef struct {
+    double *cum; /* cum[y] = P(Y <= y) */
+    size_t len;
+} table_cdf;
+
+static inline double cdf_table(double y, const void *par)
+{
+    const table_cdf *t = par;
+    if (y < 0)
+        return 0;
+    return y >= (double)t->len ? 1.0 : t->cum[(size_t)y];
+}
+
+/* Exact law of B + NegBin(B, p1) + NegBin(B, p2) by convolution of GSL's
+ * negative binomial pmfs. */
+static inline void sum_law(double B, double p1, double p2, table_cdf *t)
+{
+    size_t len = 4096, k, j;
+    double *f1 = malloc(len * sizeof *f1), *f2 = malloc(len * sizeof *f2);
+    assert_non_null(f1);
+    assert_non_null(f2);
+    for (k = 0; k < len; k++) {
+        f1[k] = gsl_ran_negative_binomial_pdf((unsigned)k, p1, B);
+        f2[k] = gsl_ran_negative_binomial_pdf((unsigned)k, p2, B);
+    }
+    t->len = len + (size_t)B;
+    t->cum = calloc(t->len, sizeof *t->cum);
+    assert_non_null(t->cum);
+    for (k = 0; k < len; k++)
+        for (j = 0; j + k < len; j++)
+            t->cum[(size_t)B + k + j] += f1[k] * f2[j];
+    for (k = 1; k < t->len; k++)
+        t->cum[k] += t->cum[k - 1];
+    assert_close(t->cum[t->len - 1], 1, 1e-12, 0); /* the table holds the mass */
+    free(f1);
+    free(f2);
 }
 
 #endif /* AFD_MC_TEST_UTIL_H */

@@ -249,19 +249,6 @@ static const uint64_t tr_p[] = {5, 0, 1200, 37, 3, 640, 12, 99};
 static const uint64_t tr_d[] = {1, 9, 400, 2, 60, 250, 7, 33};
 enum { TR_N = sizeof tr_p / sizeof tr_p[0] };
 
-typedef struct {
-    double *cum; /* cum[y] = P(Y <= y) */
-    size_t len;
-} table_cdf;
-
-static double cdf_table(double y, const void *par)
-{
-    const table_cdf *t = par;
-    if (y < 0)
-        return 0;
-    return y >= (double)t->len ? 1.0 : t->cum[(size_t)y];
-}
-
 static void slot_trace_matches_definition(void **state)
 {
     double *u = uniforms(15, 3, 2 * N_DRAWS), *y = malloc(N_DRAWS * sizeof *y);
@@ -444,31 +431,6 @@ static void rejection_domain(void **state)
 }
 
 /* ------------------------------------- O(1) sum against the per-slot sum */
-
-/* Exact law of B + NegBin(B, p1) + NegBin(B, p2) by convolution of GSL's
- * negative binomial pmfs. */
-static void sum_law(double B, double p1, double p2, table_cdf *t)
-{
-    size_t len = 4096, k, j;
-    double *f1 = malloc(len * sizeof *f1), *f2 = malloc(len * sizeof *f2);
-    assert_non_null(f1);
-    assert_non_null(f2);
-    for (k = 0; k < len; k++) {
-        f1[k] = gsl_ran_negative_binomial_pdf((unsigned)k, p1, B);
-        f2[k] = gsl_ran_negative_binomial_pdf((unsigned)k, p2, B);
-    }
-    t->len = len + (size_t)B;
-    t->cum = calloc(t->len, sizeof *t->cum);
-    assert_non_null(t->cum);
-    for (k = 0; k < len; k++)
-        for (j = 0; j + k < len; j++)
-            t->cum[(size_t)B + k + j] += f1[k] * f2[j];
-    for (k = 1; k < t->len; k++)
-        t->cum[k] += t->cum[k - 1];
-    assert_close(t->cum[t->len - 1], 1, 1e-12, 0); /* the table holds the mass */
-    free(f1);
-    free(f2);
-}
 
 static void negbin_sum_equals_per_slot_sum(void **state)
 {
