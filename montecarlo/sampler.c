@@ -30,11 +30,11 @@ void afd_geometric_fill(const afd_geometric *g, size_t n, const double *u, doubl
 }
 
 /* One alias column of the trace sampler with the (P, D) of both candidate
- * rows, so that a draw touches one 40-byte record. */
+ * rows, so that a draw touches one 40-byte record: pd = {P, D} of the
+ * column's own row, then {P, D} of its alias. */
 typedef struct slot_col {
     double prob;
-    double p_keep, d_keep;
-    double p_alias, d_alias;
+    double pd[4];
 } slot_col;
 
 struct afd_slot_sampler {
@@ -81,10 +81,10 @@ static afd_status alloc_trace(const afd_workload *w, afd_slot_sampler *s)
     for (j = 0; j < n; j++) {
         slot_col *c = &s->col[j];
         c->prob = prob[j];
-        c->p_keep = (double)w->prompt[j];
-        c->d_keep = (double)w->decode[j];
-        c->p_alias = (double)w->prompt[alias[j]];
-        c->d_alias = (double)w->decode[alias[j]];
+        c->pd[0] = (double)w->prompt[j];
+        c->pd[1] = (double)w->decode[j];
+        c->pd[2] = (double)w->prompt[alias[j]];
+        c->pd[3] = (double)w->decode[alias[j]];
     }
     s->n = n;
     free(weight);
@@ -132,24 +132,22 @@ void afd_slot_sampler_free(afd_slot_sampler *s)
     free(s);
 }
 
-/* Trace: length-biased row by the alias column, then a uniform age. */
+/* Trace: length-biased row by the alias column, then a uniform age.
+ * Branch-free on the coin (it is unpredictable) and without floor(), which
+ * is a library call on baseline x86-64: the products are >= 0, so
+ * truncation to int64_t is the floor. */
 static inline double draw_trace(const afd_slot_sampler *s, double u0, double u1)
 {
-    double x = u0 * (double)s->n, p, d, age;
-    size_t j = (size_t)x;
+    double x = u0 * (double)s->n, age;
+    int64_t j = (int64_t)x;
     const slot_col *c;
-    if (j >= s->n) /* u0 n can round up to n */
-        j = s->n - 1;
+    const double *pd;
+    if (j >= (int64_t)s->n) /* u0 n can round up to n */
+        j = (int64_t)s->n - 1;
     c = &s->col[j];
-    if (x - (double)j < c->prob) {
-        p = c->p_keep;
-        d = c->d_keep;
-    } else {
-        p = c->p_alias;
-        d = c->d_alias;
-    }
-    age = floor(u1 * d); /* u1 d can round up to d */
-    return p + (age < d ? age : d - 1);
+    pd = c->pd + 2 * (x - (double)j >= c->prob); /* own row, or its alias */
+    age = (double)(int64_t)(u1 * pd[1]);
+    return pd[0] + (age < pd[1] ? age : pd[1] - 1); /* u1 D can round up to D */
 }
 
 /* Geometric: P on {1,..} and the stationary age on {0,..}, independent. */
@@ -175,15 +173,32 @@ void afd_slot_sampler_fill(const afd_slot_sampler *s, size_t n, const double *u,
             y[i] = draw_geometric(s, u[2 * i], u[2 * i + 1]);
 }
 
+/* Sums with two accumulators (the loads are integers and the sums stay
+ * below 2^53, so they are exact in any order); kept in separate functions so
+ * that the accumulators stay in registers. */
+static double sum_trace(const afd_slot_sampler *s, size_t n, const double *u)
+{
+    double a = 0, b = 0;
+    size_t i;
+    for (i = 0; i + 1 < n; i += 2) {
+        a += draw_trace(s, u[2 * i], u[2 * i + 1]);
+        b += draw_trace(s, u[2 * i + 2], u[2 * i + 3]);
+    }
+    if (i < n)
+        a += draw_trace(s, u[2 * i], u[2 * i + 1]);
+    return a + b;
+}
+
+static double sum_geometric(const afd_slot_sampler *s, size_t n, const double *u)
+{
+    double a = 0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        a += draw_geometric(s, u[2 * i], u[2 * i + 1]);
+    return a;
+}
+
 double afd_slot_sampler_sum(const afd_slot_sampler *s, size_t n, const double *u)
 {
-    double sum = 0;
-    size_t i;
-    if (s->kind == AFD_WORKLOAD_TRACE)
-        for (i = 0; i < n; i++)
-            sum += draw_trace(s, u[2 * i], u[2 * i + 1]);
-    else
-        for (i = 0; i < n; i++)
-            sum += draw_geometric(s, u[2 * i], u[2 * i + 1]);
-    return sum;
+    return s->kind == AFD_WORKLOAD_TRACE ? sum_trace(s, n, u) : sum_geometric(s, n, u);
 }
