@@ -28,5 +28,8 @@ report=$out/report.txt
         start=$(date +%s.%N); "$builddir/afdkit" theta --trace "$trace"; end=$(date +%s.%N)
         echo "theta: $(echo "$end - $start" | bc) s wall (peak memory: /usr/bin/time not installed)"
     fi
+    echo
+    echo "## Monte Carlo engine: bench/bench_mc (Philox floor, per-slot barrier, Table 1)"
+    "$builddir/bench/bench_mc" "$srcdir/notebooks-data/AzureLLMInferenceTrace_conv.csv" 3
 } | tee "$report"
 echo "bench: report written to $report" >&2
