@@ -273,6 +273,9 @@ static void barrier_errors(void **state)
     p.B = UINT64_C(1) << 40; /* B (mu_p + mu_d) beyond 2^46 */
     assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
     p.B = 256;
+    w.mu_d = 0x1p41; /* beyond the geometric samplers' domain */
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
+    w.mu_d = 500;
     p.n_r = 0;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
     p.n_r = 2;
