@@ -70,8 +70,8 @@ static double floor_ns(int nt, int runs)
 static int barrier_per_slot(const afd_workload *w, int runs, double floor1, double floor2)
 {
     static const unsigned r[] = {8};
-    afd_barrier_mc_params p = {.workload = w, .B = 256, .r = r, .n_r = 1, .trials = 20000,
-                               .seed = 3};
+    afd_barrier_mc_params p = {
+        .workload = w, .B = 256, .r = r, .n_r = 1, .trials = 20000, .seed = 3};
     afd_barrier_mc_result res;
     double slots = (double)p.trials * r[0] * (double)p.B;
     int nt;
@@ -93,8 +93,8 @@ static int barrier_per_slot(const afd_workload *w, int runs, double floor1, doub
         printf("per-slot barrier, %d thread%s: %.0f slot samples in %.3f s = %.2f ns/slot "
                "= %.2fx the floor per uniform (%.2fx per 2 uniforms, what a slot consumes); "
                "overhead r=8 %.3f%% +- %.3f%%\n",
-               nt, nt > 1 ? "s" : "", slots, best, ns, ns / fl, ns / (2 * fl),
-               100 * res.overhead, 100 * res.overhead_se);
+               nt, nt > 1 ? "s" : "", slots, best, ns, ns / fl, ns / (2 * fl), 100 * res.overhead,
+               100 * res.overhead_se);
     }
     return 0;
 }
@@ -121,7 +121,8 @@ static int table1(int runs)
             best = now() - t0;
     }
     printf("Table 1 (geometric mu_P=100 mu_D=500, B=256, 50000 trials, r=2..24), 2 threads: "
-           "%.3f s\n", best);
+           "%.3f s\n",
+           best);
     printf("  r   MC overhead %%   se %%    CLT %%\n");
     for (k = 0; k < 6; k++)
         printf("  %-3u %8.3f       %.3f   %.3f\n", r[k], 100 * res[k].overhead,
@@ -152,7 +153,8 @@ int main(int argc, char **argv)
     f1 = floor_ns(1, runs);
     f2 = floor_ns(2, runs);
     printf("floor: Philox uniforms, 1 thread: %.2f ns each (%.0f M/s); 2 threads: %.2f ns "
-           "(%.0f M/s)\n", f1, 1e3 / f1, f2, 1e3 / f2);
+           "(%.0f M/s)\n",
+           f1, 1e3 / f1, f2, 1e3 / f2);
     printf("trace: %s, %zu requests, theta %.1f nu %.1f\n", argv[1], w.n_kept, w.stats.theta,
            w.stats.nu);
     if (barrier_per_slot(&w, runs, f1, f2) != 0 || table1(runs) != 0)

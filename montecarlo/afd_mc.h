@@ -30,9 +30,9 @@ extern "C" {
 
 /* Limits of afd_barrier_mc, refused up front with AFD_ENOMEM (a run at the
  * work limit takes hours on one core): */
-#define AFD_BARRIER_MC_MAX_R 65536u           /* largest r */
+#define AFD_BARRIER_MC_MAX_R      65536u /* largest r */
 #define AFD_BARRIER_MC_MAX_TRIALS (UINT64_C(1) << 40)
-#define AFD_BARRIER_MC_MAX_WORK (UINT64_C(1) << 38) /* trials * max r * (B or 1) */
+#define AFD_BARRIER_MC_MAX_WORK   (UINT64_C(1) << 38) /* trials * max r * (B or 1) */
 
 typedef struct afd_barrier_mc_params {
     const afd_workload *workload; /* TRACE with kept rows, or GEOMETRIC */
@@ -41,7 +41,7 @@ typedef struct afd_barrier_mc_params {
     size_t n_r;                   /* >= 1 */
     uint64_t trials;              /* T >= 2 */
     uint64_t seed;
-    int per_slot;                 /* nonzero: per-slot path for the geometric model too */
+    int per_slot; /* nonzero: per-slot path for the geometric model too */
 } afd_barrier_mc_params;
 
 typedef struct afd_barrier_mc_result {
@@ -132,9 +132,9 @@ AFD_API afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *
 
 /* ------------------------------------------------------- M/D/c queue */
 
-#define AFD_MDC_BATCHES 32u                      /* default number of batches */
+#define AFD_MDC_BATCHES       32u                 /* default number of batches */
 #define AFD_MDC_MAX_CUSTOMERS (UINT64_C(1) << 27) /* waits kept for the quantile: 1 GiB */
-#define AFD_MDC_MAX_SERVERS (1u << 24)
+#define AFD_MDC_MAX_SERVERS   (1u << 24)
 
 /* Service time of a request with prompt length `prompt` (e.g. a + b P);
  * must return a finite value >= 0. */
@@ -147,10 +147,10 @@ typedef struct afd_mdc_params {
     const afd_workload *trace; /* or: TRACE with kept rows, drawn uniformly, */
     afd_service_fn service_fn; /*     service time service_fn(P, service_ctx) */
     void *service_ctx;
-    uint64_t customers;        /* customers measured, >= batches */
-    uint64_t warmup;           /* customers simulated and discarded first */
-    unsigned batches;          /* K >= 2 (0: AFD_MDC_BATCHES) */
-    double quantile;           /* order of the wait quantile, in (0,1) (0: 0.9) */
+    uint64_t customers; /* customers measured, >= batches */
+    uint64_t warmup;    /* customers simulated and discarded first */
+    unsigned batches;   /* K >= 2 (0: AFD_MDC_BATCHES) */
+    double quantile;    /* order of the wait quantile, in (0,1) (0: 0.9) */
     uint64_t seed, stream;
 } afd_mdc_params;
 

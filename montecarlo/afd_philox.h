@@ -66,8 +66,8 @@ AFD_API void afd_philox_fill_u01(uint64_t seed, uint64_t stream, uint64_t first_
 #define AFD_PHILOX_CURSOR_BUF 64
 typedef struct afd_philox_cursor {
     uint64_t seed, stream;
-    uint64_t next;  /* index of the uniform the next refill starts at */
-    unsigned pos;   /* next unread entry of buf */
+    uint64_t next; /* index of the uniform the next refill starts at */
+    unsigned pos;  /* next unread entry of buf */
     double buf[AFD_PHILOX_CURSOR_BUF];
 } afd_philox_cursor;
 

@@ -123,8 +123,7 @@ AFD_API void afd_slot_sampler_free(afd_slot_sampler *s);
 /* One slot load from u[0], u[1]. */
 AFD_API double afd_slot_sampler_draw(const afd_slot_sampler *s, const double *u);
 /* y[i] = afd_slot_sampler_draw(s, u + 2 i), i < n. */
-AFD_API void afd_slot_sampler_fill(const afd_slot_sampler *s, size_t n, const double *u,
-                                   double *y);
+AFD_API void afd_slot_sampler_fill(const afd_slot_sampler *s, size_t n, const double *u, double *y);
 /* Sum of the n slot loads drawn from u[0 .. 2n-1] (exact below 2^53). */
 AFD_API double afd_slot_sampler_sum(const afd_slot_sampler *s, size_t n, const double *u);
 

@@ -35,8 +35,7 @@ afd_status afd_priv_check_weights(const double *w, size_t n, double *sum)
  * ("small") with one above ("large"), which donates the missing mass and
  * goes back to the small or large list.  Columns left over when one list
  * runs dry are 1 up to rounding and keep probability 1. */
-void afd_priv_alias_build(const double *w, size_t n, double *prob, uint32_t *alias,
-                          uint32_t *work)
+void afd_priv_alias_build(const double *w, size_t n, double *prob, uint32_t *alias, uint32_t *work)
 {
     uint32_t *small = work, *large = work + n;
     size_t ns = 0, nl = 0, j;

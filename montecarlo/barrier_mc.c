@@ -9,11 +9,11 @@
 #include "afd_philox.h"
 #include "afd_sampler.h"
 
-#define BLOCK 256       /* trials per block of the deterministic reduction */
-#define CHUNK 512       /* slot loads per uniform buffer (per-slot path) */
-#define EXACT 0x1p53    /* integer sums below this are exact doubles */
+#define BLOCK    256    /* trials per block of the deterministic reduction */
+#define CHUNK    512    /* slot loads per uniform buffer (per-slot path) */
+#define EXACT    0x1p53 /* integer sums below this are exact doubles */
 #define GEO_MEAN 0x1p46 /* largest B (mu_p + mu_d) of the geometric paths */
-#define GEO_MU 0x1p40   /* largest mu_p, mu_d (afd_slot_sum_geometric) */
+#define GEO_MU   0x1p40 /* largest mu_p, mu_d (afd_slot_sum_geometric) */
 
 static void set_nan(const afd_barrier_mc_params *p, afd_barrier_mc_result *out)
 {
@@ -100,8 +100,8 @@ static void trial_loads(const job *jb, uint64_t t, double *buf, double *load)
         afd_philox_cursor cur;
         afd_philox_cursor_init(&cur, p->seed, t, 0);
         for (j = 0; j < jb->rmax; j++)
-            load[j] = afd_slot_sum_geometric(&cur, p->workload->mu_p, p->workload->mu_d,
-                                             (double)p->B);
+            load[j] =
+                afd_slot_sum_geometric(&cur, p->workload->mu_p, p->workload->mu_d, (double)p->B);
         return;
     }
     for (j = 0; j < jb->rmax; j++) {

@@ -17,8 +17,7 @@
 /* Vose's construction into caller arrays of n entries (n >= 1, n < 2^32):
  * prob[j] in [0, 1], alias[j] < n.  work holds 2n indices.  The weights must
  * be finite and >= 0 with a positive sum (checked by the caller). */
-void afd_priv_alias_build(const double *w, size_t n, double *prob, uint32_t *alias,
-                          uint32_t *work);
+void afd_priv_alias_build(const double *w, size_t n, double *prob, uint32_t *alias, uint32_t *work);
 
 /* Check weights: AFD_EINVAL if one is negative or not finite, AFD_EEMPTY if
  * n = 0 or they sum to 0.  *sum receives the sum. */

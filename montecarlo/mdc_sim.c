@@ -8,8 +8,8 @@
 #include "afd_mc.h"
 #include "afd_philox.h"
 
-#define CHUNK 1024                    /* customers per uniform buffer */
-#define REBASE (UINT64_C(1) << 16)    /* customers between time rebases */
+#define CHUNK        1024                /* customers per uniform buffer */
+#define REBASE       (UINT64_C(1) << 16) /* customers between time rebases */
 #define WARMUP_LIMIT (UINT64_C(1) << 50)
 
 static void set_nan(afd_mdc_result *out)

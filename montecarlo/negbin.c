@@ -7,10 +7,10 @@
 
 #include "afd_sampler.h"
 
-#define TWO_PI 6.283185307179586476925286766559
+#define TWO_PI           6.283185307179586476925286766559
 #define POISSON_MAX_MEAN 0x1p50
-#define NEGBIN_MAX_MEAN 0x1p46
-#define MEAN_LIMIT 0x1p40
+#define NEGBIN_MAX_MEAN  0x1p46
+#define MEAN_LIMIT       0x1p40
 
 double afd_normal_draw(afd_philox_cursor *c)
 {

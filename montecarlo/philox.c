@@ -21,46 +21,46 @@
 #endif
 
 /* One Philox round on (c0..c3) with key (k0, k1); 32x32->64 products. */
-#define PHILOX_ROUND(c0, c1, c2, c3, k0, k1)                                                  \
-    do {                                                                                      \
-        uint64_t p0_ = (uint64_t)PHILOX_M0 * (c0), p1_ = (uint64_t)PHILOX_M1 * (c2);          \
-        uint32_t n0_ = (uint32_t)(p1_ >> 32) ^ (c1) ^ (k0);                                   \
-        uint32_t n2_ = (uint32_t)(p0_ >> 32) ^ (c3) ^ (k1);                                   \
-        (c1) = (uint32_t)p1_;                                                                 \
-        (c3) = (uint32_t)p0_;                                                                 \
-        (c0) = n0_;                                                                           \
-        (c2) = n2_;                                                                           \
+#define PHILOX_ROUND(c0, c1, c2, c3, k0, k1)                                                       \
+    do {                                                                                           \
+        uint64_t p0_ = (uint64_t)PHILOX_M0 * (c0), p1_ = (uint64_t)PHILOX_M1 * (c2);               \
+        uint32_t n0_ = (uint32_t)(p1_ >> 32) ^ (c1) ^ (k0);                                        \
+        uint32_t n2_ = (uint32_t)(p0_ >> 32) ^ (c3) ^ (k1);                                        \
+        (c1) = (uint32_t)p1_;                                                                      \
+        (c3) = (uint32_t)p0_;                                                                      \
+        (c0) = n0_;                                                                                \
+        (c2) = n2_;                                                                                \
     } while (0)
 
-#define PHILOX_BUMP(k0, k1)                                                                   \
-    do {                                                                                      \
-        (k0) += PHILOX_W0;                                                                    \
-        (k1) += PHILOX_W1;                                                                    \
+#define PHILOX_BUMP(k0, k1)                                                                        \
+    do {                                                                                           \
+        (k0) += PHILOX_W0;                                                                         \
+        (k1) += PHILOX_W1;                                                                         \
     } while (0)
 
 /* Ten rounds, nine key bumps, as philox4x32_R(10, ...) in Random123. */
-#define PHILOX_10(c0, c1, c2, c3, k0, k1)                                                     \
-    do {                                                                                      \
-        uint32_t ka_ = (k0), kb_ = (k1);                                                      \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
-        PHILOX_BUMP(ka_, kb_);                                                                \
-        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                               \
+#define PHILOX_10(c0, c1, c2, c3, k0, k1)                                                          \
+    do {                                                                                           \
+        uint32_t ka_ = (k0), kb_ = (k1);                                                           \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
+        PHILOX_BUMP(ka_, kb_);                                                                     \
+        PHILOX_ROUND(c0, c1, c2, c3, ka_, kb_);                                                    \
     } while (0)
 
 void afd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
@@ -99,8 +99,8 @@ double afd_philox_u01(uint64_t seed, uint64_t stream, uint64_t index)
  * (-fopt-info-vec: "loop vectorized using 16 byte vectors"; 1.5x the scalar
  * rate on the development machine).  An AVX2 clone (target_clones) was
  * measured slower, as the 32x32->64 products need lane shuffles. */
-static void fill_blocks(uint32_t k0, uint32_t k1, uint32_t s0, uint32_t s1, uint64_t block0, size_t nblocks,
-            double *restrict out)
+static void fill_blocks(uint32_t k0, uint32_t k1, uint32_t s0, uint32_t s1, uint64_t block0,
+                        size_t nblocks, double *restrict out)
 {
     size_t m;
     AFD_SIMD

@@ -9,7 +9,7 @@
 #include "mc_internal.h"
 
 #define EXACT_LIMIT 0x1p53 /* integers up to here are exact doubles */
-#define MEAN_LIMIT 0x1p40  /* largest geometric mean accepted */
+#define MEAN_LIMIT  0x1p40 /* largest geometric mean accepted */
 
 afd_status afd_geometric_init(double p, afd_geometric *g)
 {

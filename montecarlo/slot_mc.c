@@ -11,9 +11,9 @@
 
 typedef unsigned __int128 u128;
 
-#define LOAD_LIMIT (UINT64_C(1) << 40) /* P + D below this */
-#define STEP_LIMIT (UINT64_C(1) << 46) /* warm-up + steps: sums of Y^2 < 2^126 */
-#define GEO_MEAN_LIMIT 0x1p33          /* geometric draws stay below 37 mu < 2^39 */
+#define LOAD_LIMIT     (UINT64_C(1) << 40) /* P + D below this */
+#define STEP_LIMIT     (UINT64_C(1) << 46) /* warm-up + steps: sums of Y^2 < 2^126 */
+#define GEO_MEAN_LIMIT 0x1p33              /* geometric draws stay below 37 mu < 2^39 */
 
 static void set_nan(afd_slot_mc_result *out)
 {

@@ -124,8 +124,13 @@ static void barrier_geometric_exact(void **state)
     sum_law(16, 1 / 3.7, 1 / 12.4, &t);
     assert_int_equal(afd_workload_geometric(3.7, 12.4, &w), AFD_OK);
     for (per_slot = 0; per_slot <= 1; per_slot++) {
-        afd_barrier_mc_params p = {.workload = &w, .B = 16, .r = r, .n_r = 3,
-                                   .trials = 100000, .seed = 32, .per_slot = per_slot};
+        afd_barrier_mc_params p = {.workload = &w,
+                                   .B = 16,
+                                   .r = r,
+                                   .n_r = 3,
+                                   .trials = 100000,
+                                   .seed = 32,
+                                   .per_slot = per_slot};
         assert_int_equal(afd_barrier_mc(&p, res), AFD_OK);
         for (k = 0; k < 3; k++)
             assert_within_se(res[k].mean_w, expected_max(&t, r[k]), res[k].mean_w_se, 5);
@@ -342,8 +347,8 @@ static void slot_mc_equals_step_replay(void **state)
     (void)state;
     make_trace(&w, tr_p, tr_d, TR_N);
     {
-        afd_slot_mc_params p = {.workload = &w, .steps = STEPS, .warmup = WARMUP,
-                                .batches = K, .seed = 5, .stream = 9};
+        afd_slot_mc_params p = {
+            .workload = &w, .steps = STEPS, .warmup = WARMUP, .batches = K, .seed = 5, .stream = 9};
         assert_int_equal(afd_slot_mc(&p, &res), AFD_OK);
     }
     while (step < WARMUP + K * len) {
@@ -448,8 +453,8 @@ static void mdc_single_server(void **state)
 {
     const double lambda = 0.7, d = 1.0, rho = 0.7;
     afd_mdc_result res;
-    afd_mdc_params p = {.c = 1, .lambda = lambda, .service = d, .customers = 1 << 21,
-                        .warmup = 10000, .seed = 51};
+    afd_mdc_params p = {
+        .c = 1, .lambda = lambda, .service = d, .customers = 1 << 21, .warmup = 10000, .seed = 51};
     (void)state;
     assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
     assert_within_se(res.wait_mean, rho * d / (2 * (1 - rho)), res.wait_mean_se, 5);
@@ -499,9 +504,14 @@ static void mdc_trace_service(void **state)
     }
     rho = lambda * es;
     {
-        afd_mdc_params p = {.c = 1, .lambda = lambda, .trace = &w,
-                            .service_fn = affine_service, .service_ctx = &f,
-                            .customers = 1 << 21, .warmup = 10000, .seed = 52};
+        afd_mdc_params p = {.c = 1,
+                            .lambda = lambda,
+                            .trace = &w,
+                            .service_fn = affine_service,
+                            .service_ctx = &f,
+                            .customers = 1 << 21,
+                            .warmup = 10000,
+                            .seed = 52};
         assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
         assert_within_se(res.wait_mean, lambda * es2 / (2 * (1 - rho)), res.wait_mean_se, 5);
         assert_within_se(res.p_wait, rho, res.p_wait_se, 5);
@@ -533,8 +543,8 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void event_simulation(unsigned c, double lambda, double d, size_t warmup, size_t n,
-                             double q, double mean[3], double se[3])
+static void event_simulation(unsigned c, double lambda, double d, size_t warmup, size_t n, double q,
+                             double mean[3], double se[3])
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     size_t total = warmup + n, len = n / BF_K, arrived = 0, started = 0, b, i;
@@ -611,8 +621,12 @@ static void mdc_multi_server_against_events(void **state)
         const double d = 2.385, rho = 0.85, lambda = rho * cs[i] / d;
         double m[3], s[3];
         afd_mdc_result res;
-        afd_mdc_params p = {.c = cs[i], .lambda = lambda, .service = d,
-                            .customers = 1 << 20, .warmup = 20000, .seed = 53};
+        afd_mdc_params p = {.c = cs[i],
+                            .lambda = lambda,
+                            .service = d,
+                            .customers = 1 << 20,
+                            .warmup = 20000,
+                            .seed = 53};
         assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
         event_simulation(cs[i], lambda, d, 20000, 1 << 20, 0.9, m, s);
         assert_within_se(res.wait_mean - m[0], 0, hypot(res.wait_mean_se, s[0]), 5);

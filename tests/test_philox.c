@@ -200,9 +200,9 @@ static void threads_do_not_matter(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(known_answers),       cmocka_unit_test(layout_matches_reference),
-        cmocka_unit_test(fill_equals_scalar),  cmocka_unit_test(cursor_equals_fill),
-        cmocka_unit_test(uniform_distribution), cmocka_unit_test(streams_uncorrelated),
+        cmocka_unit_test(known_answers),         cmocka_unit_test(layout_matches_reference),
+        cmocka_unit_test(fill_equals_scalar),    cmocka_unit_test(cursor_equals_fill),
+        cmocka_unit_test(uniform_distribution),  cmocka_unit_test(streams_uncorrelated),
         cmocka_unit_test(threads_do_not_matter),
     };
     gsl_set_error_handler_off();

@@ -98,8 +98,8 @@ static void alias_fits_weights(void **state)
         long count[K] = {0};
         double chi2 = 0;
         for (i = 0; i < N_DRAWS; i++) {
-            size_t j = pass == 0 ? afd_alias_draw(a, u[i])
-                                 : afd_alias_draw2(a, u[2 * i], u[2 * i + 1]);
+            size_t j =
+                pass == 0 ? afd_alias_draw(a, u[i]) : afd_alias_draw2(a, u[2 * i], u[2 * i + 1]);
             assert_true(j < K);
             count[j]++;
         }
