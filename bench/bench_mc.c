@@ -50,7 +50,9 @@ static double floor_ns(int nt, int runs)
         double t0 = now();
         int th;
         set_threads(nt);
+#ifdef _OPENMP
 #pragma omp parallel for reduction(+ : sink) schedule(static, 1)
+#endif
         for (th = 0; th < nt; th++) {
             double buf[BUF];
             long i;

@@ -8,6 +8,7 @@
 #include "afd_mc.h"
 #include "afd_philox.h"
 #include "afd_sampler.h"
+#include "mc_internal.h"
 
 #define BLOCK    256    /* trials per block of the deterministic reduction */
 #define CHUNK    512    /* slot loads per uniform buffer (per-slot path) */
@@ -182,26 +183,26 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
         return AFD_ENOMEM;
     }
 
-#pragma omp parallel
+    AFD_OMP("omp parallel")
     {
         double *buf = malloc(2 * CHUNK * sizeof *buf);
         double *load = malloc(jb.rmax * sizeof *load);
         uint64_t rs;
         if (buf == NULL || load == NULL) {
-#pragma omp atomic write
+            AFD_OMP("omp atomic write")
             failed = 1;
         }
         for (rs = 0; rs < nblocks; rs += round_blocks) {
             uint64_t nb = nblocks - rs < round_blocks ? nblocks - rs : round_blocks;
             long long i;
             int bad;
-#pragma omp atomic read
+            AFD_OMP("omp atomic read")
             bad = failed;
-#pragma omp for schedule(dynamic, 1)
+            AFD_OMP("omp for schedule(dynamic, 1)")
             for (i = 0; i < (long long)nb; i++)
                 if (!bad && buf != NULL && load != NULL)
                     run_block(&jb, rs + (uint64_t)i, buf, load, part + (size_t)i * 2 * p->n_r);
-#pragma omp single
+            AFD_OMP("omp single")
             {
                 uint64_t b;
                 size_t q;

@@ -8,11 +8,14 @@
 
 #include "afd_status.h"
 
+/* OpenMP directives that vanish without OpenMP (an unknown #pragma would
+ * be a warning, an error under --enable-werror). */
 #if defined(_OPENMP)
-#define AFD_SIMD _Pragma("omp simd")
+#define AFD_OMP(directive) _Pragma(directive)
 #else
-#define AFD_SIMD
+#define AFD_OMP(directive)
 #endif
+#define AFD_SIMD AFD_OMP("omp simd")
 
 /* Vose's construction into caller arrays of n entries (n >= 1, n < 2^32):
  * prob[j] in [0, 1], alias[j] < n.  work holds 2n indices.  The weights must

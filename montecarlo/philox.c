@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "afd_philox.h"
+#include "mc_internal.h"
 
 #define PHILOX_M0 UINT32_C(0xD2511F53)
 #define PHILOX_M1 UINT32_C(0xCD9E8D57)
@@ -13,12 +14,6 @@
 
 /* Blocks are index / 2, so they run modulo 2^63. */
 #define BLOCK_MASK (UINT64_MAX >> 1)
-
-#if defined(_OPENMP)
-#define AFD_SIMD _Pragma("omp simd")
-#else
-#define AFD_SIMD
-#endif
 
 /* One Philox round on (c0..c3) with key (k0, k1); 32x32->64 products. */
 #define PHILOX_ROUND(c0, c1, c2, c3, k0, k1)                                                       \
