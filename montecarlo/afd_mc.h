@@ -75,11 +75,10 @@ typedef struct afd_barrier_mc_result {
  * block order, so the result is bit-identical for any number of threads.
  * mean_w_se = sd_w / sqrt(T), overhead_se = mean_w_se / (B theta).
  *
- * out[k] answers r[k].  Errors: AFD_EINVAL for bad parameters (mu_p or mu_d
- * outside [1, 2^40] included) or a GIVEN
- * workload; AFD_EEMPTY for a trace without kept rows; AFD_ENOMEM beyond the
- * limits above, when B times the largest slot load could reach 2^53, or
- * when memory runs out. */
+ * out[k] answers r[k].  Errors: AFD_EINVAL for bad parameters (mu_p or
+ * mu_d outside [1, 2^40] included) or a GIVEN workload; AFD_EEMPTY for a
+ * trace without kept rows; AFD_ENOMEM beyond the limits above, when B times
+ * the largest slot load could reach 2^53, or when memory runs out. */
 AFD_API afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result *out);
 
 /* ------------------------------------------------------------ one slot */
