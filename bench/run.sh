@@ -39,5 +39,8 @@ report=$out/report.txt
         [ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
     done
     echo "sweep 1..1024: $best ms (target: under 50 ms; includes process start-up)"
+    echo
+    echo "## Monte Carlo engine: bench/bench_mc (Philox floor, per-slot barrier, Table 1)"
+    "$builddir/bench/bench_mc" "$srcdir/notebooks-data/AzureLLMInferenceTrace_conv.csv" 3
 } | tee "$report"
 echo "bench: report written to $report" >&2

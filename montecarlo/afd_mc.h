@@ -1,0 +1,194 @@
+/* afd_mc.h: Monte Carlo experiments of the afd-provisioning paper.
+ *
+ *   afd_barrier_mc   the synchronization barrier W_{B,r} (Theorem 4.3,
+ *                    Appendix A.3, Table 1)
+ *   afd_slot_mc      one decode slot under continuous batching, as a
+ *                    renewal process (Lemma 4.1)
+ *   afd_mdc_sim      an FCFS multi-server queue with Poisson arrivals and
+ *                    deterministic (or per-request) service
+ *
+ * Every estimate comes with its standard error.  Random numbers are Philox
+ * uniforms addressed by (seed, stream, index) (afd_philox.h); each function
+ * documents which streams it reads, and results do not depend on the number
+ * of OpenMP threads (bit for bit).  Errors are afd_status values; on error
+ * every output field is NaN (counts 0).
+ */
+#ifndef AFD_MC_H
+#define AFD_MC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "afd_status.h"
+#include "afd_workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------ barrier experiment */
+
+/* Limits of afd_barrier_mc, refused up front with AFD_ENOMEM (a run at the
+ * work limit takes hours on one core): */
+#define AFD_BARRIER_MC_MAX_R      65536u /* largest r */
+#define AFD_BARRIER_MC_MAX_TRIALS (UINT64_C(1) << 40)
+#define AFD_BARRIER_MC_MAX_WORK   (UINT64_C(1) << 38) /* trials * max r * (B or 1) */
+
+typedef struct afd_barrier_mc_params {
+    const afd_workload *workload; /* TRACE with kept rows, or GEOMETRIC */
+    uint64_t B;                   /* slots per worker, >= 1 */
+    const unsigned *r;            /* worker counts, each in 1..AFD_BARRIER_MC_MAX_R */
+    size_t n_r;                   /* >= 1 */
+    uint64_t trials;              /* T >= 2 */
+    uint64_t seed;
+    int per_slot; /* nonzero: per-slot path for the geometric model too */
+} afd_barrier_mc_params;
+
+typedef struct afd_barrier_mc_result {
+    unsigned r;
+    double mean_w, mean_w_se;     /* E[W_{B,r}] and its standard error */
+    double sd_w;                  /* standard deviation of W_{B,r} */
+    double overhead, overhead_se; /* E[W]/(B theta) - 1 */
+} afd_barrier_mc_result;
+
+/* The barrier load W_{B,r} = max_{j<=r} sum_{b<=B} Y_{j,b} of Section 4.2
+ * with iid stationary slot loads Y (Lemma 4.1), T trials; the relative
+ * overhead E[W]/(B theta) - 1 is what Theorem 4.3 (eq. 7) predicts as
+ * (nu/theta) kappa_r / sqrt(B) (afd_barrier_overhead_clt).  theta is the
+ * workload's stats.theta: for a trace, the estimator of eq. (15), which is
+ * the exact mean of the sampled law.
+ *
+ * Paths.  GEOMETRIC: each worker's load is drawn in O(1) as
+ * B + NegBin(B, 1/mu_p) + NegBin(B, 1/mu_d) (afd_slot_sum_geometric).
+ * TRACE (or per_slot): B slot loads per worker from the alias sampler
+ * (afd_slot_sampler), 2B uniforms.
+ *
+ * Random numbers: trial t reads stream t of the seed only (per-slot path:
+ * worker j takes uniforms 2Bj .. 2B(j+1)-1; O(1) path: a cursor from index
+ * 0, workers in order).  All r values share the trials: W for r is the
+ * maximum over the first r workers of the same trial (common random
+ * numbers), so the estimates for different r are positively correlated;
+ * each is unbiased with the stated standard error.
+ *
+ * Reduction.  Trials are grouped in blocks of 256; each block's sums of
+ * x = W - B theta and x^2 are formed in trial order and blocks are added in
+ * block order, so the result is bit-identical for any number of threads.
+ * mean_w_se = sd_w / sqrt(T), overhead_se = mean_w_se / (B theta).
+ *
+ * out[k] answers r[k].  Errors: AFD_EINVAL for bad parameters (mu_p or
+ * mu_d outside [1, 2^40] included) or a GIVEN workload; AFD_EEMPTY for a
+ * trace without kept rows; AFD_ENOMEM beyond the limits above, when B times
+ * the largest slot load could reach 2^53, or when memory runs out. */
+AFD_API afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result *out);
+
+/* ------------------------------------------------------------ one slot */
+
+#define AFD_SLOT_MC_BATCHES 32u /* default number of batches */
+
+typedef struct afd_slot_mc_params {
+    const afd_workload *workload; /* TRACE with kept rows, or GEOMETRIC */
+    uint64_t steps;               /* decode steps averaged, >= batches */
+    uint64_t warmup;              /* steps simulated and discarded first */
+    unsigned batches;             /* K >= 2 for batch means (0: AFD_SLOT_MC_BATCHES) */
+    uint64_t seed, stream;
+} afd_slot_mc_params;
+
+typedef struct afd_slot_mc_result {
+    double mean, mean_se;       /* time average of the load -> theta */
+    double mean_sq, mean_sq_se; /* time average of the squared load -> E[Y^2] */
+    uint64_t requests;          /* requests started (warm-up included) */
+    uint64_t steps;             /* steps averaged: K * floor(steps / K) */
+    double batch_lifetimes;     /* batch length / (E[D^2]/E[D]) */
+    double batch_lag1;          /* lag-1 correlation of the batch means of the load */
+} afd_slot_mc_result;
+
+/* One decode slot under continuous batching (Section 3.2): request n has
+ * (P_n, D_n), occupies the slot for D_n steps with load P_n + a at ages
+ * a = 0..D_n-1, and is replaced at once.  Requests are drawn WITHOUT length
+ * bias: a uniformly random trace row (one uniform) or P ~ Geometric(1/mu_p),
+ * D ~ Geometric(1/mu_d) on {1,2,...} (two uniforms); the length bias of the
+ * stationary load (Lemma 4.1, eq. 3) emerges from the renewal process.  The
+ * slot starts with a fresh request at step 0.
+ *
+ * Sums over the steps of a request inside a batch are formed exactly, in
+ * 128-bit integers (sum of P+a and of (P+a)^2 over a run of ages), which
+ * gives the same numbers as a step-by-step loop in O(1) per request.
+ *
+ * Standard errors by batch means: the averaged steps are cut into K
+ * consecutive batches of L = floor(steps/K) steps, and se = sd of the K
+ * batch averages / sqrt(K).  K = 32 by default: Student's t with 31
+ * degrees of freedom is within 4% of the normal at its 97.5% quantile (2.04
+ * against 1.96), so se can be used as is, and batches stay long.  Batch
+ * means are nearly
+ * independent when L is much longer than the correlation time of the load,
+ * about the length-biased lifetime E[D^2]/E[D]; batch_lifetimes reports the
+ * ratio (aim for >= 100) and batch_lag1 the lag-1 correlation of the batch
+ * means (near 0 when batches are long enough).
+ *
+ * Random numbers: stream `stream` of the seed, read in order.
+ * Errors: AFD_EINVAL (bad parameters, GIVEN workload, a trace row with
+ * P + D >= 2^40, geometric means above 2^33, warm-up + steps above 2^46),
+ * AFD_EEMPTY (trace without kept rows). */
+AFD_API afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *out);
+
+/* ------------------------------------------------------- M/D/c queue */
+
+#define AFD_MDC_BATCHES       32u                 /* default number of batches */
+#define AFD_MDC_MAX_CUSTOMERS (UINT64_C(1) << 27) /* waits kept for the quantile: 1 GiB */
+#define AFD_MDC_MAX_SERVERS   (1u << 24)
+
+/* Service time of a request with prompt length `prompt` (e.g. a + b P);
+ * must return a finite value >= 0. */
+typedef double (*afd_service_fn)(uint64_t prompt, void *ctx);
+
+typedef struct afd_mdc_params {
+    unsigned c;                /* servers, 1..AFD_MDC_MAX_SERVERS */
+    double lambda;             /* Poisson arrival rate > 0 */
+    double service;            /* deterministic service time > 0 (trace == NULL) */
+    const afd_workload *trace; /* or: TRACE with kept rows, drawn uniformly, */
+    afd_service_fn service_fn; /*     service time service_fn(P, service_ctx) */
+    void *service_ctx;
+    uint64_t customers; /* customers measured, >= batches */
+    uint64_t warmup;    /* customers simulated and discarded first */
+    unsigned batches;   /* K >= 2 (0: AFD_MDC_BATCHES) */
+    double quantile;    /* order of the wait quantile, in (0,1) (0: 0.9) */
+    uint64_t seed, stream;
+} afd_mdc_params;
+
+typedef struct afd_mdc_result {
+    double wait_mean, wait_mean_se; /* mean wait in queue */
+    double p_wait, p_wait_se;       /* P(wait > 0) */
+    double wait_q, wait_q_se;       /* the `quantile` of the wait */
+    double service_mean;            /* E[S] of the service law (exact) */
+    double rho;                     /* lambda E[S] / c */
+    uint64_t customers;             /* measured: K * floor(customers / K) */
+} afd_mdc_result;
+
+/* FCFS c-server queue by the Kiefer-Wolfowitz recursion (J. Kiefer and
+ * J. Wolfowitz, "On the theory of queues with many servers", Trans. AMS 78,
+ * 1955): with the servers' workloads V sorted, customer n waits
+ * W_n = V_(1), the smallest one becomes V_(1) + S_n, and all decrease by the
+ * next interarrival time (floored at 0).  Kept here as the absolute times at
+ * which the servers free up, in a binary min-heap (O(log c) per customer):
+ * W_n = max(0, min_i F_i - t_n), then min F <- t_n + W_n + S_n.  The
+ * system starts empty; the first `warmup` customers are discarded.
+ *
+ * Customer n (counting the warm-up) uses uniforms 2n (its interarrival
+ * time, -log(u)/lambda) and 2n+1 (its trace row, uniform) of the stream.
+ *
+ * Standard errors by batch means over K consecutive batches of customers
+ * (se = sd of the K batch values / sqrt(K)).  The quantile is the empirical
+ * one of the measured waits, the ceil(q n)-th smallest (inverse of the
+ * empirical distribution function), found by selection; its standard error
+ * is by sectioning: the sd of the K per-batch quantiles / sqrt(K).
+ *
+ * Errors: AFD_EINVAL (bad parameters, a service_fn value that is negative or
+ * not finite), AFD_EEMPTY (trace without kept rows), AFD_EUNSTABLE
+ * (rho >= 1), AFD_ENOMEM (customers beyond AFD_MDC_MAX_CUSTOMERS, memory). */
+AFD_API afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_MC_H */

@@ -1,0 +1,224 @@
+/* mdc_sim.c: FCFS multi-server queue with Poisson arrivals, by the
+ * Kiefer-Wolfowitz workload recursion; see afd_mc.h. */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "afd_mc.h"
+#include "afd_philox.h"
+
+#define CHUNK        1024                /* customers per uniform buffer */
+#define REBASE       (UINT64_C(1) << 16) /* customers between time rebases */
+#define WARMUP_LIMIT (UINT64_C(1) << 50)
+
+static void set_nan(afd_mdc_result *out)
+{
+    out->wait_mean = out->wait_mean_se = out->p_wait = out->p_wait_se = NAN;
+    out->wait_q = out->wait_q_se = out->service_mean = out->rho = NAN;
+    out->customers = 0;
+}
+
+/* Min-heap of the servers' free times: replace the root and sift down. */
+static void heap_replace_min(double *h, size_t n, double v)
+{
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        double best = v;
+        if (l < n && h[l] < best) {
+            m = l;
+            best = h[l];
+        }
+        if (l + 1 < n && h[l + 1] < best)
+            m = l + 1;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = v;
+}
+
+/* The k-th smallest (0-based) of x[0..n-1], reordering x: quickselect with
+ * a median-of-three pivot and a three-way partition (the atom of waits at 0
+ * makes many ties). */
+static double select_kth(double *x, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the answer is in x[lo..hi-1] */
+    while (hi - lo > 1) {
+        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1], pivot, t;
+        size_t lt = lo, i = lo, gt = hi;
+        pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        while (i < gt) { /* [lo,lt) < pivot, [lt,i) == pivot, [gt,hi) > pivot */
+            if (x[i] < pivot) {
+                t = x[lt];
+                x[lt++] = x[i];
+                x[i++] = t;
+            } else if (x[i] > pivot) {
+                t = x[--gt];
+                x[gt] = x[i];
+                x[i] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return pivot;
+    }
+    return x[lo];
+}
+
+/* ceil(q n)-th smallest of x[0..n-1] (1-based), n >= 1. */
+static double quantile(double *x, size_t n, double q)
+{
+    double r = ceil(q * (double)n);
+    size_t k = r < 1 ? 0 : (size_t)r - 1;
+    return select_kth(x, n, k < n ? k : n - 1);
+}
+
+static void mean_se(const double *x, unsigned k, double *mean, double *se)
+{
+    double m = 0, v = 0;
+    unsigned b;
+    for (b = 0; b < k; b++)
+        m += x[b];
+    m /= k;
+    for (b = 0; b < k; b++)
+        v += (x[b] - m) * (x[b] - m);
+    *mean = m;
+    *se = sqrt(v / (k - 1) / k);
+}
+
+/* Validate p; fill the service time of every trace row (*svc) and E[S]. */
+static afd_status prepare(const afd_mdc_params *p, double **svc, double *es)
+{
+    unsigned k = p->batches ? p->batches : AFD_MDC_BATCHES;
+    double q = p->quantile == 0 ? 0.9 : p->quantile;
+    *svc = NULL;
+    if (p->c < 1 || !(p->lambda > 0) || !isfinite(p->lambda) || k < 2 || p->customers < k ||
+        !(q > 0 && q < 1) || p->warmup > WARMUP_LIMIT)
+        return AFD_EINVAL;
+    if (p->c > AFD_MDC_MAX_SERVERS || p->customers > AFD_MDC_MAX_CUSTOMERS)
+        return AFD_ENOMEM;
+    if (p->trace == NULL) {
+        if (!(p->service > 0) || !isfinite(p->service))
+            return AFD_EINVAL;
+        *es = p->service;
+        return AFD_OK;
+    }
+    if (p->trace->kind != AFD_WORKLOAD_TRACE || p->service_fn == NULL)
+        return AFD_EINVAL;
+    if (p->trace->n_kept == 0 || p->trace->prompt == NULL)
+        return AFD_EEMPTY;
+    {
+        size_t i, n = p->trace->n_kept;
+        long double sum = 0;
+        double *s = malloc(n * sizeof *s);
+        if (s == NULL)
+            return AFD_ENOMEM;
+        for (i = 0; i < n; i++) {
+            s[i] = p->service_fn(p->trace->prompt[i], p->service_ctx);
+            if (!(s[i] >= 0) || !isfinite(s[i])) {
+                free(s);
+                return AFD_EINVAL;
+            }
+            sum += s[i];
+        }
+        *es = (double)(sum / n);
+        *svc = s;
+    }
+    return AFD_OK;
+}
+
+afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
+{
+    double *svc, *heap = NULL, *wait = NULL, *u = NULL, *bm = NULL, *bp = NULL, *bq = NULL;
+    double es, q, t = 0, nrows;
+    uint64_t n, total, len, m;
+    unsigned k, b;
+    afd_status st;
+
+    if (out == NULL)
+        return AFD_EINVAL;
+    set_nan(out);
+    if (p == NULL)
+        return AFD_EINVAL;
+    st = prepare(p, &svc, &es);
+    if (st != AFD_OK)
+        return st;
+    if (!(p->lambda * es / p->c < 1)) {
+        free(svc);
+        return AFD_EUNSTABLE;
+    }
+    k = p->batches ? p->batches : AFD_MDC_BATCHES;
+    q = p->quantile == 0 ? 0.9 : p->quantile;
+    len = p->customers / k;
+    m = (uint64_t)k * len;
+    total = p->warmup + m;
+    nrows = svc != NULL ? (double)p->trace->n_kept : 0;
+    heap = calloc(p->c, sizeof *heap); /* all servers free at time 0 */
+    wait = malloc(m * sizeof *wait);
+    u = malloc(2 * CHUNK * sizeof *u);
+    bm = malloc(3 * k * sizeof *bm);
+    if (heap == NULL || wait == NULL || u == NULL || bm == NULL) {
+        st = AFD_ENOMEM;
+        goto done;
+    }
+    bp = bm + k;
+    bq = bp + k;
+
+    for (n = 0; n < total; n++) {
+        size_t i = (size_t)(n % CHUNK);
+        double s, w;
+        if (i == 0)
+            afd_philox_fill_u01(p->seed, p->stream, 2 * n, 2 * CHUNK, u);
+        t += -log(u[2 * i]) / p->lambda; /* arrival of customer n */
+        if (svc != NULL) {
+            size_t row = (size_t)(u[2 * i + 1] * nrows);
+            s = svc[row < p->trace->n_kept ? row : p->trace->n_kept - 1];
+        } else {
+            s = p->service;
+        }
+        w = heap[0] > t ? heap[0] - t : 0; /* the earliest free server */
+        heap_replace_min(heap, p->c, t + w + s);
+        if (n >= p->warmup)
+            wait[n - p->warmup] = w;
+        if ((n + 1) % REBASE == 0) { /* keep times small: shift the origin to t */
+            size_t j;
+            for (j = 0; j < p->c; j++)
+                heap[j] = heap[j] > t ? heap[j] - t : 0;
+            t = 0;
+        }
+    }
+
+    for (b = 0; b < k; b++) {
+        double *x = wait + (size_t)b * len, sum = 0;
+        uint64_t busy = 0, j;
+        for (j = 0; j < len; j++) {
+            sum += x[j];
+            busy += x[j] > 0;
+        }
+        bm[b] = sum / (double)len;
+        bp[b] = (double)busy / (double)len;
+        bq[b] = quantile(x, (size_t)len, q); /* reorders the batch only */
+    }
+    mean_se(bm, k, &out->wait_mean, &out->wait_mean_se);
+    mean_se(bp, k, &out->p_wait, &out->p_wait_se);
+    mean_se(bq, k, &out->wait_q, &out->wait_q_se);
+    out->wait_q = quantile(wait, (size_t)m, q);
+    out->service_mean = es;
+    out->rho = p->lambda * es / p->c;
+    out->customers = m;
+done:
+    free(svc);
+    free(heap);
+    free(wait);
+    free(u);
+    free(bm);
+    return st;
+}

@@ -1,0 +1,523 @@
+/* test_sampler.c: every sampler against its exact law (GSL's pmfs and cdfs,
+ * or a direct enumeration of the definition), the slot-load moments against
+ * Lemma 4.1 as computed by libanalytic, and the O(1) negative-binomial sum
+ * against the O(B) per-slot sum. */
+#include <config.h>
+
+#include <float.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+
+#include "mc_test_util.h"
+
+#include "afd_philox.h"
+#include "afd_sampler.h"
+
+#define N_DRAWS (1 << 20)
+
+static double *uniforms(uint64_t seed, uint64_t stream, size_t n)
+{
+    double *u = malloc(n * sizeof *u);
+    assert_non_null(u);
+    afd_philox_fill_u01(seed, stream, 0, n, u);
+    return u;
+}
+
+/* ------------------------------------------------------------ geometric */
+
+static double cdf_geometric(double k, const void *par)
+{
+    return k < 1 ? 0 : gsl_cdf_geometric_P((unsigned)k, *(const double *)par);
+}
+
+static void geometric_fits_pmf(void **state)
+{
+    static const double ps[] = {0.237, 0.9, 1.0 / 500};
+    double *u = uniforms(11, 0, N_DRAWS), *x = malloc(N_DRAWS * sizeof *x), cuts[40];
+    size_t i, j;
+    (void)state;
+    assert_non_null(x);
+    for (j = 0; j < sizeof ps / sizeof ps[0]; j++) {
+        afd_geometric g;
+        int nb;
+        assert_int_equal(afd_geometric_init(ps[j], &g), AFD_OK);
+        afd_geometric_fill(&g, N_DRAWS, u, x);
+        for (i = 0; i < N_DRAWS; i++)
+            assert_true(x[i] >= 1 && x[i] == floor(x[i]));
+        nb = equiprobable_cuts(cdf_geometric, &ps[j], 0, 40, cuts);
+        assert_true(nb >= 3);
+        assert_true(chi2_binned(x, N_DRAWS, cdf_geometric, &ps[j], cuts, nb) > CHI2_PMIN);
+    }
+    free(u);
+    free(x);
+}
+
+static void geometric_extremes(void **state)
+{
+    afd_geometric g;
+    (void)state;
+    assert_int_equal(afd_geometric_init(1, &g), AFD_OK);
+    assert_true(afd_geometric_draw(&g, 0x1p-53) == 1);
+    assert_true(afd_geometric_draw(&g, 0.5) == 1);
+    /* largest u: log u = -2^-53, so G = 1 unless p is tiny */
+    assert_int_equal(afd_geometric_init(0.5, &g), AFD_OK);
+    assert_true(afd_geometric_draw(&g, 1 - 0x1p-53) == 1);
+    /* smallest u with the smallest p: finite and an exact integer */
+    assert_int_equal(afd_geometric_init(AFD_GEOMETRIC_MIN_P, &g), AFD_OK);
+    {
+        double x = afd_geometric_draw(&g, 0x1p-53);
+        assert_true(isfinite(x) && x < 0x1p53 && x == floor(x));
+        assert_close(x, 53 * log(2) * 0x1p40, 1e-6, 0);
+    }
+    assert_int_equal(afd_geometric_init(0, &g), AFD_EINVAL);
+    assert_true(isnan(g.p));
+    assert_int_equal(afd_geometric_init(1.5, &g), AFD_EINVAL);
+    assert_int_equal(afd_geometric_init(NAN, &g), AFD_EINVAL);
+    assert_int_equal(afd_geometric_init(AFD_GEOMETRIC_MIN_P / 2, &g), AFD_EINVAL);
+}
+
+/* ---------------------------------------------------------------- alias */
+
+static void alias_fits_weights(void **state)
+{
+    static const double w[] = {0.3, 0, 2.385, 1e-3, 7, 1, 1, 0.5};
+    enum { K = sizeof w / sizeof w[0] };
+    double *u = uniforms(12, 0, 2 * N_DRAWS), total = 0;
+    afd_alias *a;
+    size_t i;
+    int pass;
+    (void)state;
+    for (i = 0; i < K; i++)
+        total += w[i];
+    assert_int_equal(afd_alias_alloc(w, K, &a), AFD_OK);
+    assert_int_equal(afd_alias_size(a), K);
+    for (pass = 0; pass < 2; pass++) {
+        long count[K] = {0};
+        double chi2 = 0;
+        for (i = 0; i < N_DRAWS; i++) {
+            size_t j =
+                pass == 0 ? afd_alias_draw(a, u[i]) : afd_alias_draw2(a, u[2 * i], u[2 * i + 1]);
+            assert_true(j < K);
+            count[j]++;
+        }
+        assert_int_equal(count[1], 0); /* zero weight: never drawn */
+        for (i = 0; i < K; i++)
+            if (w[i] > 0) {
+                double e = w[i] / total * N_DRAWS;
+                chi2 += (count[i] - e) * (count[i] - e) / e;
+            }
+        assert_true(gsl_cdf_chisq_Q(chi2, K - 2) > CHI2_PMIN);
+    }
+    afd_alias_free(a);
+    free(u);
+}
+
+/* Many columns: 1000 weights with a 4000:1 range, 2^22 draws. */
+static void alias_many_columns(void **state)
+{
+    enum { K = 1000, N = 1 << 22 };
+    double w[K], total = 0, chi2 = 0, *u = uniforms(13, 0, N);
+    long *count = calloc(K, sizeof *count);
+    size_t *idx = malloc(N * sizeof *idx);
+    afd_alias *a;
+    size_t i;
+    (void)state;
+    assert_non_null(count);
+    assert_non_null(idx);
+    for (i = 0; i < K; i++) {
+        w[i] = (double)(i % 17) + 0.25 + (i == 500 ? 1000 : 0);
+        total += w[i];
+    }
+    assert_int_equal(afd_alias_alloc(w, K, &a), AFD_OK);
+    afd_alias_fill(a, N, u, idx);
+    for (i = 0; i < N; i++)
+        count[idx[i]]++;
+    for (i = 0; i < K; i++) {
+        double e = w[i] / total * N;
+        chi2 += (count[i] - e) * (count[i] - e) / e;
+    }
+    assert_true(gsl_cdf_chisq_Q(chi2, K - 1) > CHI2_PMIN);
+    afd_alias_free(a);
+    free(u);
+    free(count);
+    free(idx);
+}
+
+static void alias_errors(void **state)
+{
+    double w[3] = {1, 2, 3};
+    afd_alias *a = (afd_alias *)&w;
+    (void)state;
+    assert_int_equal(afd_alias_alloc(w, 0, &a), AFD_EEMPTY);
+    assert_null(a);
+    w[1] = -1;
+    assert_int_equal(afd_alias_alloc(w, 3, &a), AFD_EINVAL);
+    w[1] = NAN;
+    assert_int_equal(afd_alias_alloc(w, 3, &a), AFD_EINVAL);
+    w[1] = INFINITY;
+    assert_int_equal(afd_alias_alloc(w, 3, &a), AFD_EINVAL);
+    w[0] = w[1] = w[2] = 0;
+    assert_int_equal(afd_alias_alloc(w, 3, &a), AFD_EEMPTY);
+    assert_int_equal(afd_alias_alloc(NULL, 3, &a), AFD_EINVAL);
+    afd_alias_free(NULL);
+}
+
+/* ------------------------------------------------------ slot-load sampler */
+
+/* Y = P + A, P ~ Geometric{1,..}(p1), A ~ Geometric{0,..}(p2) independent:
+ * P(Y <= y) = sum_{k=1}^{y} p1 (1-p1)^(k-1) (1 - (1-p2)^(y-k+1)). */
+typedef struct {
+    double p1, p2;
+} geo_pair;
+
+static double cdf_geo_slot(double y, const void *par)
+{
+    const geo_pair *g = par;
+    double s = 0, k;
+    for (k = 1; k <= y; k++)
+        s += g->p1 * pow(1 - g->p1, k - 1) * (1 - pow(1 - g->p2, y - k + 1));
+    return s;
+}
+
+/* Mean and variance of y[0..n-1] with standard errors: se(mean) from the
+ * known sd, se(var) = sqrt((m4 - var^2) / n) from the sample. */
+static void moments(const double *y, size_t n, double *mean, double *var, double *var_se)
+{
+    long double s = 0, s2 = 0, s4 = 0, m;
+    size_t i;
+    for (i = 0; i < n; i++)
+        s += y[i];
+    m = s / n;
+    for (i = 0; i < n; i++) {
+        long double d = y[i] - m;
+        s2 += d * d;
+        s4 += d * d * d * d;
+    }
+    *mean = (double)m;
+    *var = (double)(s2 / (n - 1));
+    *var_se = (double)sqrtl((s4 / n - (s2 / n) * (s2 / n)) / n);
+}
+
+static void slot_geometric_matches_lemma(void **state)
+{
+    double *u = uniforms(14, 0, 2 * N_DRAWS), *y = malloc(N_DRAWS * sizeof *y);
+    double mean, var, var_se, cuts[30];
+    afd_workload w;
+    afd_slot_sampler *s;
+    geo_pair gp = {1 / 3.7, 1 / 12.4};
+    int nb;
+    (void)state;
+    assert_non_null(y);
+    /* Small means: the chi-square against the convolution pmf. */
+    assert_int_equal(afd_workload_geometric(3.7, 12.4, &w), AFD_OK);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+    afd_slot_sampler_fill(s, N_DRAWS, u, y);
+    nb = equiprobable_cuts(cdf_geo_slot, &gp, 0, 30, cuts);
+    assert_true(chi2_binned(y, N_DRAWS, cdf_geo_slot, &gp, cuts, nb) > CHI2_PMIN);
+    moments(y, N_DRAWS, &mean, &var, &var_se);
+    assert_within_se(mean, w.stats.theta, w.stats.nu / sqrt(N_DRAWS), 5);
+    assert_within_se(var, w.stats.nu * w.stats.nu, var_se, 5);
+    /* fill and sum agree with the scalar draw */
+    assert_true(afd_slot_sampler_draw(s, u + 2 * 77) == y[77]);
+    {
+        double sum = 0;
+        size_t i;
+        for (i = 0; i < 1000; i++)
+            sum += y[i];
+        assert_true(afd_slot_sampler_sum(s, 1000, u) == sum);
+    }
+    afd_slot_sampler_free(s);
+    /* The paper's parameters (Table 1): theta = 599, nu^2 = 259400. */
+    assert_int_equal(afd_workload_geometric(100, 500, &w), AFD_OK);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+    afd_slot_sampler_fill(s, N_DRAWS, u, y);
+    moments(y, N_DRAWS, &mean, &var, &var_se);
+    assert_within_se(mean, 599, sqrt(259400.0 / N_DRAWS), 5);
+    assert_within_se(var, 259400, var_se, 5);
+    afd_slot_sampler_free(s);
+    free(u);
+    free(y);
+}
+
+/* Trace: the exact law of Y enumerated from its definition (every age of
+ * every request weighs 1 / sum D), with a strong P-D correlation so that
+ * the covariance term of Lemma 4.1 matters. */
+static const uint64_t tr_p[] = {5, 0, 1200, 37, 3, 640, 12, 99};
+static const uint64_t tr_d[] = {1, 9, 400, 2, 60, 250, 7, 33};
+enum { TR_N = sizeof tr_p / sizeof tr_p[0] };
+
+static void slot_trace_matches_definition(void **state)
+{
+    double *u = uniforms(15, 3, 2 * N_DRAWS), *y = malloc(N_DRAWS * sizeof *y);
+    double mean, var, var_se, sum_d = 0, cuts[40];
+    afd_workload w;
+    afd_slot_sampler *s;
+    table_cdf t;
+    size_t i, len = 0;
+    uint64_t a;
+    int nb;
+    (void)state;
+    assert_non_null(y);
+    for (i = 0; i < TR_N; i++) {
+        sum_d += (double)tr_d[i];
+        if (tr_p[i] + tr_d[i] > len)
+            len = tr_p[i] + tr_d[i];
+    }
+    t.len = len;
+    t.cum = calloc(len, sizeof *t.cum);
+    assert_non_null(t.cum);
+    for (i = 0; i < TR_N; i++)
+        for (a = 0; a < tr_d[i]; a++)
+            t.cum[tr_p[i] + a] += 1 / sum_d;
+    for (i = 1; i < len; i++)
+        t.cum[i] += t.cum[i - 1];
+
+    make_trace(&w, tr_p, tr_d, TR_N);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+    afd_slot_sampler_fill(s, N_DRAWS, u, y);
+    for (i = 0; i < N_DRAWS; i++)
+        assert_true(y[i] >= 0 && y[i] < (double)len);
+    nb = equiprobable_cuts(cdf_table, &t, 0, 40, cuts);
+    assert_true(chi2_binned(y, N_DRAWS, cdf_table, &t, cuts, nb) > CHI2_PMIN);
+    moments(y, N_DRAWS, &mean, &var, &var_se);
+    assert_within_se(mean, w.stats.theta, w.stats.nu / sqrt(N_DRAWS), 5);
+    assert_within_se(var, w.stats.nu * w.stats.nu, var_se, 5);
+    afd_slot_sampler_free(s);
+    afd_workload_free(&w);
+    free(t.cum);
+    free(u);
+    free(y);
+}
+
+static void slot_sampler_errors(void **state)
+{
+    afd_workload w;
+    afd_slot_sampler *s;
+    (void)state;
+    assert_int_equal(afd_workload_given(600, 500, &w), AFD_OK);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_EINVAL);
+    assert_null(s);
+    assert_int_equal(afd_slot_sampler_alloc(NULL, &s), AFD_EINVAL);
+    make_trace(&w, tr_p, tr_d, TR_N);
+    w.n_kept = 0;
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_EEMPTY);
+    w.n_kept = TR_N;
+    w.decode[3] = 0;
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_EINVAL);
+    w.decode[3] = 1;
+    w.prompt[2] = UINT64_C(1) << 53;
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_EINVAL);
+    afd_workload_free(&w);
+    assert_int_equal(afd_workload_geometric(100, 500, &w), AFD_OK);
+    w.mu_d = 0x1p41;
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_EINVAL);
+    w.mu_d = 0.5;
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_EINVAL);
+    afd_slot_sampler_free(NULL);
+}
+
+/* -------------------------------------------------- rejection samplers */
+
+typedef struct {
+    double a, b;
+} two_par;
+
+static double cdf_gamma(double x, const void *par)
+{
+    const two_par *g = par;
+    return gsl_cdf_gamma_P(x, g->a, g->b);
+}
+
+static void gamma_fits_cdf(void **state)
+{
+    static const two_par cases[] = {{0.37, 2.0}, {2.385, 1.0}, {256, 499.0}};
+    enum { N = 1 << 19, NB = 40 };
+    double *x = malloc(N * sizeof *x), cuts[NB];
+    size_t c, i;
+    (void)state;
+    assert_non_null(x);
+    for (c = 0; c < 3; c++) {
+        afd_philox_cursor cur;
+        afd_philox_cursor_init(&cur, 16, c, 0);
+        for (i = 0; i < N; i++)
+            x[i] = afd_gamma_draw(&cur, cases[c].a, cases[c].b);
+        for (i = 0; i + 1 < NB; i++)
+            cuts[i] = gsl_cdf_gamma_Pinv((i + 1.0) / NB, cases[c].a, cases[c].b);
+        assert_true(chi2_binned(x, N, cdf_gamma, &cases[c], cuts, NB) > CHI2_PMIN);
+    }
+    free(x);
+}
+
+static double cdf_poisson(double k, const void *par)
+{
+    return k < 0 ? 0 : gsl_cdf_poisson_P((unsigned)k, *(const double *)par);
+}
+
+static void poisson_fits_pmf(void **state)
+{
+    /* inversion (< 10), PTRS near its threshold, PTRS at the Table 1 scale */
+    static const double means[] = {0.07, 3.3, 10, 27.5, 127744.6};
+    enum { N = 1 << 19 };
+    double *x = malloc(N * sizeof *x), cuts[40];
+    size_t c, i;
+    (void)state;
+    assert_non_null(x);
+    for (c = 0; c < sizeof means / sizeof means[0]; c++) {
+        afd_philox_cursor cur;
+        int nb;
+        afd_philox_cursor_init(&cur, 17, c, 0);
+        for (i = 0; i < N; i++) {
+            x[i] = afd_poisson_draw(&cur, means[c]);
+            assert_true(x[i] >= 0 && x[i] == floor(x[i]));
+        }
+        nb = equiprobable_cuts(cdf_poisson, &means[c], 0, 40, cuts);
+        assert_true(nb >= 2);
+        assert_true(chi2_binned(x, N, cdf_poisson, &means[c], cuts, nb) > CHI2_PMIN);
+    }
+    free(x);
+}
+
+static double cdf_negbin(double k, const void *par)
+{
+    const two_par *g = par; /* a = n, b = p */
+    return k < 0 ? 0 : gsl_cdf_negative_binomial_P((unsigned)k, g->b, g->a);
+}
+
+static void negbin_fits_pmf(void **state)
+{
+    static const two_par cases[] = {{3, 0.31}, {0.5, 0.8}, {256, 1.0 / 500}};
+    enum { N = 1 << 19 };
+    double *x = malloc(N * sizeof *x), cuts[40];
+    size_t c, i;
+    (void)state;
+    assert_non_null(x);
+    for (c = 0; c < 3; c++) {
+        afd_philox_cursor cur;
+        int nb;
+        afd_philox_cursor_init(&cur, 18, c, 0);
+        for (i = 0; i < N; i++)
+            x[i] = afd_negbin_draw(&cur, cases[c].a, cases[c].b);
+        nb = equiprobable_cuts(cdf_negbin, &cases[c], 0, 40, cuts);
+        assert_true(chi2_binned(x, N, cdf_negbin, &cases[c], cuts, nb) > CHI2_PMIN);
+    }
+    free(x);
+}
+
+static void rejection_domain(void **state)
+{
+    afd_philox_cursor cur;
+    (void)state;
+    afd_philox_cursor_init(&cur, 1, 1, 0);
+    assert_true(isnan(afd_gamma_draw(&cur, 0, 1)));
+    assert_true(isnan(afd_gamma_draw(&cur, 1, -1)));
+    assert_true(isnan(afd_gamma_draw(&cur, INFINITY, 1)));
+    assert_true(afd_gamma_draw(&cur, 2, 0) == 0);
+    assert_true(isnan(afd_poisson_draw(&cur, -1)));
+    assert_true(isnan(afd_poisson_draw(&cur, NAN)));
+    assert_true(isnan(afd_poisson_draw(&cur, 0x1p51)));
+    assert_true(afd_poisson_draw(&cur, 0) == 0);
+    assert_true(isnan(afd_negbin_draw(&cur, 0, 0.5)));
+    assert_true(isnan(afd_negbin_draw(&cur, 3, 0)));
+    assert_true(isnan(afd_negbin_draw(&cur, 3, 1.5)));
+    assert_true(afd_negbin_draw(&cur, 3, 1) == 0);
+    assert_true(isnan(afd_slot_sum_geometric(&cur, 100, 500, 0)));
+    assert_true(isnan(afd_slot_sum_geometric(&cur, 100, 500, 2.5)));
+    assert_true(isnan(afd_slot_sum_geometric(&cur, 0.5, 500, 4)));
+    assert_true(isnan(afd_slot_sum_geometric(&cur, 100, 0x1p41, 4)));
+    assert_true(afd_slot_sum_geometric(&cur, 1, 1, 7) == 7); /* P = D = 1: Y = 1 */
+}
+
+/* ------------------------------------- O(1) sum against the per-slot sum */
+
+static void negbin_sum_equals_per_slot_sum(void **state)
+{
+    enum { B = 16, N = 1 << 17, NB = 40 };
+    const double mu_p = 3.7, mu_d = 12.4;
+    double *fast = malloc(N * sizeof *fast), *slow = malloc(N * sizeof *slow), cuts[NB];
+    double *u = malloc(2 * B * sizeof *u);
+    afd_workload w;
+    afd_slot_sampler *s;
+    table_cdf t;
+    size_t i;
+    int nb;
+    (void)state;
+    assert_non_null(fast);
+    assert_non_null(slow);
+    assert_non_null(u);
+    assert_int_equal(afd_workload_geometric(mu_p, mu_d, &w), AFD_OK);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+    for (i = 0; i < N; i++) {
+        afd_philox_cursor cur;
+        afd_philox_cursor_init(&cur, 19, i, 0);
+        fast[i] = afd_slot_sum_geometric(&cur, mu_p, mu_d, B);
+        afd_philox_fill_u01(20, i, 0, 2 * B, u);
+        slow[i] = afd_slot_sampler_sum(s, B, u);
+    }
+    /* two-sample chi-square over 40 pooled-quantile bins */
+    assert_true(chi2_two_sample(fast, N, slow, N, NB) > CHI2_PMIN);
+    /* and each path against the exact law */
+    sum_law(B, 1 / mu_p, 1 / mu_d, &t);
+    nb = equiprobable_cuts(cdf_table, &t, 0, NB, cuts);
+    assert_true(chi2_binned(fast, N, cdf_table, &t, cuts, nb) > CHI2_PMIN);
+    assert_true(chi2_binned(slow, N, cdf_table, &t, cuts, nb) > CHI2_PMIN);
+    afd_slot_sampler_free(s);
+    free(t.cum);
+    free(fast);
+    free(slow);
+    free(u);
+}
+
+/* The two-sample test has power: a per-slot sum over B + 1 slots (a shift
+ * of one slot load, about 0.3 standard deviations) is rejected. */
+static void two_sample_test_detects_one_slot(void **state)
+{
+    enum { B = 16, N = 1 << 17 };
+    double *fast = malloc(N * sizeof *fast), *slow = malloc(N * sizeof *slow);
+    double *u = malloc(2 * (B + 1) * sizeof *u);
+    afd_workload w;
+    afd_slot_sampler *s;
+    size_t i;
+    (void)state;
+    assert_non_null(fast);
+    assert_non_null(slow);
+    assert_non_null(u);
+    assert_int_equal(afd_workload_geometric(3.7, 12.4, &w), AFD_OK);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+    for (i = 0; i < N; i++) {
+        afd_philox_cursor cur;
+        afd_philox_cursor_init(&cur, 19, i, 0);
+        fast[i] = afd_slot_sum_geometric(&cur, 3.7, 12.4, B);
+        afd_philox_fill_u01(20, i, 0, 2 * (B + 1), u);
+        slow[i] = afd_slot_sampler_sum(s, B + 1, u);
+    }
+    assert_true(chi2_two_sample(fast, N, slow, N, 40) < CHI2_PMIN);
+    afd_slot_sampler_free(s);
+    free(fast);
+    free(slow);
+    free(u);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(geometric_fits_pmf),
+        cmocka_unit_test(geometric_extremes),
+        cmocka_unit_test(alias_fits_weights),
+        cmocka_unit_test(alias_many_columns),
+        cmocka_unit_test(alias_errors),
+        cmocka_unit_test(slot_geometric_matches_lemma),
+        cmocka_unit_test(slot_trace_matches_definition),
+        cmocka_unit_test(slot_sampler_errors),
+        cmocka_unit_test(gamma_fits_cdf),
+        cmocka_unit_test(poisson_fits_pmf),
+        cmocka_unit_test(negbin_fits_pmf),
+        cmocka_unit_test(rejection_domain),
+        cmocka_unit_test(negbin_sum_equals_per_slot_sum),
+        cmocka_unit_test(two_sample_test_detects_one_slot),
+    };
+    gsl_set_error_handler_off();
+    RUN_TESTS(tests);
+}
