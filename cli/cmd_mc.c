@@ -1,0 +1,521 @@
+/* cmd_mc.c: afdkit mc, Monte Carlo cross-checks of the closed forms:
+ * mc barrier (Theorem 4.3, Table 1), mc slot (Lemma 4.1), mc mdc (queues). */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afd_mc.h"
+#include "cli.h"
+
+/* Kept trace rows for samplers: 2^26 rows (1 GiB) at most. */
+#define MAX_KEPT_ROWS ((size_t)1 << 26)
+
+enum {
+    OPT_B = OPT_COMMAND, OPT_R, OPT_TRIALS, OPT_SEED, OPT_PER_SLOT, OPT_STEPS, OPT_WARMUP,
+    OPT_BATCHES, OPT_LAMBDA, OPT_SERVICE, OPT_C, OPT_CUSTOMERS, OPT_SERVICE_TRACE,
+    OPT_SERVICE_A, OPT_SERVICE_B, OPT_SERVICE_C, OPT_PERCENTILE
+};
+
+struct mc_args {
+    double B;
+    cli_list list;
+    int64_t trials, seed, steps, warmup, batches, customers;
+    int per_slot;
+    double lambda, service, sa, sb, sc, percentile;
+    const char *service_trace;
+    int have_warmup;
+};
+
+static void args_init(struct mc_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->B = NAN;
+    a->trials = 50000;
+    a->seed = 1;
+    a->batches = 32;
+    a->lambda = a->service = NAN;
+    a->sa = a->sb = a->sc = 0;
+    a->percentile = 0.9;
+}
+
+/* Options shared by the three subcommands, parsed by one callback; each
+ * subcommand lists only those it accepts, so the parser refuses the rest. */
+struct own_ctx {
+    const char *cmd;
+    struct mc_args *a;
+};
+
+static int own(void *vctx, const cli_option *opt, const char *arg)
+{
+    struct own_ctx *ctx = vctx;
+    struct mc_args *a = ctx->a;
+    const char *cmd = ctx->cmd;
+    if (opt == NULL)
+        return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    switch (opt->id) {
+    case OPT_B: return cli_batch(cmd, arg, &a->B);
+    case OPT_R:
+        cli_list_free(&a->list);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, AFD_BARRIER_MC_MAX_R, &a->list);
+    case OPT_C:
+        cli_list_free(&a->list);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, AFD_MDC_MAX_SERVERS, &a->list);
+    case OPT_TRIALS: return cli_integer(cmd, opt->name, arg, 2, INT64_MAX, &a->trials);
+    case OPT_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
+    case OPT_PER_SLOT: a->per_slot = 1; return 0;
+    case OPT_STEPS: return cli_integer(cmd, opt->name, arg, 2, (int64_t)1 << 46, &a->steps);
+    case OPT_WARMUP:
+        a->have_warmup = 1;
+        return cli_integer(cmd, opt->name, arg, 0, (int64_t)1 << 46, &a->warmup);
+    case OPT_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
+    case OPT_CUSTOMERS:
+        return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_MDC_MAX_CUSTOMERS, &a->customers);
+    case OPT_LAMBDA: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->lambda);
+    case OPT_SERVICE: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->service);
+    case OPT_SERVICE_TRACE: a->service_trace = arg; return 0;
+    case OPT_SERVICE_A: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->sa);
+    case OPT_SERVICE_B: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->sb);
+    case OPT_SERVICE_C: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->sc);
+    case OPT_PERCENTILE:
+        if (cli_real(cmd, opt->name, arg, &a->percentile) != 0)
+            return EXIT_USAGE;
+        if (!(a->percentile > 0 && a->percentile < 1))
+            return cli_usage_error(cmd, "--percentile must be in (0, 1): '%s'", arg);
+        return 0;
+    }
+    return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
+}
+
+static int parse(const cli_command *self, int argc, char **argv, cli_common *c,
+                 struct mc_args *a)
+{
+    struct own_ctx ctx = {self->path, a};
+    cli_common_init(c);
+    args_init(a);
+    return cli_parse_args(self, argc, argv, c, own, &ctx);
+}
+
+static int load_workload(const char *cmd, cli_common *c, afd_workload *w)
+{
+    c->wl.topt.max_rows = MAX_KEPT_ROWS;
+    return cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w);
+}
+
+/* ------------------------------------------------------------- mc barrier */
+
+static const cli_option barrier_options[] = {
+    {"batch", 'B', "N", "slots per Attention worker (required)", OPT_B},
+    {"r", 'r', "LIST", "numbers of workers under the barrier (required)", OPT_R},
+    {"trials", 'T', "N", "independent trials (default 50000)", OPT_TRIALS},
+    {"seed", 's', "S", "seed of the Philox streams (default 1)", OPT_SEED},
+    {"per-slot", 0, NULL, "draw every slot also for the geometric model (no O(1) shortcut)",
+     OPT_PER_SLOT},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group barrier_group = {"Options", barrier_options};
+static const cli_group *const barrier_groups[] = {&barrier_group, &cli_workload_group,
+                                                  &cli_output_group, NULL};
+
+static int run_barrier(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    cli_common c;
+    struct mc_args a;
+    afd_workload w;
+    afd_barrier_mc_params p;
+    afd_barrier_mc_result *res = NULL;
+    unsigned *rs = NULL;
+    cli_table *t;
+    afd_status st;
+    size_t k;
+    double max_r = 0, work;
+    int rc = parse(self, argc, argv, &c, &a);
+
+    if (rc != CLI_CONTINUE)
+        goto out_args;
+    if (isnan(a.B) || a.list.n == 0) {
+        rc = cli_usage_error(cmd, isnan(a.B) ? "-B N is required" : "--r LIST is required");
+        goto out_args;
+    }
+    for (k = 0; k < a.list.n; k++)
+        max_r = a.list.v[k] > max_r ? a.list.v[k] : max_r;
+    work = (double)a.trials * max_r * (c.wl.geometric && !a.per_slot ? 1 : a.B);
+    if ((uint64_t)a.trials > AFD_BARRIER_MC_MAX_TRIALS || work > (double)AFD_BARRIER_MC_MAX_WORK) {
+        rc = cli_usage_error(cmd, "refused: trials x r x B = %.3g slot draws exceeds the limit "
+                                  "of 2^38 (hours of work); reduce --trials, --r or -B",
+                             work);
+        goto out_args;
+    }
+    if ((rc = load_workload(cmd, &c, &w)) != 0)
+        goto out_args;
+    rs = malloc(a.list.n * sizeof *rs);
+    res = malloc(a.list.n * sizeof *res);
+    if (rs == NULL || res == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    for (k = 0; k < a.list.n; k++)
+        rs[k] = (unsigned)a.list.v[k];
+    p.workload = &w;
+    p.B = (uint64_t)a.B;
+    p.r = rs;
+    p.n_r = a.list.n;
+    p.trials = (uint64_t)a.trials;
+    p.seed = (uint64_t)a.seed;
+    p.per_slot = a.per_slot;
+    st = afd_barrier_mc(&p, res);
+    if (st != AFD_OK) {
+        rc = st == AFD_ENOMEM ? cli_usage_error(cmd, "refused: the run exceeds the Monte Carlo "
+                                                     "size limits (or memory)")
+                              : cli_runtime_error(cmd, "%s", afd_strerror(st));
+        goto out;
+    }
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "seed", "%lld", (long long)a.seed);
+    cli_table_meta(t, "trials", "%lld", (long long)a.trials);
+    cli_table_begin(t, "r", "overhead_mc", "overhead_se", "overhead_clt", "z", "mean_w",
+                    "mean_w_se", "sd_w", NULL);
+    for (k = 0; k < a.list.n; k++) {
+        double clt = afd_barrier_overhead_clt(w.stats.theta, w.stats.nu, a.B, rs[k]);
+        cli_table_uint(t, rs[k]);
+        cli_table_real(t, res[k].overhead);
+        cli_table_real(t, res[k].overhead_se);
+        cli_table_real(t, clt);
+        cli_table_real(t, res[k].overhead_se > 0 ? (res[k].overhead - clt) / res[k].overhead_se
+                                                 : NAN);
+        cli_table_real(t, res[k].mean_w);
+        cli_table_real(t, res[k].mean_w_se);
+        cli_table_real(t, res[k].sd_w);
+        cli_table_end_row(t);
+    }
+    rc = cli_table_finish(t, cmd);
+out:
+    afd_workload_free(&w);
+out_args:
+    free(rs);
+    free(res);
+    cli_list_free(&a.list);
+    return rc;
+}
+
+const cli_command cli_cmd_mc_barrier = {
+    .name = "barrier",
+    .path = "mc barrier",
+    .summary = "barrier overhead E[W]/(B theta) - 1 by Monte Carlo, beside the CLT",
+    .usage = "mc barrier WORKLOAD -B N --r LIST [--trials T] [--seed S]",
+    .description =
+        "Prints one row per r: r overhead_mc overhead_se overhead_clt z mean_w mean_w_se sd_w.\n"
+        "\n"
+        "W = max over r Attention workers of the sum of B stationary slot loads\n"
+        "(Section 4.2); overhead_mc estimates E[W]/(B theta) - 1 over T trials with its\n"
+        "standard error, overhead_clt is Theorem 4.3's (nu/theta) kappa_r / sqrt(B), and\n"
+        "z = (overhead_mc - overhead_clt) / overhead_se.  The CLT is a large-B limit: a\n"
+        "skewed slot load makes it a little low (for Table 1's setting by 0.02-0.25\n"
+        "percentage points, 0.5-2.6% of the overhead), which shows as z of -1 to -5.\n"
+        "Slot loads are length-biased draws (a request picked with probability\n"
+        "proportional to D, a uniform age); the geometric model draws each worker's\n"
+        "sum in O(1) as B + NegBin(B, 1/MP) + NegBin(B, 1/MD).  Trial t reads Philox\n"
+        "stream t: the output is identical for any number of threads, and all r share\n"
+        "the same trials.  Needs --trace or --geometric.",
+    .groups = barrier_groups,
+    .run = run_barrier,
+};
+
+/* --------------------------------------------------------------- mc slot */
+
+static const cli_option slot_options[] = {
+    {"steps", 'n', "N", "decode steps averaged (default 10^7)", OPT_STEPS},
+    {"warmup", 0, "N", "steps simulated and discarded first (default steps/10)", OPT_WARMUP},
+    {"batches", 0, "K", "batches for the batch-means standard errors (default 32)",
+     OPT_BATCHES},
+    {"seed", 's', "S", "seed of the Philox stream (default 1)", OPT_SEED},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group slot_group = {"Options", slot_options};
+static const cli_group *const slot_groups[] = {&slot_group, &cli_workload_group,
+                                               &cli_output_group, NULL};
+
+static void slot_row(cli_table *t, const char *q, double mc, double se, double exact)
+{
+    cli_table_str(t, q);
+    cli_table_real(t, mc);
+    cli_table_real(t, se);
+    cli_table_real(t, exact);
+    cli_table_real(t, se > 0 ? (mc - exact) / se : NAN);
+    cli_table_end_row(t);
+}
+
+static int run_slot(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    cli_common c;
+    struct mc_args a;
+    afd_workload w;
+    afd_slot_mc_params p;
+    afd_slot_mc_result res;
+    cli_table *t;
+    afd_status st;
+    int rc = parse(self, argc, argv, &c, &a);
+
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (a.steps == 0)
+        a.steps = 10000000;
+    if (a.steps < a.batches)
+        return cli_usage_error(cmd, "--steps must be at least --batches (%lld)",
+                               (long long)a.batches);
+    if ((rc = load_workload(cmd, &c, &w)) != 0)
+        return rc;
+    p.workload = &w;
+    p.steps = (uint64_t)a.steps;
+    p.warmup = a.have_warmup ? (uint64_t)a.warmup : (uint64_t)a.steps / 10;
+    p.batches = (unsigned)a.batches;
+    p.seed = (uint64_t)a.seed;
+    p.stream = 0;
+    st = afd_slot_mc(&p, &res);
+    if (st != AFD_OK) {
+        afd_workload_free(&w);
+        return st == AFD_EINVAL ? cli_usage_error(cmd, "parameters outside the simulator's range "
+                                                       "(lengths or steps too large)")
+                                : cli_runtime_error(cmd, "%s", afd_strerror(st));
+    }
+    if (res.batch_lifetimes < 100)
+        cli_warn(cmd, "batches span only %.3g length-biased lifetimes (aim for >= 100): the "
+                      "standard errors may be low; raise --steps or lower --batches",
+                 res.batch_lifetimes);
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        afd_workload_free(&w);
+        return cli_runtime_error(cmd, "out of memory");
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "seed", "%lld", (long long)a.seed);
+    cli_table_meta(t, "steps", "%llu", (unsigned long long)res.steps);
+    cli_table_meta(t, "requests", "%llu", (unsigned long long)res.requests);
+    cli_table_begin(t, "quantity", "mc", "se", "exact", "z", NULL);
+    slot_row(t, "theta", res.mean, res.mean_se, w.stats.theta);
+    slot_row(t, "ey2", res.mean_sq, res.mean_sq_se, w.stats.ey2);
+    afd_workload_free(&w);
+    return cli_table_finish(t, cmd);
+}
+
+const cli_command cli_cmd_mc_slot = {
+    .name = "slot",
+    .path = "mc slot",
+    .summary = "one decode slot as a renewal process: time averages against Lemma 4.1",
+    .usage = "mc slot WORKLOAD [--steps N] [--warmup N] [--batches K] [--seed S]",
+    .description =
+        "Prints two rows, theta and ey2: quantity mc se exact z.\n"
+        "\n"
+        "Runs one slot under continuous batching: requests drawn without length bias\n"
+        "(uniform trace rows, or the geometric model) occupy the slot for D steps at\n"
+        "load P + age and are replaced at once.  The time averages of the load and its\n"
+        "square converge to theta and E[Y^2] of Lemma 4.1 (exact: the closed form, or\n"
+        "the trace estimator of eq. 15-16 for that trace); the length bias emerges from\n"
+        "the renewal process.  Standard errors by batch means over K batches;\n"
+        "z = (mc - exact)/se.  Needs --trace or --geometric.",
+    .groups = slot_groups,
+    .run = run_slot,
+};
+
+/* ---------------------------------------------------------------- mc mdc */
+
+static const cli_option mdc_options[] = {
+    {"lambda", 'l', "L", "Poisson arrival rate (required)", OPT_LAMBDA},
+    {"service", 0, "D", "deterministic service time (or --service-trace)", OPT_SERVICE},
+    {"c", 'c', "LIST", "numbers of servers (required)", OPT_C},
+    {"customers", 'n', "N", "customers measured (default 10^6)", OPT_CUSTOMERS},
+    {"warmup", 0, "N", "customers simulated and discarded first (default customers/10)",
+     OPT_WARMUP},
+    {"batches", 0, "K", "batches for the batch-means standard errors (default 32)",
+     OPT_BATCHES},
+    {"percentile", 'p', "P", "order of the wait quantile (default 0.9)", OPT_PERCENTILE},
+    {"seed", 's', "S", "seed of the Philox stream (default 1)", OPT_SEED},
+    {"service-trace", 0, "FILE", "service time a + b P + c P^2 of uniformly drawn trace rows",
+     OPT_SERVICE_TRACE},
+    {"service-a", 0, "A", "with --service-trace: fixed part a (default 0)", OPT_SERVICE_A},
+    {"service-b", 0, "B", "with --service-trace: per prompt token b (default 0)",
+     OPT_SERVICE_B},
+    {"service-c", 0, "C", "with --service-trace: per squared prompt token c (default 0)",
+     OPT_SERVICE_C},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group mdc_group = {"Options", mdc_options};
+static const cli_option mdc_trace_options[] = {
+    {"prompt-col", 0, "NAME", "prompt-token column of --service-trace", OPT_PROMPT_COL},
+    {"output-col", 0, "NAME", "output-token column of --service-trace", OPT_OUTPUT_COL},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group mdc_trace_group = {"Service trace columns", mdc_trace_options};
+static const cli_group *const mdc_groups[] = {&mdc_group, &mdc_trace_group, &cli_output_group,
+                                              NULL};
+
+struct quad_service {
+    double a, b, c;
+};
+
+static double quad_service(uint64_t prompt, void *ctx)
+{
+    const struct quad_service *q = ctx;
+    double p = (double)prompt;
+    return q->a + q->b * p + q->c * p * p;
+}
+
+static int run_mdc(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    cli_common c;
+    struct mc_args a;
+    afd_workload w;
+    struct quad_service q;
+    double es = 0;
+    cli_table *t = NULL;
+    size_t k;
+    int rc = parse(self, argc, argv, &c, &a), have_trace = 0;
+
+    memset(&w, 0, sizeof w);
+    if (rc != CLI_CONTINUE)
+        goto out;
+    if (isnan(a.lambda) || a.list.n == 0) {
+        rc = cli_usage_error(cmd, isnan(a.lambda) ? "--lambda L is required"
+                                                  : "--c LIST is required");
+        goto out;
+    }
+    if ((a.service_trace != NULL) == !isnan(a.service)) {
+        rc = cli_usage_error(cmd, "give exactly one of --service D and --service-trace FILE");
+        goto out;
+    }
+    if (a.customers == 0)
+        a.customers = 1000000;
+    if (a.customers < a.batches) {
+        rc = cli_usage_error(cmd, "--customers must be at least --batches (%lld)",
+                             (long long)a.batches);
+        goto out;
+    }
+    q.a = a.sa;
+    q.b = a.sb;
+    q.c = a.sc;
+    if (a.service_trace != NULL) {
+        c.wl.trace = a.service_trace;
+        if ((rc = load_workload(cmd, &c, &w)) != 0)
+            goto out;
+        have_trace = 1;
+        for (k = 0; k < w.n_kept; k++)
+            es += quad_service(w.prompt[k], &q) / (double)w.n_kept;
+        if (!(es > 0)) {
+            rc = cli_usage_error(cmd, "the service time a + b P + c P^2 is zero on this trace; "
+                                      "give --service-a/--service-b/--service-c");
+            goto out;
+        }
+    } else {
+        es = a.service;
+    }
+    for (k = 0; k < a.list.n; k++)
+        if (a.lambda * es >= a.list.v[k]) {
+            rc = cli_runtime_error(cmd, "unstable queue: rho = lambda E[S] / c = %.6g >= 1 at "
+                                        "c = %.0f; c >= %.0f makes it stable",
+                                   a.lambda * es / a.list.v[k], a.list.v[k],
+                                   floor(a.lambda * es) + 1);
+            goto out;
+        }
+
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "seed", "%lld", (long long)a.seed);
+    cli_table_meta(t, "customers", "%lld", (long long)a.customers);
+    {
+        char qname[32], qse[32];
+        snprintf(qname, sizeof qname, "wq_p%g_mc", 100 * a.percentile);
+        snprintf(qse, sizeof qse, "wq_p%g_se", 100 * a.percentile);
+        cli_table_begin(t, "c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", qname, qse, "rho",
+                        "service_mean", NULL);
+    }
+    for (k = 0; k < a.list.n; k++) {
+        afd_mdc_params p;
+        afd_mdc_result res;
+        afd_status st;
+        memset(&p, 0, sizeof p);
+        p.c = (unsigned)a.list.v[k];
+        p.lambda = a.lambda;
+        p.service = have_trace ? 0 : a.service;
+        p.trace = have_trace ? &w : NULL;
+        p.service_fn = have_trace ? quad_service : NULL;
+        p.service_ctx = &q;
+        p.customers = (uint64_t)a.customers;
+        p.warmup = a.have_warmup ? (uint64_t)a.warmup : (uint64_t)a.customers / 10;
+        p.batches = (unsigned)a.batches;
+        p.quantile = a.percentile;
+        p.seed = (uint64_t)a.seed;
+        p.stream = 0;
+        st = afd_mdc_sim(&p, &res);
+        if (st != AFD_OK) {
+            rc = cli_runtime_error(cmd, "c = %u: %s", p.c, afd_strerror(st));
+            goto out;
+        }
+        cli_table_uint(t, p.c);
+        cli_table_real(t, res.wait_mean);
+        cli_table_real(t, res.wait_mean_se);
+        cli_table_real(t, res.p_wait);
+        cli_table_real(t, res.p_wait_se);
+        cli_table_real(t, res.wait_q);
+        cli_table_real(t, res.wait_q_se);
+        cli_table_real(t, res.rho);
+        cli_table_real(t, res.service_mean);
+        cli_table_end_row(t);
+    }
+    rc = cli_table_finish(t, cmd);
+    t = NULL;
+out:
+    cli_table_discard(t);
+    afd_workload_free(&w);
+    cli_list_free(&a.list);
+    return rc;
+}
+
+const cli_command cli_cmd_mc_mdc = {
+    .name = "mdc",
+    .path = "mc mdc",
+    .summary = "FCFS M/D/c (or M/G/c from a trace) queue by simulation",
+    .usage = "mc mdc --lambda L (--service D | --service-trace FILE ...) --c LIST [--customers N]",
+    .description =
+        "Prints one row per c: c wq_mc wq_se p_wait_mc p_wait_se wq_p90_mc wq_p90_se rho\n"
+        "service_mean (the quantile columns are named after --percentile).\n"
+        "\n"
+        "Poisson arrivals at rate L, c servers, first come first served, by the\n"
+        "Kiefer-Wolfowitz workload recursion; the first customers/10 are discarded.\n"
+        "wq is the mean wait in queue, p_wait = P(wait > 0), wq_p90 the 90th percentile\n"
+        "of the wait; standard errors by batch means (the percentile's by sectioning).\n"
+        "Service is deterministic (--service D), or a + b P + c P^2 for the prompt length\n"
+        "P of a uniformly drawn row of --service-trace (the prefill queue of a trace).\n"
+        "rho = L E[S] / c >= 1 is an error (exit 1) naming the smallest stable c.",
+    .groups = mdc_groups,
+    .run = run_mdc,
+};
+
+/* ------------------------------------------------------------------- mc */
+
+static const cli_command *const mc_subcommands[] = {&cli_cmd_mc_barrier, &cli_cmd_mc_slot,
+                                                    &cli_cmd_mc_mdc, NULL};
+
+const cli_command cli_cmd_mc = {
+    .name = "mc",
+    .path = "mc",
+    .summary = "Monte Carlo cross-checks: barrier, slot, mdc",
+    .usage = "mc SUBCOMMAND [OPTIONS]",
+    .description = "Monte Carlo experiments that check the closed forms.  Every estimate comes\n"
+                   "with its standard error; results are identical for any number of threads.",
+    .groups = NULL,
+    .run = NULL,
+    .subcommands = mc_subcommands,
+};
