@@ -1,0 +1,298 @@
+/* test_pipeline.c: the decode-pipeline simulator against hand-derived
+ * deterministic schedules, the closed forms of the paper where one side
+ * clearly binds, and the invariants of the schedule itself. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "test_util.h"
+
+#include "afd_pipeline.h"
+#include "afd_ratio.h"
+
+/* A trace whose requests are all (P, D = 1): every slot holds load P at
+ * every step, so every Attention time is alpha_a B P + beta_a exactly. */
+static afd_workload constant_trace(uint64_t P, size_t rows)
+{
+    afd_workload w;
+    size_t i;
+    memset(&w, 0, sizeof w);
+    w.kind = AFD_WORKLOAD_TRACE;
+    w.n_kept = rows;
+    w.prompt = malloc(rows * sizeof *w.prompt);
+    w.decode = malloc(rows * sizeof *w.decode);
+    for (i = 0; i < rows; i++) {
+        w.prompt[i] = P;
+        w.decode[i] = 1;
+    }
+    w.stats.theta = (double)P;
+    w.stats.nu = 0;
+    return w;
+}
+
+static afd_pipeline_params params(const afd_workload *w, unsigned x, unsigned m)
+{
+    afd_pipeline_params p;
+    memset(&p, 0, sizeof p);
+    p.workload = w;
+    assert_int_equal(afd_hw_preset("paper-910c", &p.hw), AFD_OK);
+    p.x = x;
+    p.y = 1;
+    p.B = 256;
+    p.microbatches = m;
+    p.requests = 4000;
+    p.start = AFD_START_STATIONARY;
+    p.warmup = 0.2;
+    p.batches = 20;
+    p.seed = 7;
+    return p;
+}
+
+/* With constant times A, F and round trip C, the steady state of the FIFO
+ * pipeline repeats every m steps with period m * max(A, F, (A + F + C)/m)
+ * (each side serves one micro-batch at a time; one micro-batch needs
+ * A + C/2 + F + C/2 from start to return).  With D = 1 every slot finishes
+ * every step, so B = 16 and 9600 requests per instance give 600 steps.
+ * A = 0.00165 16 P + 50, F = 0.083 16 x + 100, C = 0.022 16 x + 20. */
+static void deterministic_steady_state(void **state)
+{
+    static const struct {
+        unsigned x, m;
+        uint64_t P;
+    } cases[] = {
+        {4, 2, 10000},  /* A = 314, F = 105.3, C = 21.4: attention binds */
+        {200, 2, 2000}, /* A = 102.8, F = 365.6, C = 90.4: FFN binds */
+        {161, 2, 10000},/* A = 314, F = 313.8, C = 76.7: (A+F+C)/2 = 352.2 binds */
+        {161, 3, 10000},/* the same with 3 micro-batches: A binds again */
+        {6, 1, 10000},  /* no overlap: A + F + C */
+    };
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        afd_workload w = constant_trace(cases[k].P, 3);
+        afd_pipeline_params p = params(&w, cases[k].x, cases[k].m);
+        afd_pipeline_result r;
+        double rb = 16.0 * cases[k].x;
+        double A = 0.00165 * 16 * (double)cases[k].P + 50;
+        double F = 0.083 * rb + 100, C = 0.022 * rb + 20;
+        double tau = fmax(fmax(A, F), (A + F + C) / cases[k].m);
+        double thr = rb / ((cases[k].x + 1) * tau);
+        p.B = 16;
+        p.requests = 9600;
+        assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+        assert_close(r.tau, tau, 1e-9, 0);
+        assert_close(r.thr_steady, thr, 5e-3, 0);
+        assert_close(r.thr_sim, thr, 5e-3, 0);
+        assert_close(r.barrier, 0, 0, 1e-12); /* identical workers: rounding only */
+        /* D = 1: a request is admitted at one return of its micro-batch and
+         * finishes at the next, m steps later */
+        assert_close(r.tpot, cases[k].m * tau, 5e-3, 0);
+        /* busy fractions: A/tau of the time on each worker, F/tau on the FFN */
+        assert_close(r.eta_a, 1 - A / tau, 0, 5e-3);
+        assert_close(r.eta_f, 1 - F / tau, 0, 5e-3);
+        afd_workload_free(&w);
+    }
+}
+
+/* The paper's setting (Section 5.2): where one side clearly binds, the
+ * simulated throughput after a stationary start agrees with eq. (11)
+ * within 2%. */
+static void agrees_with_theory_where_one_side_binds(void **state)
+{
+    static const unsigned rs[] = {1, 2, 4, 16, 24, 32};
+    afd_workload w;
+    size_t k;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 500, &w), AFD_OK);
+    for (k = 0; k < sizeof rs / sizeof rs[0]; k++) {
+        afd_pipeline_params p = params(&w, rs[k], 2);
+        afd_pipeline_result r;
+        afd_system s;
+        afd_cycle c;
+        p.requests = 10000;
+        assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+        s.hw = p.hw;
+        s.B = 256;
+        s.theta = w.stats.theta;
+        s.nu = w.stats.nu;
+        assert_int_equal(afd_cycle_topology(&s, rs[k], 1, &c), AFD_OK);
+        if (!(fabs(r.thr_sim / c.thr_g - 1) < 0.02))
+            fail_msg("r = %u: thr_sim %.5f, thr_g %.5f", rs[k], r.thr_sim, c.thr_g);
+        assert_true(fabs(r.thr_steady - c.thr_g) < 0.02 * c.thr_g);
+        assert_true(r.completed == 10000ull * rs[k]);
+    }
+}
+
+/* Figure 3 (right): the FFN idles more than half the time at r = 1, and the
+ * idle ratios cross between r = 8 and r = 16, around the balance point. */
+static void idle_ratios(void **state)
+{
+    afd_workload w;
+    afd_pipeline_result r1, r8, r16;
+    afd_pipeline_params p;
+    (void)state;
+    afd_workload_geometric(100, 500, &w);
+    p = params(&w, 1, 2);
+    assert_int_equal(afd_pipeline_run(&p, &r1), AFD_OK);
+    p.x = 8;
+    assert_int_equal(afd_pipeline_run(&p, &r8), AFD_OK);
+    p.x = 16;
+    assert_int_equal(afd_pipeline_run(&p, &r16), AFD_OK);
+    assert_true(r1.eta_f > 0.5);
+    assert_true(r1.eta_a < 0.01);
+    assert_true(r8.eta_f > r8.eta_a);
+    assert_true(r16.eta_a > r16.eta_f);
+}
+
+/* Same parameters, same numbers; the streams are addressed, not shared. */
+static void deterministic_and_start_modes(void **state)
+{
+    afd_workload w, c;
+    afd_pipeline_result a, b;
+    afd_pipeline_params p;
+    (void)state;
+    afd_workload_geometric(100, 500, &w);
+    p = params(&w, 6, 2);
+    assert_int_equal(afd_pipeline_run(&p, &a), AFD_OK);
+    assert_int_equal(afd_pipeline_run(&p, &b), AFD_OK);
+    assert_true(memcmp(&a, &b, sizeof a) == 0);
+    p.seed = 8;
+    assert_int_equal(afd_pipeline_run(&p, &b), AFD_OK);
+    assert_true(a.thr_sim != b.thr_sim);
+    /* every request identical: the start mode cannot matter */
+    c = constant_trace(300, 5);
+    p = params(&c, 3, 2);
+    assert_int_equal(afd_pipeline_run(&p, &a), AFD_OK);
+    p.start = AFD_START_FRESH;
+    assert_int_equal(afd_pipeline_run(&p, &b), AFD_OK);
+    assert_close(a.thr_sim, b.thr_sim, 1e-14, 0);
+    afd_workload_free(&c);
+}
+
+/* Removing the barrier can only help where Attention binds; removing the
+ * transfers can only help. */
+static void ablations(void **state)
+{
+    afd_workload w;
+    afd_pipeline_result base, nb, nc;
+    afd_pipeline_params p;
+    (void)state;
+    afd_workload_geometric(100, 500, &w);
+    p = params(&w, 8, 2);
+    assert_int_equal(afd_pipeline_run(&p, &base), AFD_OK);
+    p.no_barrier = 1;
+    assert_int_equal(afd_pipeline_run(&p, &nb), AFD_OK);
+    p.no_barrier = 0;
+    p.no_comm = 1;
+    assert_int_equal(afd_pipeline_run(&p, &nc), AFD_OK);
+    assert_true(base.barrier > 0.03);
+    assert_true(nb.thr_steady > base.thr_steady);
+    assert_true(nc.thr_steady > base.thr_steady);
+}
+
+/* The schedule written to the Gantt callback respects the resources: no
+ * worker runs two Attention tasks at once, nor the FFN two micro-batches,
+ * and every stage of a step follows the previous one. */
+struct gantt_check {
+    double a_end[4], f_end, a_done[64], stage_end[64][4];
+    int bad;
+};
+
+static void on_stage(void *ctx, uint64_t step, unsigned mb, int stage, int worker, double start,
+                     double end)
+{
+    struct gantt_check *g = ctx;
+    (void)mb;
+    if (end < start)
+        g->bad = 1;
+    if (stage == AFD_STAGE_ATTENTION) {
+        if (start < g->a_end[worker] - 1e-9)
+            g->bad = 1;
+        g->a_end[worker] = end;
+        if (end > g->a_done[step])
+            g->a_done[step] = end;
+    } else if (stage == AFD_STAGE_A2F) {
+        if (start < g->a_done[step] - 1e-9)
+            g->bad = 1;
+    } else if (stage == AFD_STAGE_FFN) {
+        if (start < g->f_end - 1e-9 || start < g->stage_end[step][AFD_STAGE_A2F] - 1e-9)
+            g->bad = 1;
+        g->f_end = end;
+    } else if (start < g->stage_end[step][AFD_STAGE_FFN] - 1e-9) {
+        g->bad = 1;
+    }
+    g->stage_end[step][stage] = end;
+}
+
+static void gantt_respects_resources(void **state)
+{
+    afd_workload w;
+    afd_pipeline_params p;
+    afd_pipeline_result r;
+    struct gantt_check g;
+    (void)state;
+    memset(&g, 0, sizeof g);
+    afd_workload_geometric(100, 500, &w);
+    p = params(&w, 4, 2);
+    p.gantt = on_stage;
+    p.gantt_ctx = &g;
+    p.gantt_steps = 64;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+    assert_int_equal(g.bad, 0);
+    assert_true(g.f_end > 0);
+}
+
+static void errors(void **state)
+{
+    afd_workload w, given, empty;
+    afd_pipeline_params p;
+    afd_pipeline_result r;
+    (void)state;
+    afd_workload_geometric(100, 500, &w);
+    p = params(&w, 4, 2);
+    p.microbatches = 0;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    assert_true(isnan(r.thr_sim));
+    p = params(&w, 4, 2);
+    p.B = 0;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    p = params(&w, 4, 2);
+    p.requests = 0;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    p = params(&w, 0, 2);
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    p = params(&w, 4, 2);
+    p.warmup = 1;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    p = params(&w, 4, 2);
+    p.hw.alpha_f = 0;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    afd_workload_given(599, 509, &given);
+    p = params(&given, 4, 2);
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EINVAL);
+    memset(&empty, 0, sizeof empty);
+    empty.kind = AFD_WORKLOAD_TRACE;
+    p = params(&empty, 4, 2);
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_EEMPTY);
+    p = params(&w, 4096, 64);
+    p.B = 1024; /* 2^28 slots */
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_ENOMEM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(deterministic_steady_state),
+        cmocka_unit_test(agrees_with_theory_where_one_side_binds),
+        cmocka_unit_test(idle_ratios),
+        cmocka_unit_test(deterministic_and_start_modes),
+        cmocka_unit_test(ablations),
+        cmocka_unit_test(gantt_respects_resources),
+        cmocka_unit_test(errors),
+    };
+    gsl_set_error_handler_off();
+    RUN_TESTS(tests);
+}
