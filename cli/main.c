@@ -16,6 +16,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_sweep,
     &cli_cmd_hw,
     &cli_cmd_calibrate,
+    &cli_cmd_sim,
     &cli_cmd_mc,
     NULL,
 };
