@@ -13,6 +13,7 @@
 #include "afd_renewal.h"
 #include "afd_barrier.h"
 #include "afd_workload.h"
+#include "afd_queue.h"
 
 #ifdef __cplusplus
 extern "C" {
