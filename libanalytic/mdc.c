@@ -326,11 +326,15 @@ double afd_mdc_p_wait(const afd_mdc *q)
 
 /* ---- the waiting-time distribution at t = k D + u (0 <= u <= D):
  * m = (k + 1) c - 1, A_u ~ Poisson(lambda (D - u)),
- *   F = P(X + A_u <= m) = sum_{i <= m} P(A_u = i) P(X <= m - i),
  *   S = P(X + A_u >  m) = sum_{i <= m} P(A_u = i) P(X > m - i) + P(A_u > m),
+ *   F = P(X + A_u <= m) = sum_{i <= m} P(A_u = i) P(X <= m - i),
  *   dF/dt = lambda sum_{i <= m} P(A_u = i) P(X = m - i),
- * all sums of positive terms, over i <= kmax (P(A_u > kmax) <= P(A > kmax)
- * is below CUT_REL P(A > c)). */
+ * sums of positive terms over i <= kmax (P(A_u > kmax) <= P(A > kmax) is
+ * below CUT_REL P(A > c)).  In the truncated chain X + A - c is capped at N
+ * like every other move, so for m - c >= N the wait is below t: S = 0,
+ * F = 1 (the exact S is below tau there).  This keeps S and F monotone
+ * across periods, where stationarity of the truncated chain joins them.  F
+ * is returned as 1 - S once S < 1/2, so that it is monotone near 1 too. */
 struct wait_point {
     double f, s, dens;
 };
@@ -339,25 +343,32 @@ static void wait_eval(const afd_mdc *q, double k, double u, struct wait_point *w
 {
     const double mu = u >= q->service ? 0 : q->lambda * (q->service - u);
     const double m = (k + 1) * q->c - 1;
-    const long ihi = m < (double)q->kmax ? (long)m : q->kmax;
+    long i, ihi;
     double f = 0, s = 0, d = 0;
-    long i;
 
-    for (i = 0; i <= ihi; i++) {
-        const double pm = afd_priv_poisson_pmf((double)i, mu), jd = m - (double)i;
-        if (jd > (double)q->n) {
-            f += pm * q->cdf[q->n];
-        } else {
-            const long j = (long)jd;
-            f += pm * q->cdf[j];
-            s += pm * q->sf[j];
-            d += pm * q->x[j];
-        }
+    if (m - q->c >= (double)q->n) {
+        w->f = 1;
+        w->s = 0;
+        w->dens = 0;
+        return;
     }
-    for (i = ihi + 1; i <= q->kmax; i++)
+    ihi = m < (double)q->kmax ? (long)m : q->kmax;
+    for (i = 0; i <= ihi; i++) {
+        const double pm = afd_priv_poisson_pmf((double)i, mu);
+        const long j = (long)m - i;
+        if (j > q->n) {
+            f += pm; /* P(X <= j) = 1 */
+            continue;
+        }
+        f += pm * q->cdf[j];
+        s += pm * q->sf[j];
+        d += pm * q->x[j];
+    }
+    for (i = q->kmax; i > ihi; i--)
         s += afd_priv_poisson_pmf((double)i, mu);
-    w->f = f > 1 ? 1 : f;
-    w->s = s > 1 ? 1 : s;
+    s = s > 1 ? 1 : s;
+    w->s = s;
+    w->f = s < 0.5 ? 1 - s : f > 1 ? 1 : f;
     w->dens = q->lambda * d;
 }
 
@@ -488,7 +499,7 @@ afd_status afd_mdc_wait_quantile_e(const afd_mdc *q, double p, afd_result *resul
     u = t - lo;
     wait_eval(q, qa.k, u < 0 ? 0 : u > q->service ? q->service : u, &w);
     result->val = t;
-    result->err = perr / w.dens + 2 * ROOT_EPSREL * t;
+    result->err = (w.dens > 0 ? perr / w.dens : q->service) + 2 * ROOT_EPSREL * t;
     return AFD_OK;
 }
 
