@@ -219,5 +219,6 @@ void cli_progress_end(cli_progress *p);
 
 extern const cli_command cli_cmd_theta;
 extern const cli_command cli_cmd_kappa;
+extern const cli_command cli_cmd_mdc;
 
 #endif /* AFD_CLI_H */

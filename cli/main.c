@@ -12,6 +12,7 @@
 static const cli_command *const commands[] = {
     &cli_cmd_theta,
     &cli_cmd_kappa,
+    &cli_cmd_mdc,
     NULL,
 };
 

@@ -3,7 +3,7 @@
  *
  * Model: FCFS, Poisson arrivals at rate lambda, deterministic service time D
  * ("service"), c identical servers; a = lambda D is the offered load and
- * rho = a / c the utilisation.  The queue is stable iff rho < 1.  "Wait" is
+ * rho = a / c the utilization.  The queue is stable iff rho < 1.  "Wait" is
  * the wait in queue W (arrival to start of service) of an arriving customer;
  * by PASTA it has the time-stationary law.  BestServe (Section 3.1, 3.4,
  * Section 7) models the prefill stage of disaggregated serving as M/D/1 or
