@@ -343,8 +343,8 @@ static void wait_eval(const afd_mdc *q, double k, double u, struct wait_point *w
 {
     const double mu = u >= q->service ? 0 : q->lambda * (q->service - u);
     const double m = (k + 1) * q->c - 1;
-    long i, ihi;
-    double f = 0, s = 0, d = 0;
+    long i, ilo, ihi, itop;
+    double f = 0, s = 0, d = 0, spread;
 
     if (m - q->c >= (double)q->n) {
         w->f = 1;
@@ -352,8 +352,14 @@ static void wait_eval(const afd_mdc *q, double k, double u, struct wait_point *w
         w->dens = 0;
         return;
     }
-    ihi = m < (double)q->kmax ? (long)m : q->kmax;
-    for (i = 0; i <= ihi; i++) {
+    /* Poisson(mu) puts less than e^-700 outside [mu - 40 sqrt(mu) - 40,
+     * mu + 40 sqrt(mu) + 200] (Chernoff); summing only there keeps large
+     * loads (c up to 10^9) cheap. */
+    spread = 40 * sqrt(mu) + 40;
+    ilo = mu - spread > 0 ? (long)floor(mu - spread) : 0;
+    itop = mu + spread + 160 < (double)q->kmax ? (long)ceil(mu + spread + 160) : q->kmax;
+    ihi = m < (double)itop ? (long)m : itop;
+    for (i = ilo; i <= ihi; i++) {
         const double pm = afd_priv_poisson_pmf((double)i, mu);
         const long j = (long)m - i;
         if (j > q->n) {
@@ -364,7 +370,7 @@ static void wait_eval(const afd_mdc *q, double k, double u, struct wait_point *w
         s += pm * q->sf[j];
         d += pm * q->x[j];
     }
-    for (i = q->kmax; i > ihi; i--)
+    for (i = itop; i > ihi; i--)
         s += afd_priv_poisson_pmf((double)i, mu);
     s = s > 1 ? 1 : s;
     w->s = s;
