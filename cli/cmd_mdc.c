@@ -10,7 +10,8 @@
 
 enum { OPT_LAMBDA = OPT_COMMAND, OPT_SERVICE, OPT_C, OPT_PERCENTILE };
 
-#define C_MAX 1e9
+/* Erlang B costs O(c) per approximation: 10^6 servers take a few ms. */
+#define C_MAX 1e6
 
 static const cli_option mdc_options[] = {
     {"lambda", 0, "L", "arrival rate (Poisson), > 0", OPT_LAMBDA},
@@ -47,8 +48,8 @@ static int row(const char *cmd, cli_table *t, double lambda, double service, int
     afd_status st = afd_mdc_alloc(lambda, service, c, &q);
     if (st == AFD_ENOMEM)
         return cli_runtime_error(cmd,
-                                 "c = %d: rho = %g is too close to 1 for the exact solution "
-                                 "(%s)",
+                                 "c = %d: rho = %g: the truncated chain of the exact solution "
+                                 "is too large (%s)",
                                  c, lambda * service / c, afd_strerror(st));
     if (st != AFD_OK)
         return cli_runtime_error(cmd, "c = %d: %s", c, afd_strerror(st));
@@ -239,7 +240,7 @@ const cli_command cli_cmd_mdc = {
         "\n"
         "Errors: rho >= 1 for any c exits with status 1 and names the smallest stable c;\n"
         "rho so close to 1 that the exact chain exceeds its size limit (about\n"
-        "rho > 0.9996 for c = 64) exits with status 1 as well.",
+        "rho > 0.9996 for c = 64) exits with status 1 as well.  c is at most 10^6.",
     .groups = mdc_groups,
     .run = run,
 };
