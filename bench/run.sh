@@ -28,5 +28,11 @@ report=$out/report.txt
         start=$(date +%s.%N); "$builddir/afdkit" theta --trace "$trace"; end=$(date +%s.%N)
         echo "theta: $(echo "$end - $start" | bc) s wall (peak memory: /usr/bin/time not installed)"
     fi
+    echo
+    echo "## exact M/D/c (target: under 10 ms for c = 64, rho = 0.95): bench/bench_mdc 200 64 0.95"
+    "$builddir/bench/bench_mdc" 200 64 0.95
+    echo "## the same at rho = 0.99 and for c = 1 at rho = 0.999: bench/bench_mdc 20 64 0.99; bench/bench_mdc 20 1 0.999"
+    "$builddir/bench/bench_mdc" 20 64 0.99
+    "$builddir/bench/bench_mdc" 20 1 0.999
 } | tee "$report"
 echo "bench: report written to $report" >&2
