@@ -25,6 +25,7 @@
 typedef struct md1 {
     double lambda, service, rho;
     double p0, x0;      /* P(Q = 0) = 1 - rho; P(X = 0) = p0 + p1 */
+    double a0;          /* P(A = 0) = e^-rho */
     double abar[K + 2]; /* abar[k] = P(A >= k), A ~ Poisson(rho) */
     double p[RING];     /* p[i % RING] = P(Q = i) for i in (n - RING, n] */
     double cum[RING];   /* cum[i % RING] = P(Q <= i), same i */
@@ -46,7 +47,7 @@ static void step(md1 *m)
         s += m->p[i % RING] * m->abar[n1 - i + 1];
     if (n1 <= K + 1)
         s += m->p0 * m->abar[n1];
-    v = s / exp(-m->rho);
+    v = s / m->a0;
     m->p[n1 % RING] = v;
     m->cum[n1 % RING] = m->cum[(n1 - 1) % RING] + v;
     m->n = n1;
@@ -59,6 +60,7 @@ static void init(md1 *m, double lambda, double service)
     m->service = service;
     m->rho = lambda * service;
     m->p0 = 1 - m->rho;
+    m->a0 = exp(-m->rho);
     m->abar[0] = 1;
     for (k = 1; k <= K + 1; k++)
         m->abar[k] = gsl_cdf_poisson_Q((unsigned int)(k - 1), m->rho);
