@@ -42,5 +42,11 @@ report=$out/report.txt
     echo
     echo "## Monte Carlo engine: bench/bench_mc (Philox floor, per-slot barrier, Table 1)"
     "$builddir/bench/bench_mc" "$srcdir/notebooks-data/AzureLLMInferenceTrace_conv.csv" 3
+    echo
+    echo "## exact M/D/c (target: under 10 ms for c = 64, rho = 0.95): bench/bench_mdc 200 64 0.95"
+    "$builddir/bench/bench_mdc" 200 64 0.95
+    echo "## the same at rho = 0.99 and for c = 1 at rho = 0.999: bench/bench_mdc 20 64 0.99; bench/bench_mdc 20 1 0.999"
+    "$builddir/bench/bench_mdc" 20 64 0.99
+    "$builddir/bench/bench_mdc" 20 1 0.999
 } | tee "$report"
 echo "bench: report written to $report" >&2

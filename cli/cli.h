@@ -269,5 +269,6 @@ extern const cli_command cli_cmd_mc;
 extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;
 extern const cli_command cli_cmd_mc_mdc;
+extern const cli_command cli_cmd_mdc;
 
 #endif /* AFD_CLI_H */

@@ -18,6 +18,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_calibrate,
     &cli_cmd_sim,
     &cli_cmd_mc,
+    &cli_cmd_mdc,
     NULL,
 };
 

@@ -18,6 +18,7 @@
 #include "afd_hw.h"
 #include "afd_ratio.h"
 #include "afd_calibrate.h"
+#include "afd_queue.h"
 
 #ifdef __cplusplus
 extern "C" {

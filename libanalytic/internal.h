@@ -34,4 +34,35 @@ afd_status afd_priv_integrate(double (*f)(double, void *), void *params, double 
 afd_status afd_priv_max_normal_excess(double r, double z, const afd_result *kappa,
                                       afd_result *result);
 
+/* ---- queues (queue_tail.c), shared by md1.c and mdc.c */
+
+/* Poisson(mu) probability of k (k >= 0 integral, mu >= 0; mu = 0 is the
+ * point mass at 0), exp(k log mu - mu - log k!) with relative error about
+ * (mu + k) DBL_EPSILON. */
+double afd_priv_poisson_pmf(double k, double mu);
+
+/* Chernoff bounds on the stationary number waiting X of M/D/c with offered
+ * load a = lambda D < c, given p0 >= P(X = 0) (1 is always valid):
+ *   *tau    >= P(X > n)     = min_z p0 z^{-(n+1)} / (1 - phi(z)),
+ *   *excess >= E[(X - n)+]  = min_z p0 z^{-n} / ((1 - phi(z)) (z - 1)),
+ * phi(z) = e^{a (z-1)} z^{-c}, 1 < z < z0 (phi(z0) = 1); see afd_queue.h.
+ * Either output pointer may be NULL.  Returns AFD_ENUMERIC if z0 cannot be
+ * located (outputs then 1 and +inf). */
+afd_status afd_priv_queue_tail(double a, double c, double n, double p0, double *tau,
+                               double *excess);
+
+/* Smallest n >= 0 with bound(n) <= target, where bound(n) is tau(n) or, with
+ * with_mean, n tau / (1 - tau) + excess(n) (p0 = 1).  AFD_ENOMEM if no n <=
+ * nmax qualifies. */
+afd_status afd_priv_queue_truncation(double a, double c, double target, int with_mean,
+                                     double nmax, double *n);
+
+/* Root of f in [lo, hi] by GSL's Brent solver without allocation (the
+ * solver state lives on the stack).  f(lo) and f(hi) must be finite and of
+ * opposite signs (the caller checks, so that GSL's error handler is never
+ * reached).  Stops when the bracket is below epsabs + epsrel |root|;
+ * AFD_ENUMERIC after 200 iterations. */
+afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, double hi,
+                          double epsabs, double epsrel, double *root);
+
 #endif /* AFD_INTERNAL_H */
