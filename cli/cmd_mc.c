@@ -435,11 +435,13 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "seed", "%lld", (long long)a.seed);
     cli_table_meta(t, "customers", "%lld", (long long)a.customers);
     {
-        char qname[32], qse[32];
+        char qname[32], qse[32], tname[32], tse[32];
         snprintf(qname, sizeof qname, "wq_p%g_mc", 100 * a.percentile);
         snprintf(qse, sizeof qse, "wq_p%g_se", 100 * a.percentile);
+        snprintf(tname, sizeof tname, "ttft_p%g_mc", 100 * a.percentile);
+        snprintf(tse, sizeof tse, "ttft_p%g_se", 100 * a.percentile);
         cli_table_begin(t, "c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", qname, qse, "rho",
-                        "service_mean", NULL);
+                        "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse, NULL);
     }
     for (k = 0; k < a.list.n; k++) {
         afd_mdc_params p;
@@ -472,6 +474,10 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         cli_table_real(t, res.wait_q_se);
         cli_table_real(t, res.rho);
         cli_table_real(t, res.service_mean);
+        cli_table_real(t, res.sojourn_mean);
+        cli_table_real(t, res.sojourn_mean_se);
+        cli_table_real(t, res.sojourn_q);
+        cli_table_real(t, res.sojourn_q_se);
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -490,12 +496,15 @@ const cli_command cli_cmd_mc_mdc = {
     .usage = "mc mdc --lambda L (--service D | --service-trace FILE ...) --c LIST [--customers N]",
     .description =
         "Prints one row per c: c wq_mc wq_se p_wait_mc p_wait_se wq_p90_mc wq_p90_se rho\n"
-        "service_mean (the quantile columns are named after --percentile).\n"
+        "service_mean ttft_mean_mc ttft_mean_se ttft_p90_mc ttft_p90_se (the quantile\n"
+        "columns are named after --percentile).\n"
         "\n"
         "Poisson arrivals at rate L, c servers, first come first served, by the\n"
         "Kiefer-Wolfowitz workload recursion; the first customers/10 are discarded.\n"
         "wq is the mean wait in queue, p_wait = P(wait > 0), wq_p90 the 90th percentile\n"
-        "of the wait; standard errors by batch means (the percentile's by sectioning).\n"
+        "of the wait; ttft is the time in system, wait plus the customer's own service\n"
+        "(the time to first token when the queue is the prefill pool); standard errors\n"
+        "by batch means (the percentiles' by sectioning).\n"
         "Service is deterministic (--service D), or a + b P + c P^2 for the prompt length\n"
         "P of a uniformly drawn row of --service-trace (the prefill queue of a trace).\n"
         "rho = L E[S] / c >= 1 is an error (exit 1) naming the smallest stable c.",

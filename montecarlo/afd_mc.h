@@ -134,7 +134,7 @@ AFD_API afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *
 /* ------------------------------------------------------- M/D/c queue */
 
 #define AFD_MDC_BATCHES       32u                 /* default number of batches */
-#define AFD_MDC_MAX_CUSTOMERS (UINT64_C(1) << 27) /* waits kept for the quantile: 1 GiB */
+#define AFD_MDC_MAX_CUSTOMERS (UINT64_C(1) << 27) /* waits and sojourns kept: 2 GiB */
 #define AFD_MDC_MAX_SERVERS   (1u << 24)
 
 /* Service time of a request with prompt length `prompt` (e.g. a + b P);
@@ -159,6 +159,9 @@ typedef struct afd_mdc_result {
     double wait_mean, wait_mean_se; /* mean wait in queue */
     double p_wait, p_wait_se;       /* P(wait > 0) */
     double wait_q, wait_q_se;       /* the `quantile` of the wait */
+    double sojourn_mean, sojourn_mean_se; /* mean time in system, wait + own service
+                                             (the TTFT of a prefill queue) */
+    double sojourn_q, sojourn_q_se;       /* its `quantile` */
     double service_mean;            /* E[S] of the service law (exact) */
     double rho;                     /* lambda E[S] / c */
     uint64_t customers;             /* measured: K * floor(customers / K) */

@@ -16,6 +16,7 @@ static void set_nan(afd_mdc_result *out)
 {
     out->wait_mean = out->wait_mean_se = out->p_wait = out->p_wait_se = NAN;
     out->wait_q = out->wait_q_se = out->service_mean = out->rho = NAN;
+    out->sojourn_mean = out->sojourn_mean_se = out->sojourn_q = out->sojourn_q_se = NAN;
     out->customers = 0;
 }
 
@@ -137,7 +138,8 @@ static afd_status prepare(const afd_mdc_params *p, double **svc, double *es)
 
 afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
 {
-    double *svc, *heap = NULL, *wait = NULL, *u = NULL, *bm = NULL, *bp = NULL, *bq = NULL;
+    double *svc, *heap = NULL, *wait = NULL, *soj = NULL, *u = NULL, *bm = NULL, *bp = NULL;
+    double *bq = NULL, *bs = NULL, *bsq = NULL;
     double es, q, t = 0, nrows;
     uint64_t n, total, len, m;
     unsigned k, b;
@@ -163,14 +165,17 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
     nrows = svc != NULL ? (double)p->trace->n_kept : 0;
     heap = calloc(p->c, sizeof *heap); /* all servers free at time 0 */
     wait = malloc(m * sizeof *wait);
+    soj = malloc(m * sizeof *soj);
     u = malloc(2 * CHUNK * sizeof *u);
-    bm = malloc(3 * k * sizeof *bm);
-    if (heap == NULL || wait == NULL || u == NULL || bm == NULL) {
+    bm = malloc(5 * k * sizeof *bm);
+    if (heap == NULL || wait == NULL || soj == NULL || u == NULL || bm == NULL) {
         st = AFD_ENOMEM;
         goto done;
     }
     bp = bm + k;
     bq = bp + k;
+    bs = bq + k;
+    bsq = bs + k;
 
     for (n = 0; n < total; n++) {
         size_t i = (size_t)(n % CHUNK);
@@ -186,8 +191,10 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
         }
         w = heap[0] > t ? heap[0] - t : 0; /* the earliest free server */
         heap_replace_min(heap, p->c, t + w + s);
-        if (n >= p->warmup)
+        if (n >= p->warmup) {
             wait[n - p->warmup] = w;
+            soj[n - p->warmup] = w + s;
+        }
         if ((n + 1) % REBASE == 0) { /* keep times small: shift the origin to t */
             size_t j;
             for (j = 0; j < p->c; j++)
@@ -197,20 +204,26 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
     }
 
     for (b = 0; b < k; b++) {
-        double *x = wait + (size_t)b * len, sum = 0;
+        double *x = wait + (size_t)b * len, *y = soj + (size_t)b * len, sum = 0, ssum = 0;
         uint64_t busy = 0, j;
         for (j = 0; j < len; j++) {
             sum += x[j];
+            ssum += y[j];
             busy += x[j] > 0;
         }
         bm[b] = sum / (double)len;
         bp[b] = (double)busy / (double)len;
+        bs[b] = ssum / (double)len;
         bq[b] = quantile(x, (size_t)len, q); /* reorders the batch only */
+        bsq[b] = quantile(y, (size_t)len, q);
     }
     mean_se(bm, k, &out->wait_mean, &out->wait_mean_se);
     mean_se(bp, k, &out->p_wait, &out->p_wait_se);
     mean_se(bq, k, &out->wait_q, &out->wait_q_se);
+    mean_se(bs, k, &out->sojourn_mean, &out->sojourn_mean_se);
+    mean_se(bsq, k, &out->sojourn_q, &out->sojourn_q_se);
     out->wait_q = quantile(wait, (size_t)m, q);
+    out->sojourn_q = quantile(soj, (size_t)m, q);
     out->service_mean = es;
     out->rho = p->lambda * es / p->c;
     out->customers = m;
@@ -218,6 +231,7 @@ done:
     free(svc);
     free(heap);
     free(wait);
+    free(soj);
     free(u);
     free(bm);
     return st;
