@@ -1,0 +1,127 @@
+/* afd_pd.h: prefill/decode pool sizing and goodput (BestServe, Sections 2.3,
+ * 3.4-3.5; afd-provisioning paper, Lemma 4.1).
+ *
+ * Prefill.  Requests arrive as a Poisson process at rate lambda and are
+ * served first come first served by c prefill instances; request i takes
+ * S_i = a + b P_i + c2 P_i^2 (its prompt length P_i).  The time to first
+ * token is TTFT = W + S, W the wait in queue.  Under FCFS a customer's wait
+ * depends only on those ahead of it, so W is independent of its own S and
+ *     P(TTFT <= t) = E_S[ F_W(t - S) ].
+ * Two laws for W:
+ *   M/D/c  the exact wait of M/D/c with the mean service time E[S]
+ *          (afd_queue.h; BestServe's model);
+ *   M/G/c  the same law with time scaled by 1 + cs^2 (cs the coefficient of
+ *          variation of S): for c = 1 this makes the mean exact
+ *          (Pollaczek-Khinchine), for c > 1 it is the Allen-Cunneen relation
+ *          Wq(M/G/c) ~ (1 + cs^2) Wq(M/D/c).  It is an approximation:
+ *          checked against afdkit mc mdc --service-trace (docs/reproduction.md).
+ * The expectation over S runs over an empirical law of at most
+ * AFD_SERVICE_ATOMS atoms (quantile bins of the exact law, each at its bin
+ * mean); E[S] and cs are computed from every request.
+ *
+ * Decode.  A request occupies a decode slot for D steps of s_d seconds, so
+ * the slots in use form an M/G/infinity system: their number is exactly
+ * Poisson with mean L = lambda E[D] s_d (Little's law gives the mean for any
+ * arrival process; Poisson arrivals make the law Poisson).  The KV cache
+ * they hold is on average L theta tokens: a slot in use at a random time
+ * holds the stationary load Y of Lemma 4.1.  TPOT is s_d.
+ */
+#ifndef AFD_PD_H
+#define AFD_PD_H
+
+#include <stddef.h>
+
+#include "afd_status.h"
+#include "afd_workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AFD_SERVICE_ATOMS 256
+
+typedef struct afd_prefill_model {
+    double a, b, c2; /* S = a + b P + c2 P^2, each >= 0, not all zero */
+} afd_prefill_model;
+
+/* Empirical law of the prefill time S. */
+typedef struct afd_service_law {
+    size_t n;            /* atoms */
+    double t[AFD_SERVICE_ATOMS];
+    double w[AFD_SERVICE_ATOMS]; /* weights, summing to 1 */
+    double mean;         /* E[S] */
+    double scv;          /* Var(S) / E[S]^2 */
+    double max;          /* largest S */
+} afd_service_law;
+
+/* The law of S over the requests of a workload: kept trace rows, or the
+ * geometric law of P (truncated where its tail is below 1e-12).  AFD_EINVAL
+ * for a bad model or a GIVEN workload, AFD_EEMPTY for a trace without kept
+ * rows, AFD_ENOMEM. */
+AFD_API afd_status afd_service_law_from_workload(const afd_workload *w,
+                                                 const afd_prefill_model *m,
+                                                 afd_service_law *out);
+
+typedef struct afd_ttft {
+    int c;            /* prefill instances */
+    double rho;       /* lambda E[S] / c */
+    double wq_md;     /* p-quantile of the M/D/c wait */
+    double ttft_md;   /* p-quantile of TTFT with the M/D/c wait */
+    double ttft_mg;   /* p-quantile of TTFT with the M/G/c correction */
+} afd_ttft;
+
+/* TTFT p-quantiles with c prefill instances.  AFD_EUNSTABLE if
+ * lambda E[S] >= c; AFD_EINVAL for bad arguments; AFD_ENUMERIC,
+ * AFD_ENOMEM as afd_mdc_alloc. */
+AFD_API afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, int c, double p,
+                                     afd_ttft *out);
+
+/* The smallest c <= c_max whose TTFT p-quantile (M/G/c if mg, else M/D/c)
+ * is at most slo; its figures in *out.  AFD_EEMPTY if none is, or if slo
+ * is below E[S] (no pool can meet it). */
+AFD_API afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, double slo,
+                                    int mg, int c_max, afd_ttft *out);
+
+typedef struct afd_decode_need {
+    double slots_mean; /* L = lambda E[D] s_d */
+    double slots_q;    /* q-quantile of Poisson(L) */
+    double kv_tokens;  /* L theta, mean KV tokens held */
+} afd_decode_need;
+
+/* Decode demand at rate lambda for a workload (E[D] = stats.mean_d, or mu_d;
+ * theta = stats.theta) and step time s_d; q in (0, 1). */
+AFD_API afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
+                                   afd_decode_need *out);
+
+typedef struct afd_pd_pool {
+    const afd_service_law *prefill; /* service law of S */
+    const afd_workload *workload;   /* for E[D] and theta */
+    int prefill_instances;
+    int decode_instances;
+    double percentile;      /* of TTFT, e.g. 0.9 */
+    double ttft_slo;
+    int mg;                 /* use the M/G/c correction */
+    double decode_step;     /* s_d = TPOT */
+    double tpot_slo;
+    double slots_per_instance; /* decode slots per instance */
+    double slot_quantile;   /* quantile of the occupancy to provision, e.g. 0.99 */
+    double kv_budget_tokens;/* KV tokens per decode instance (0: no limit) */
+} afd_pd_pool;
+
+enum { AFD_LIMIT_NONE = 0, AFD_LIMIT_TTFT, AFD_LIMIT_SLOTS, AFD_LIMIT_KV, AFD_LIMIT_TPOT };
+AFD_API const char *afd_limit_name(int limit);
+
+/* Goodput: the largest arrival rate whose TTFT p-quantile meets the SLO on
+ * the prefill pool and whose decode demand (slot quantile and mean KV) fits
+ * the decode pool, by bisection to 1e-9 relative (BestServe Algorithm 8, with
+ * its loop test the right way round: bisect while lambda_u - lambda_l > eps;
+ * no relaxation factor is needed, the closed forms have no sampling noise).
+ * *limit says which constraint binds at the goodput (AFD_LIMIT_TPOT: the step
+ * time alone breaks the TPOT SLO, goodput 0). */
+AFD_API afd_status afd_pd_goodput(const afd_pd_pool *pool, double *lambda, int *limit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_PD_H */

@@ -1,0 +1,344 @@
+/* pd.c: prefill/decode pool sizing and goodput (see afd_pd.h). */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "afd_pd.h"
+#include "afd_queue.h"
+#include "internal.h"
+
+#define GEOM_MAX_VALUES ((size_t)1 << 22)
+
+static int model_ok(const afd_prefill_model *m)
+{
+    return m->a >= 0 && m->b >= 0 && m->c2 >= 0 && isfinite(m->a) && isfinite(m->b) &&
+           isfinite(m->c2) && (m->a > 0 || m->b > 0 || m->c2 > 0);
+}
+
+static double service(const afd_prefill_model *m, double P)
+{
+    return m->a + m->b * P + m->c2 * P * P;
+}
+
+struct point {
+    double s, w;
+};
+
+static int by_value(const void *a, const void *b)
+{
+    double x = ((const struct point *)a)->s, y = ((const struct point *)b)->s;
+    return (x > y) - (x < y);
+}
+
+/* Bin sorted (value, weight) points into atoms of about equal weight. */
+static void compress(const struct point *pt, size_t n, afd_service_law *out)
+{
+    long double mean = 0, m2 = 0, total = 0, bin_w = 0, bin_s = 0;
+    const double per_bin = 1.0 / AFD_SERVICE_ATOMS;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        total += pt[i].w;
+    out->n = 0;
+    for (i = 0; i < n; i++) {
+        long double w = pt[i].w / total;
+        mean += w * pt[i].s;
+        m2 += w * pt[i].s * pt[i].s;
+        bin_w += w;
+        bin_s += w * pt[i].s;
+        if ((bin_w >= per_bin * (1 - 1e-12) && out->n < AFD_SERVICE_ATOMS - 1) || i + 1 == n) {
+            out->t[out->n] = (double)(bin_s / bin_w);
+            out->w[out->n] = (double)bin_w;
+            out->n++;
+            bin_w = bin_s = 0;
+        }
+    }
+    out->mean = (double)mean;
+    out->scv = mean > 0 ? (double)((m2 - mean * mean) / (mean * mean)) : 0;
+    if (out->scv < 0)
+        out->scv = 0;
+    out->max = pt[n - 1].s;
+}
+
+afd_status afd_service_law_from_workload(const afd_workload *w, const afd_prefill_model *m,
+                                         afd_service_law *out)
+{
+    struct point *pt;
+    size_t n, i;
+
+    memset(out, 0, sizeof *out);
+    out->mean = out->scv = out->max = NAN;
+    if (!model_ok(m))
+        return AFD_EINVAL;
+    if (w->kind == AFD_WORKLOAD_TRACE) {
+        if (w->n_kept == 0 || w->prompt == NULL)
+            return AFD_EEMPTY;
+        n = w->n_kept;
+        pt = malloc(n * sizeof *pt);
+        if (pt == NULL)
+            return AFD_ENOMEM;
+        for (i = 0; i < n; i++) {
+            pt[i].s = service(m, (double)w->prompt[i]);
+            pt[i].w = 1;
+        }
+    } else if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
+        /* P ~ Geometric{1,2,...}(q = 1/mu_p), cut where the tail is below 1e-12 */
+        double q = 1 / w->mu_p, tail = 1;
+        n = w->mu_p == 1 ? 1 : (size_t)ceil(log(1e-12) / log1p(-q));
+        if (!(w->mu_p >= 1) || n > GEOM_MAX_VALUES)
+            return AFD_EINVAL;
+        pt = malloc(n * sizeof *pt);
+        if (pt == NULL)
+            return AFD_ENOMEM;
+        for (i = 0; i < n; i++) {
+            pt[i].s = service(m, (double)(i + 1));
+            pt[i].w = tail * q; /* P(P = i + 1) */
+            tail *= 1 - q;
+        }
+        pt[n - 1].w += tail; /* the cut tail joins the last value */
+    } else {
+        return AFD_EINVAL;
+    }
+    qsort(pt, n, sizeof *pt, by_value);
+    compress(pt, n, out);
+    free(pt);
+    return AFD_OK;
+}
+
+/* ---- TTFT */
+
+struct conv {
+    const afd_mdc *q;
+    const afd_service_law *s;
+    double k;      /* time scale of the wait law */
+    double target; /* p */
+};
+
+/* E_S[F_W((t - S)/k)] - p */
+static double conv_minus_p(double t, void *vp)
+{
+    const struct conv *cv = vp;
+    double g = 0;
+    size_t j;
+    for (j = 0; j < cv->s->n; j++)
+        if (t >= cv->s->t[j])
+            g += cv->s->w[j] * afd_mdc_wait_cdf(cv->q, (t - cv->s->t[j]) / cv->k);
+    return g - cv->target;
+}
+
+afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, int c, double p,
+                             afd_ttft *out)
+{
+    afd_mdc *q = NULL;
+    afd_status st;
+    struct conv cv;
+    double lo, hi;
+    int grow;
+
+    out->c = c;
+    out->rho = out->wq_md = out->ttft_md = out->ttft_mg = NAN;
+    if (!(lambda > 0) || !isfinite(lambda) || c < 1 || !(p > 0 && p < 1) || s->n == 0 ||
+        !(s->mean > 0))
+        return AFD_EINVAL;
+    out->rho = lambda * s->mean / c;
+    if (!(out->rho < 1))
+        return AFD_EUNSTABLE;
+    st = afd_mdc_alloc(lambda, s->mean, c, &q);
+    if (st != AFD_OK)
+        return st;
+    out->wq_md = afd_mdc_wait_quantile(q, p);
+    out->ttft_md = out->wq_md + s->mean;
+
+    /* M/G/c: the root of E_S[F_W((t - S)/k)] = p; the function is
+     * non-decreasing with jumps (the atom of W at 0), bracketed by
+     * [0, hi] with hi grown until it reaches p. */
+    cv.q = q;
+    cv.s = s;
+    cv.k = 1 + s->scv;
+    cv.target = p;
+    lo = 0;
+    hi = s->max + cv.k * (out->wq_md + s->mean);
+    for (grow = 0; conv_minus_p(hi, &cv) < 0 && grow < 60; grow++)
+        hi *= 2;
+    if (grow == 60 || !isfinite(out->wq_md)) {
+        afd_mdc_free(q);
+        return AFD_ENUMERIC;
+    }
+    if (conv_minus_p(lo, &cv) >= 0) {
+        out->ttft_mg = 0;
+    } else {
+        /* bisection: robust across the jumps, 1e-12 relative in 60 steps */
+        int it;
+        for (it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (conv_minus_p(mid, &cv) >= 0)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        out->ttft_mg = hi;
+    }
+    afd_mdc_free(q);
+    return AFD_OK;
+}
+
+afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, double slo,
+                            int mg, int c_max, afd_ttft *out)
+{
+    double feasible_s = 0;
+    size_t j;
+    int c;
+
+    out->c = 0;
+    out->rho = out->wq_md = out->ttft_md = out->ttft_mg = NAN;
+    if (!(lambda > 0) || !(slo > 0) || c_max < 1 || !(p > 0 && p < 1) || s->n == 0)
+        return AFD_EINVAL;
+    /* As c grows the wait vanishes: TTFT tends to S (M/G/c) or E[S] (M/D/c).
+     * If that limit misses the SLO, no pool meets it. */
+    for (j = 0; j < s->n; j++)
+        if (s->t[j] <= slo)
+            feasible_s += s->w[j];
+    if (mg ? feasible_s < p : !(s->mean < slo))
+        return AFD_EEMPTY;
+    for (c = (int)floor(lambda * s->mean) + 1; c <= c_max; c++) {
+        afd_status st = afd_ttft_quantile(lambda, s, c, p, out);
+        if (st != AFD_OK)
+            return st;
+        if ((mg ? out->ttft_mg : out->ttft_md) <= slo)
+            return AFD_OK;
+    }
+    return AFD_EEMPTY;
+}
+
+/* ---- decode */
+
+static double mean_d(const afd_workload *w)
+{
+    return w->kind == AFD_WORKLOAD_GEOMETRIC ? w->mu_d : w->stats.mean_d;
+}
+
+afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
+                           afd_decode_need *out)
+{
+    double L, k;
+    out->slots_mean = out->slots_q = out->kv_tokens = NAN;
+    if (!(lambda >= 0) || !isfinite(lambda) || !(step > 0) || !isfinite(step) ||
+        !(q > 0 && q < 1) || !(mean_d(w) >= 1))
+        return AFD_EINVAL;
+    L = lambda * mean_d(w) * step;
+    out->slots_mean = L;
+    out->kv_tokens = L * w->stats.theta;
+    if (L == 0) {
+        out->slots_q = 0;
+        return AFD_OK;
+    }
+    if (L > 1e15)
+        return AFD_ERANGE;
+    /* smallest k with P(Poisson(L) <= k) >= q, from the normal guess */
+    k = floor(L + gsl_cdf_ugaussian_Pinv(q) * sqrt(L));
+    if (k < 0)
+        k = 0;
+    while (k > 0 && gsl_cdf_poisson_P((unsigned)(k - 1), L) >= q)
+        k--;
+    while (gsl_cdf_poisson_P((unsigned)k, L) < q)
+        k++;
+    out->slots_q = k;
+    return AFD_OK;
+}
+
+/* ---- goodput */
+
+const char *afd_limit_name(int limit)
+{
+    switch (limit) {
+    case AFD_LIMIT_TTFT: return "ttft";
+    case AFD_LIMIT_SLOTS: return "decode-slots";
+    case AFD_LIMIT_KV: return "kv-cache";
+    case AFD_LIMIT_TPOT: return "tpot";
+    }
+    return "none";
+}
+
+/* Which constraint fails at lambda (AFD_LIMIT_NONE if it is feasible). */
+static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
+{
+    afd_ttft t;
+    afd_decode_need d;
+    afd_status st;
+
+    *limit = AFD_LIMIT_NONE;
+    if (lambda * pl->prefill->mean >= pl->prefill_instances) {
+        *limit = AFD_LIMIT_TTFT;
+        return AFD_OK;
+    }
+    st = afd_ttft_quantile(lambda, pl->prefill, pl->prefill_instances, pl->percentile, &t);
+    if (st != AFD_OK)
+        return st;
+    if ((pl->mg ? t.ttft_mg : t.ttft_md) > pl->ttft_slo) {
+        *limit = AFD_LIMIT_TTFT;
+        return AFD_OK;
+    }
+    st = afd_decode_demand(lambda, pl->workload, pl->decode_step, pl->slot_quantile, &d);
+    if (st != AFD_OK)
+        return st;
+    if (d.slots_q > pl->decode_instances * pl->slots_per_instance)
+        *limit = AFD_LIMIT_SLOTS;
+    else if (pl->kv_budget_tokens > 0 && d.kv_tokens > pl->decode_instances * pl->kv_budget_tokens)
+        *limit = AFD_LIMIT_KV;
+    return AFD_OK;
+}
+
+afd_status afd_pd_goodput(const afd_pd_pool *pl, double *lambda, int *limit)
+{
+    double lo, hi, cap_p, cap_d;
+    afd_status st;
+    int lim;
+
+    *lambda = NAN;
+    *limit = AFD_LIMIT_NONE;
+    if (pl->prefill == NULL || pl->workload == NULL || pl->prefill_instances < 1 ||
+        pl->decode_instances < 1 || !(pl->ttft_slo > 0) || !(pl->tpot_slo > 0) ||
+        !(pl->decode_step > 0) || !(pl->slots_per_instance > 0) ||
+        !(pl->percentile > 0 && pl->percentile < 1) ||
+        !(pl->slot_quantile > 0 && pl->slot_quantile < 1) || !(pl->kv_budget_tokens >= 0) ||
+        !(pl->prefill->mean > 0) || !(mean_d(pl->workload) >= 1))
+        return AFD_EINVAL;
+    if (pl->decode_step > pl->tpot_slo) {
+        *lambda = 0;
+        *limit = AFD_LIMIT_TPOT;
+        return AFD_OK;
+    }
+    /* Upper bound: prefill stability and the mean decode occupancy. */
+    cap_p = pl->prefill_instances / pl->prefill->mean;
+    cap_d = pl->decode_instances * pl->slots_per_instance /
+            (mean_d(pl->workload) * pl->decode_step);
+    hi = cap_p < cap_d ? cap_p : cap_d;
+    lo = hi * 1e-9;
+    if ((st = check_rate(pl, lo, &lim)) != AFD_OK)
+        return st;
+    if (lim != AFD_LIMIT_NONE) {
+        *lambda = 0;
+        *limit = lim;
+        return AFD_OK;
+    }
+    /* Algorithm 8, corrected: keep lo feasible, hi infeasible, and bisect
+     * while the bracket is wider than the tolerance. */
+    while (hi - lo > 1e-9 * hi) {
+        double mid = 0.5 * (lo + hi);
+        if ((st = check_rate(pl, mid, &lim)) != AFD_OK)
+            return st;
+        if (lim == AFD_LIMIT_NONE)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *lambda = lo;
+    if ((st = check_rate(pl, hi, &lim)) != AFD_OK)
+        return st;
+    *limit = lim != AFD_LIMIT_NONE ? lim : AFD_LIMIT_TTFT;
+    return AFD_OK;
+}

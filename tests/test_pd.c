@@ -1,0 +1,195 @@
+/* test_pd.c: prefill/decode sizing against hand derivations and the exact
+ * queue results. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+
+#include "test_util.h"
+
+#include "afd_pd.h"
+#include "afd_queue.h"
+
+static afd_workload rows(const uint64_t *p, const uint64_t *d, size_t n)
+{
+    afd_workload w;
+    memset(&w, 0, sizeof w);
+    w.kind = AFD_WORKLOAD_TRACE;
+    w.n_kept = n;
+    w.prompt = malloc(n * sizeof *w.prompt);
+    w.decode = malloc(n * sizeof *w.decode);
+    memcpy(w.prompt, p, n * sizeof *p);
+    memcpy(w.decode, d, n * sizeof *d);
+    return w;
+}
+
+static void service_law(void **state)
+{
+    static const uint64_t p[] = {100, 300, 200}, d[] = {1, 1, 1};
+    afd_workload w = rows(p, d, 3), g;
+    afd_prefill_model m = {0.5, 0.01, 0};
+    afd_service_law s;
+    (void)state;
+    /* S = 1.5, 3.5, 2.5: mean 2.5, variance 2/3, scv (2/3)/6.25 */
+    assert_int_equal(afd_service_law_from_workload(&w, &m, &s), AFD_OK);
+    assert_int_equal(s.n, 3);
+    assert_close(s.t[0], 1.5, 1e-15, 0);
+    assert_close(s.t[2], 3.5, 1e-15, 0);
+    assert_close(s.w[1], 1.0 / 3, 1e-15, 0);
+    assert_close(s.mean, 2.5, 1e-15, 0);
+    assert_close(s.scv, (2.0 / 3) / 6.25, 1e-13, 0);
+    assert_close(s.max, 3.5, 0, 0);
+    afd_workload_free(&w);
+    /* geometric P with mean 100: E[S] = a + b 100, Var S = b^2 100 99 */
+    assert_int_equal(afd_workload_geometric(100, 500, &g), AFD_OK);
+    assert_int_equal(afd_service_law_from_workload(&g, &m, &s), AFD_OK);
+    /* values heavier than 1/256 each get their own atom: fewer atoms */
+    assert_true(s.n <= AFD_SERVICE_ATOMS && s.n > 100);
+    assert_close(s.mean, 0.5 + 0.01 * 100, 1e-9, 0);
+    assert_close(s.scv, 0.01 * 0.01 * 9900 / (1.5 * 1.5), 1e-8, 0);
+    m.a = m.b = 0;
+    assert_int_equal(afd_service_law_from_workload(&g, &m, &s), AFD_EINVAL);
+}
+
+/* Every request the same: S = E[S] exactly, so the M/G/c correction is
+ * void and TTFT = W + S for both models: the quantile is the exact M/D/c
+ * wait quantile plus S. */
+static void deterministic_service(void **state)
+{
+    static const uint64_t p[] = {1000, 1000}, d[] = {5, 5};
+    afd_workload w = rows(p, d, 2);
+    afd_prefill_model m = {0.02, 1e-4, 0};
+    afd_service_law s;
+    afd_ttft t;
+    afd_mdc *q;
+    int c;
+    (void)state;
+    assert_int_equal(afd_service_law_from_workload(&w, &m, &s), AFD_OK);
+    assert_close(s.scv, 0, 0, 1e-30);
+    for (c = 1; c <= 8; c *= 2) {
+        double lambda = 0.8 * c / 0.12;
+        assert_int_equal(afd_ttft_quantile(lambda, &s, c, 0.9, &t), AFD_OK);
+        assert_int_equal(afd_mdc_alloc(lambda, 0.12, c, &q), AFD_OK);
+        assert_close(t.ttft_md, afd_mdc_wait_quantile(q, 0.9) + 0.12, 1e-12, 0);
+        assert_close(t.ttft_mg, t.ttft_md, 1e-9, 0);
+        assert_close(t.rho, 0.8, 1e-14, 0);
+        afd_mdc_free(q);
+    }
+    afd_workload_free(&w);
+}
+
+static void prefill_pool(void **state)
+{
+    static const uint64_t p[] = {100, 3000, 800, 50, 12000}, d[] = {1, 2, 3, 4, 5};
+    afd_workload w = rows(p, d, 5);
+    afd_prefill_model m = {0.02, 1e-4, 0};
+    afd_service_law s;
+    afd_ttft t, below;
+    (void)state;
+    assert_int_equal(afd_service_law_from_workload(&w, &m, &s), AFD_OK);
+    assert_int_equal(afd_prefill_pool(20, &s, 0.9, 1.5, 1, 1024, &t), AFD_OK);
+    /* smallest: the pool meets the SLO and one fewer does not */
+    assert_true(t.ttft_mg <= 1.5);
+    if (t.c - 1 > 20 * s.mean) {
+        assert_int_equal(afd_ttft_quantile(20, &s, t.c - 1, 0.9, &below), AFD_OK);
+        assert_true(below.ttft_mg > 1.5);
+    }
+    /* the largest request alone takes 1.22: a P90 SLO of 1.0 can be met
+     * (90% of requests are faster), one of 0.5 not with S_max... */
+    assert_int_equal(afd_prefill_pool(20, &s, 0.9, 0.01, 1, 1024, &t), AFD_EEMPTY);
+    assert_int_equal(afd_ttft_quantile(20, &s, 1, 0.9, &t), AFD_EUNSTABLE);
+    assert_int_equal(afd_ttft_quantile(20, &s, 4, 1.5, &t), AFD_EINVAL);
+    afd_workload_free(&w);
+}
+
+static void decode_demand(void **state)
+{
+    afd_workload g;
+    afd_decode_need n;
+    double k;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 500, &g), AFD_OK);
+    /* L = 20 * 500 * 0.03 = 300 slots, KV = 300 * 599 tokens */
+    assert_int_equal(afd_decode_demand(20, &g, 0.03, 0.99, &n), AFD_OK);
+    assert_close(n.slots_mean, 300, 1e-14, 0);
+    assert_close(n.kv_tokens, 300 * 599.0, 1e-14, 0);
+    /* the 99% quantile of Poisson(300): P(N <= k) >= 0.99 > P(N <= k - 1) */
+    k = n.slots_q;
+    assert_true(gsl_cdf_poisson_P((unsigned)k, 300) >= 0.99);
+    assert_true(gsl_cdf_poisson_P((unsigned)k - 1, 300) < 0.99);
+    assert_close(k, 341, 0, 0); /* 300 + 2.326 sqrt(300) + continuity, by hand */
+    assert_int_equal(afd_decode_demand(0, &g, 0.03, 0.99, &n), AFD_OK);
+    assert_close(n.slots_q, 0, 0, 0);
+    assert_int_equal(afd_decode_demand(20, &g, 0, 0.99, &n), AFD_EINVAL);
+}
+
+static void goodput(void **state)
+{
+    afd_workload g;
+    afd_prefill_model m = {0.02, 1e-4, 0};
+    afd_service_law s;
+    afd_pd_pool pool;
+    afd_ttft t;
+    afd_decode_need n;
+    double lambda;
+    int limit;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(1000, 200, &g), AFD_OK);
+    assert_int_equal(afd_service_law_from_workload(&g, &m, &s), AFD_OK);
+    memset(&pool, 0, sizeof pool);
+    pool.prefill = &s;
+    pool.workload = &g;
+    pool.prefill_instances = 4;
+    pool.decode_instances = 4;
+    pool.percentile = 0.9;
+    pool.ttft_slo = 0.6;
+    pool.mg = 1;
+    pool.decode_step = 0.03;
+    pool.tpot_slo = 0.05;
+    pool.slots_per_instance = 256;
+    pool.slot_quantile = 0.99;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_true(lambda > 0);
+    /* at the goodput the binding constraint is met with equality (to the
+     * bisection tolerance) and the other one holds */
+    if (limit == AFD_LIMIT_TTFT) {
+        assert_int_equal(afd_ttft_quantile(lambda, &s, 4, 0.9, &t), AFD_OK);
+        assert_close(t.ttft_mg, 0.6, 1e-4, 0);
+        assert_int_equal(afd_decode_demand(lambda, &g, 0.03, 0.99, &n), AFD_OK);
+        assert_true(n.slots_q <= 4 * 256);
+    } else {
+        assert_int_equal(limit, AFD_LIMIT_SLOTS);
+        assert_int_equal(afd_decode_demand(lambda, &g, 0.03, 0.99, &n), AFD_OK);
+        assert_true(n.slots_q <= 4 * 256);
+        assert_int_equal(afd_decode_demand(lambda * 1.001, &g, 0.03, 0.99, &n), AFD_OK);
+        assert_true(n.slots_q > 4 * 256);
+    }
+    /* one decode instance of 64 slots: L = 6 lambda, so the slots bind
+     * near lambda = 8, far below the prefill capacity of 33 */
+    pool.decode_instances = 1;
+    pool.slots_per_instance = 64;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_int_equal(limit, AFD_LIMIT_SLOTS);
+    /* a step slower than the TPOT SLO: nothing is feasible */
+    pool.decode_step = 0.06;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_close(lambda, 0, 0, 0);
+    assert_int_equal(limit, AFD_LIMIT_TPOT);
+    assert_string_equal(afd_limit_name(limit), "tpot");
+    pool.prefill_instances = 0;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(service_law),   cmocka_unit_test(deterministic_service),
+        cmocka_unit_test(prefill_pool),  cmocka_unit_test(decode_demand),
+        cmocka_unit_test(goodput),
+    };
+    gsl_set_error_handler_off();
+    RUN_TESTS(tests);
+}
