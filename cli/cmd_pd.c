@@ -1,0 +1,474 @@
+/* cmd_pd.c: afdkit pd (prefill/decode pool sizing) and afdkit goodput
+ * (BestServe Sections 2.3, 3.5; see libanalytic/afd_pd.h). */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afd_pd.h"
+#include "afd_queue.h"
+#include "cli.h"
+
+#define MAX_KEPT_ROWS ((size_t)1 << 26)
+
+enum {
+    OPT_LAMBDA = OPT_COMMAND, OPT_PA, OPT_PB, OPT_PC, OPT_TTFT, OPT_PCT, OPT_STEP, OPT_TPOT,
+    OPT_SLOTS, OPT_SLOTQ, OPT_KVB, OPT_KVBUDGET, OPT_PGPU, OPT_DGPU, OPT_MAXP, OPT_PREFILL,
+    OPT_DECODE, OPT_TOTAL, OPT_MD
+};
+
+static const cli_option sizing_options[] = {
+    {"prefill-a", 0, "A", "prefill time S = A + B P + C P^2: fixed part (default 0)", OPT_PA},
+    {"prefill-b", 0, "B", "per prompt token (default 0)", OPT_PB},
+    {"prefill-c", 0, "C", "per squared prompt token (default 0)", OPT_PC},
+    {"ttft-slo", 0, "T", "time-to-first-token SLO (required)", OPT_TTFT},
+    {"percentile", 'p', "P", "SLO percentile of TTFT (default 0.9)", OPT_PCT},
+    {"decode-step", 0, "S", "decode step time: every request gets a token per step (required)",
+     OPT_STEP},
+    {"tpot-slo", 0, "T", "time-per-output-token SLO (required)", OPT_TPOT},
+    {"slots-per-instance", 0, "N", "concurrent decode requests per decode instance",
+     OPT_SLOTS},
+    {"slot-quantile", 0, "Q", "quantile of the decode occupancy provisioned (default 0.99)",
+     OPT_SLOTQ},
+    {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token (all layers)", OPT_KVB},
+    {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance", OPT_KVBUDGET},
+    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default 1)", OPT_PGPU},
+    {"decode-gpus", 0, "G", "GPUs per decode instance (default 1)", OPT_DGPU},
+    {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
+    {"md", 0, NULL, "size by plain M/D/c (mean service) instead of the M/G/c correction",
+     OPT_MD},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group sizing_group = {"Prefill and decode", sizing_options};
+
+static const cli_option pd_options[] = {
+    {"lambda", 'l', "L", "arrival rate, requests per time unit of the latencies (required)",
+     OPT_LAMBDA},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group pd_group = {"Options", pd_options};
+static const cli_group *const pd_groups[] = {&pd_group, &sizing_group, &cli_workload_group,
+                                             &cli_output_group, NULL};
+
+static const cli_option goodput_options[] = {
+    {"prefill", 0, "LIST", "prefill pool sizes", OPT_PREFILL},
+    {"decode", 0, "LIST", "decode pool sizes (every pair with --prefill)", OPT_DECODE},
+    {"total", 0, "LIST", "or: every split of N instances into prefill + decode", OPT_TOTAL},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group goodput_group = {"Options", goodput_options};
+static const cli_group *const goodput_groups[] = {&goodput_group, &sizing_group,
+                                                  &cli_workload_group, &cli_output_group, NULL};
+
+struct args {
+    const char *cmd;
+    double lambda, pa, pb, pc, ttft, pct, step, tpot, slots, slotq, kvb, kvbudget, pgpu, dgpu;
+    int64_t maxp;
+    int md;
+    cli_list prefill, decode, total;
+};
+
+static int own(void *ctx, const cli_option *opt, const char *arg)
+{
+    struct args *a = ctx;
+    const char *cmd = a->cmd;
+    if (opt == NULL)
+        return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    switch (opt->id) {
+    case OPT_LAMBDA: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->lambda);
+    case OPT_PA: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pa);
+    case OPT_PB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pb);
+    case OPT_PC: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pc);
+    case OPT_TTFT: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->ttft);
+    case OPT_STEP: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->step);
+    case OPT_TPOT: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->tpot);
+    case OPT_SLOTS: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->slots);
+    case OPT_KVB: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->kvb);
+    case OPT_KVBUDGET: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->kvbudget);
+    case OPT_PGPU: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->pgpu);
+    case OPT_DGPU: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->dgpu);
+    case OPT_MAXP: return cli_integer(cmd, opt->name, arg, 1, 1000000, &a->maxp);
+    case OPT_MD: a->md = 1; return 0;
+    case OPT_PCT:
+    case OPT_SLOTQ: {
+        double *v = opt->id == OPT_PCT ? &a->pct : &a->slotq;
+        if (cli_real(cmd, opt->name, arg, v) != 0)
+            return EXIT_USAGE;
+        if (!(*v > 0 && *v < 1))
+            return cli_usage_error(cmd, "--%s must be in (0, 1): '%s'", opt->name, arg);
+        return 0;
+    }
+    case OPT_PREFILL:
+        cli_list_free(&a->prefill);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, 1000000, &a->prefill);
+    case OPT_DECODE:
+        cli_list_free(&a->decode);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, 1000000, &a->decode);
+    case OPT_TOTAL:
+        cli_list_free(&a->total);
+        return cli_list_parse(cmd, opt->name, arg, 1, 2, 100000, &a->total);
+    }
+    return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
+}
+
+static void args_init(struct args *a, const char *cmd)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->lambda = a->ttft = a->step = a->tpot = a->slots = a->kvb = a->kvbudget = NAN;
+    a->pct = 0.9;
+    a->slotq = 0.99;
+    a->pgpu = a->dgpu = 1;
+    a->maxp = 1024;
+}
+
+static void args_free(struct args *a)
+{
+    cli_list_free(&a->prefill);
+    cli_list_free(&a->decode);
+    cli_list_free(&a->total);
+}
+
+/* "p90", "p99_9": the column suffix for a percentile. */
+static void pct_name(char *buf, size_t cap, const char *prefix, double p)
+{
+    char num[16], *dot;
+    snprintf(num, sizeof num, "%.6g", 100 * p);
+    if ((dot = strchr(num, '.')) != NULL)
+        *dot = '_';
+    snprintf(buf, cap, "%s_p%s", prefix, num);
+}
+
+/* Shared checks and loading; returns 0 or an exit code. */
+static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload *w,
+                   afd_service_law *law)
+{
+    afd_prefill_model m = {a->pa, a->pb, a->pc};
+    afd_status st;
+    int rc;
+    if (isnan(a->ttft) || isnan(a->step) || isnan(a->tpot))
+        return cli_usage_error(cmd, "--ttft-slo, --decode-step and --tpot-slo are required");
+    if (!(a->pa > 0 || a->pb > 0 || a->pc > 0))
+        return cli_usage_error(cmd, "the prefill time is zero: give --prefill-a, --prefill-b or "
+                                    "--prefill-c");
+    if (isnan(a->kvb) != isnan(a->kvbudget) && !isnan(a->kvbudget))
+        return cli_usage_error(cmd, "--kv-budget needs --kv-bytes-per-token");
+    c->wl.topt.max_rows = MAX_KEPT_ROWS;
+    if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w)) != 0)
+        return rc;
+    st = afd_service_law_from_workload(w, &m, law);
+    if (st != AFD_OK)
+        return cli_usage_error(cmd, "cannot form the prefill-time law: %s", afd_strerror(st));
+    return 0;
+}
+
+/* ------------------------------------------------------------------- pd */
+
+static int run_pd(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    struct args a;
+    cli_common c;
+    afd_workload w;
+    afd_service_law law;
+    afd_ttft mg, md;
+    afd_decode_need need;
+    afd_status st;
+    cli_table *t = NULL;
+    char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48];
+    double instances = NAN, kv_bytes = NAN, gpus, goodput;
+    int rc, cc, c_hi;
+
+    args_init(&a, cmd);
+    memset(&w, 0, sizeof w);
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &a);
+    if (rc != CLI_CONTINUE)
+        goto out;
+    if (isnan(a.lambda)) {
+        rc = cli_usage_error(cmd, "--lambda L is required");
+        goto out;
+    }
+    if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
+        goto out;
+
+    /* prefill: the recommendation (M/G/c unless --md) and the M/D/c answer */
+    st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, !a.md, (int)a.maxp, &mg);
+    if (st == AFD_OK)
+        st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, 0, (int)a.maxp, &md);
+    if (st == AFD_EEMPTY) {
+        rc = cli_input_error(cmd, "no prefill pool of at most %lld instances meets a P%g TTFT of "
+                                  "%g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or raise "
+                                  "--max-prefill",
+                             (long long)a.maxp, 100 * a.pct, a.ttft, law.mean, law.max);
+        goto out;
+    }
+    if (st != AFD_OK) {
+        rc = cli_runtime_error(cmd, "prefill sizing: %s", afd_strerror(st));
+        goto out;
+    }
+    if (a.step > a.tpot)
+        cli_warn(cmd, "the decode step %g exceeds the TPOT SLO %g: no decode pool meets it",
+                 a.step, a.tpot);
+    st = afd_decode_demand(a.lambda, &w, a.step, a.slotq, &need);
+    if (st != AFD_OK) {
+        rc = cli_runtime_error(cmd, "decode sizing: %s", afd_strerror(st));
+        goto out;
+    }
+    if (!isnan(a.kvb))
+        kv_bytes = need.kv_tokens * a.kvb;
+    if (!isnan(a.slots)) {
+        instances = ceil(need.slots_q / a.slots);
+        if (!isnan(a.kvbudget) && ceil(kv_bytes / a.kvbudget) > instances)
+            instances = ceil(kv_bytes / a.kvbudget);
+        if (instances < 1)
+            instances = 1;
+    }
+    gpus = mg.c * a.pgpu + instances * a.dgpu;
+    goodput = a.step <= a.tpot ? a.lambda / gpus : 0;
+
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    pct_name(ttft_col, sizeof ttft_col, "ttft", a.pct);
+    pct_name(ttft_md_col, sizeof ttft_md_col, "ttft", a.pct);
+    strcat(ttft_md_col, "_md");
+    pct_name(wq_col, sizeof wq_col, "wq", a.pct);
+    strcat(wq_col, "_md");
+    pct_name(slots_col, sizeof slots_col, "decode_slots", a.slotq);
+    cli_table_provenance(t);
+    cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
+                    "service_scv", "decode_slots", slots_col, "kv_gb", "decode_instances", "tpot",
+                    "gpus", "goodput_per_gpu", NULL);
+    cli_table_real(t, a.lambda);
+    cli_table_int(t, mg.c);
+    cli_table_int(t, md.c);
+    cli_table_real(t, a.md ? mg.ttft_md : mg.ttft_mg);
+    cli_table_real(t, md.ttft_md);
+    cli_table_real(t, law.mean);
+    cli_table_real(t, law.scv);
+    cli_table_real(t, need.slots_mean);
+    cli_table_real(t, need.slots_q);
+    cli_table_real(t, kv_bytes / 1e9);
+    cli_table_real(t, instances);
+    cli_table_real(t, a.step);
+    cli_table_real(t, gpus);
+    cli_table_real(t, goodput);
+    cli_table_end_row(t);
+
+    /* the prefill curve around the answer */
+    cli_table_begin(t, "c", "rho", wq_col, ttft_md_col, ttft_col, NULL);
+    c_hi = (mg.c > md.c ? mg.c : md.c) + 2;
+    for (cc = (int)floor(a.lambda * law.mean) + 1; cc <= c_hi; cc++) {
+        afd_ttft q;
+        st = afd_ttft_quantile(a.lambda, &law, cc, a.pct, &q);
+        if (st != AFD_OK) {
+            rc = cli_runtime_error(cmd, "c = %d: %s", cc, afd_strerror(st));
+            goto out;
+        }
+        cli_table_int(t, cc);
+        cli_table_real(t, q.rho);
+        cli_table_real(t, q.wq_md);
+        cli_table_real(t, q.ttft_md);
+        cli_table_real(t, q.ttft_mg);
+        cli_table_end_row(t);
+    }
+    rc = cli_table_finish(t, cmd);
+    t = NULL;
+out:
+    cli_table_discard(t);
+    afd_workload_free(&w);
+    args_free(&a);
+    return rc;
+}
+
+const cli_command cli_cmd_pd = {
+    .name = "pd",
+    .path = "pd",
+    .summary = "prefill and decode pool sizes for an arrival rate under TTFT/TPOT SLOs",
+    .usage = "pd --lambda L WORKLOAD --prefill-b B --ttft-slo T --decode-step S --tpot-slo T "
+             "[OPTIONS]",
+    .description =
+        "Prints two blocks.  First one row:\n"
+        "  lambda prefill prefill_md ttft_p90 ttft_p90_md service_mean service_scv\n"
+        "  decode_slots decode_slots_p99 kv_gb decode_instances tpot gpus goodput_per_gpu\n"
+        "then the prefill curve: c rho wq_p90_md ttft_p90_md ttft_p90.\n"
+        "\n"
+        "Prefill: requests arrive at rate L (Poisson) and take S = A + B P + C P^2 on one of\n"
+        "c prefill instances, first come first served.  prefill is the smallest c whose\n"
+        "P90 TTFT (wait + own prefill) meets the SLO, with the exact M/D/c wait law scaled\n"
+        "by 1 + cs^2 for the spread of prompt lengths (M/G/c; exact in the mean for c = 1)\n"
+        "and convolved with the request's own S; prefill_md is the plain M/D/c answer with\n"
+        "the mean service time (wait + E[S]), as BestServe models it.\n"
+        "Decode: a request holds a slot for D steps of S_d (= TPOT); the slots in use are\n"
+        "exactly Poisson with mean decode_slots = L E[D] S_d (M/G/infinity), provisioned at\n"
+        "--slot-quantile; they hold L theta KV tokens on average (Lemma 4.1), kv_gb with\n"
+        "--kv-bytes-per-token.  decode_instances needs --slots-per-instance (and\n"
+        "--kv-budget to count memory); goodput_per_gpu = L / gpus.  Times in any one unit.\n"
+        "Check a sizing by simulation: afdkit mc mdc --lambda L --service-trace FILE\n"
+        "--service-a A --service-b B --c C reports ttft_p90_mc.",
+    .groups = pd_groups,
+    .run = run_pd,
+};
+
+/* -------------------------------------------------------------- goodput */
+
+static int run_goodput(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    struct args a;
+    cli_common c;
+    afd_workload w;
+    afd_service_law law;
+    afd_pd_pool pool;
+    cli_table *t = NULL;
+    size_t i, j, npairs = 0;
+    double *pp = NULL, *dd = NULL, *gp = NULL, *tot = NULL;
+    int *lim = NULL, rc;
+
+    args_init(&a, cmd);
+    memset(&w, 0, sizeof w);
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &a);
+    if (rc != CLI_CONTINUE)
+        goto out;
+    if ((a.total.n > 0) == (a.prefill.n > 0 || a.decode.n > 0) ||
+        (a.total.n == 0 && (a.prefill.n == 0 || a.decode.n == 0))) {
+        rc = cli_usage_error(cmd, "give --prefill LIST and --decode LIST, or --total LIST");
+        goto out;
+    }
+    if (isnan(a.slots)) {
+        rc = cli_usage_error(cmd, "--slots-per-instance N is required");
+        goto out;
+    }
+    if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
+        goto out;
+
+    /* the (prefill, decode) pairs */
+    for (i = 0; i < a.total.n; i++)
+        npairs += (size_t)a.total.v[i] - 1;
+    if (a.total.n == 0)
+        npairs = a.prefill.n * a.decode.n;
+    if (npairs > 100000) {
+        rc = cli_usage_error(cmd, "refused: %zu pools to evaluate (at most 100000)", npairs);
+        goto out;
+    }
+    pp = malloc(npairs * sizeof *pp);
+    dd = malloc(npairs * sizeof *dd);
+    gp = malloc(npairs * sizeof *gp);
+    tot = malloc(npairs * sizeof *tot);
+    lim = malloc(npairs * sizeof *lim);
+    if (!pp || !dd || !gp || !tot || !lim) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    npairs = 0;
+    if (a.total.n > 0) {
+        for (i = 0; i < a.total.n; i++)
+            for (j = 1; j < (size_t)a.total.v[i]; j++) {
+                pp[npairs] = (double)j;
+                dd[npairs] = a.total.v[i] - (double)j;
+                tot[npairs++] = a.total.v[i];
+            }
+    } else {
+        for (i = 0; i < a.prefill.n; i++)
+            for (j = 0; j < a.decode.n; j++) {
+                pp[npairs] = a.prefill.v[i];
+                dd[npairs] = a.decode.v[j];
+                tot[npairs++] = a.prefill.v[i] + a.decode.v[j];
+            }
+    }
+
+    memset(&pool, 0, sizeof pool);
+    pool.prefill = &law;
+    pool.workload = &w;
+    pool.percentile = a.pct;
+    pool.ttft_slo = a.ttft;
+    pool.mg = !a.md;
+    pool.decode_step = a.step;
+    pool.tpot_slo = a.tpot;
+    pool.slots_per_instance = a.slots;
+    pool.slot_quantile = a.slotq;
+    pool.kv_budget_tokens = isnan(a.kvbudget) ? 0 : a.kvbudget / a.kvb;
+    for (i = 0; i < npairs; i++) {
+        afd_status st;
+        pool.prefill_instances = (int)pp[i];
+        pool.decode_instances = (int)dd[i];
+        st = afd_pd_goodput(&pool, &gp[i], &lim[i]);
+        if (st != AFD_OK) {
+            rc = cli_runtime_error(cmd, "prefill %g, decode %g: %s", pp[i], dd[i],
+                                   afd_strerror(st));
+            goto out;
+        }
+    }
+
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit", NULL);
+    for (i = 0; i < npairs; i++) {
+        cli_table_real(t, pp[i]);
+        cli_table_real(t, dd[i]);
+        cli_table_real(t, gp[i]);
+        cli_table_real(t, gp[i] / (pp[i] * a.pgpu + dd[i] * a.dgpu));
+        cli_table_str(t, afd_limit_name(lim[i]));
+        cli_table_end_row(t);
+    }
+    if (a.total.n > 0) {
+        /* the best split of each total */
+        cli_table_begin(t, "total", "prefill", "decode", "goodput", "goodput_per_gpu", NULL);
+        for (i = 0; i < npairs;) {
+            size_t best = i;
+            for (j = i; j < npairs && tot[j] == tot[i]; j++)
+                if (gp[j] > gp[best])
+                    best = j;
+            cli_table_real(t, tot[i]);
+            cli_table_real(t, pp[best]);
+            cli_table_real(t, dd[best]);
+            cli_table_real(t, gp[best]);
+            cli_table_real(t, gp[best] / (pp[best] * a.pgpu + dd[best] * a.dgpu));
+            cli_table_end_row(t);
+            i = j;
+        }
+    }
+    rc = cli_table_finish(t, cmd);
+    t = NULL;
+out:
+    cli_table_discard(t);
+    free(pp);
+    free(dd);
+    free(gp);
+    free(tot);
+    free(lim);
+    afd_workload_free(&w);
+    args_free(&a);
+    return rc;
+}
+
+const cli_command cli_cmd_goodput = {
+    .name = "goodput",
+    .path = "goodput",
+    .summary = "largest arrival rate meeting both SLOs, per prefill:decode split",
+    .usage = "goodput WORKLOAD (--prefill LIST --decode LIST | --total LIST) --slots-per-instance N "
+             "...",
+    .description =
+        "Prints one row per pool: prefill decode goodput goodput_per_gpu limit; with\n"
+        "--total a second block gives the best split of each total:\n"
+        "total prefill decode goodput goodput_per_gpu.\n"
+        "\n"
+        "goodput is the largest arrival rate whose P90 TTFT meets the SLO on the prefill\n"
+        "pool and whose decode occupancy (at --slot-quantile) and mean KV cache fit the\n"
+        "decode pool, found by bisection on the closed forms of afdkit pd (BestServe\n"
+        "Algorithm 8 with its loop test the right way round; no relaxation factor: the\n"
+        "closed forms have no sampling noise).  limit names the constraint that binds:\n"
+        "ttft, decode-slots, kv-cache, or tpot (the step time alone breaks the SLO).",
+    .groups = goodput_groups,
+    .run = run_goodput,
+};
