@@ -163,6 +163,11 @@ int cli_table_finish_file(cli_table *t, const char *cmd, const char *path);
 /* Free without writing (after an error). */
 void cli_table_discard(cli_table *t);
 
+/* Column name for a percentile: PREFIX_p95, PREFIX_p99_9 (the decimal point
+ * of 100 p becomes '_'), then SUFFIX (may be ""). */
+void cli_percentile_name(char *buf, size_t cap, const char *prefix, double p,
+                         const char *suffix);
+
 /* Format one real as the table does ("nan" for non-finite). */
 void cli_format_real(char *buf, size_t cap, double v, int precision);
 
@@ -195,8 +200,12 @@ enum {
     CLI_WL_NEEDS_LENGTHS = 1 /* a trace or the geometric model (samplers) */
 };
 
+/* Most trace rows kept in memory for samplers: 2^26 rows, 1 GiB. */
+#define CLI_MAX_KEPT_ROWS ((size_t)1 << 26)
+
 /* Build the workload; warns about skipped rows; keep_rows keeps trace rows in
- * memory for samplers.  Returns 0, or the exit code after printing an error. */
+ * memory for samplers (at most CLI_MAX_KEPT_ROWS).  Returns 0, or the exit
+ * code after printing an error. */
 int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int keep_rows,
                       const cli_output *out, afd_workload *w);
 

@@ -9,9 +9,6 @@
 #include "afd_mc.h"
 #include "cli.h"
 
-/* Kept trace rows for samplers: 2^26 rows (1 GiB) at most. */
-#define MAX_KEPT_ROWS ((size_t)1 << 26)
-
 enum {
     OPT_B = OPT_COMMAND, OPT_R, OPT_TRIALS, OPT_SEED, OPT_PER_SLOT, OPT_STEPS, OPT_WARMUP,
     OPT_BATCHES, OPT_LAMBDA, OPT_SERVICE, OPT_C, OPT_CUSTOMERS, OPT_SERVICE_TRACE,
@@ -99,7 +96,6 @@ static int parse(const cli_command *self, int argc, char **argv, cli_common *c,
 
 static int load_workload(const char *cmd, cli_common *c, afd_workload *w)
 {
-    c->wl.topt.max_rows = MAX_KEPT_ROWS;
     return cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w);
 }
 
@@ -435,11 +431,11 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "seed", "%lld", (long long)a.seed);
     cli_table_meta(t, "customers", "%lld", (long long)a.customers);
     {
-        char qname[32], qse[32], tname[32], tse[32];
-        snprintf(qname, sizeof qname, "wq_p%g_mc", 100 * a.percentile);
-        snprintf(qse, sizeof qse, "wq_p%g_se", 100 * a.percentile);
-        snprintf(tname, sizeof tname, "ttft_p%g_mc", 100 * a.percentile);
-        snprintf(tse, sizeof tse, "ttft_p%g_se", 100 * a.percentile);
+        char qname[64], qse[64], tname[64], tse[64];
+        cli_percentile_name(qname, sizeof qname, "wq", a.percentile, "_mc");
+        cli_percentile_name(qse, sizeof qse, "wq", a.percentile, "_se");
+        cli_percentile_name(tname, sizeof tname, "ttft", a.percentile, "_mc");
+        cli_percentile_name(tse, sizeof tse, "ttft", a.percentile, "_se");
         cli_table_begin(t, "c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", qname, qse, "rho",
                         "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse, NULL);
     }

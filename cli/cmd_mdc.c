@@ -24,15 +24,6 @@ static const cli_option mdc_options[] = {
 static const cli_group mdc_group = {"Options", mdc_options};
 static const cli_group *const mdc_groups[] = {&mdc_group, &cli_output_group, NULL};
 
-/* Column name for the P-quantile: wq_p95, wq_p99_9, ... */
-static void quantile_column(double p, char *buf, size_t cap)
-{
-    char *dot;
-    snprintf(buf, cap, "wq_p%.15g", 100 * p);
-    while ((dot = strchr(buf, '.')) != NULL)
-        *dot = '_';
-}
-
 static double rel_err(double approx, double exact)
 {
     return (approx - exact) / exact; /* nan or inf (printed nan) when exact = 0 */
@@ -163,7 +154,7 @@ static int run(const cli_command *self, int argc, char **argv)
         }
     }
 
-    quantile_column(p, pcol, sizeof pcol);
+    cli_percentile_name(pcol, sizeof pcol, "wq", p, "");
     extra = strcmp(pcol, "wq_p90") != 0;
     t = cli_table_new(&out);
     if (t == NULL) {

@@ -11,8 +11,6 @@
 #include "afd_queue.h"
 #include "cli.h"
 
-#define MAX_KEPT_ROWS ((size_t)1 << 26)
-
 enum {
     OPT_LAMBDA = OPT_COMMAND, OPT_PA, OPT_PB, OPT_PC, OPT_TTFT, OPT_PCT, OPT_STEP, OPT_TPOT,
     OPT_SLOTS, OPT_SLOTQ, OPT_KVB, OPT_KVBUDGET, OPT_PGPU, OPT_DGPU, OPT_MAXP, OPT_PREFILL,
@@ -131,16 +129,6 @@ static void args_free(struct args *a)
     cli_list_free(&a->total);
 }
 
-/* "p90", "p99_9": the column suffix for a percentile. */
-static void pct_name(char *buf, size_t cap, const char *prefix, double p)
-{
-    char num[16], *dot;
-    snprintf(num, sizeof num, "%.6g", 100 * p);
-    if ((dot = strchr(num, '.')) != NULL)
-        *dot = '_';
-    snprintf(buf, cap, "%s_p%s", prefix, num);
-}
-
 /* Shared checks and loading; returns 0 or an exit code. */
 static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload *w,
                    afd_service_law *law)
@@ -155,7 +143,6 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
                                     "--prefill-c");
     if (isnan(a->kvb) != isnan(a->kvbudget) && !isnan(a->kvbudget))
         return cli_usage_error(cmd, "--kv-budget needs --kv-bytes-per-token");
-    c->wl.topt.max_rows = MAX_KEPT_ROWS;
     if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w)) != 0)
         return rc;
     st = afd_service_law_from_workload(w, &m, law);
@@ -234,12 +221,10 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
     }
-    pct_name(ttft_col, sizeof ttft_col, "ttft", a.pct);
-    pct_name(ttft_md_col, sizeof ttft_md_col, "ttft", a.pct);
-    strcat(ttft_md_col, "_md");
-    pct_name(wq_col, sizeof wq_col, "wq", a.pct);
-    strcat(wq_col, "_md");
-    pct_name(slots_col, sizeof slots_col, "decode_slots", a.slotq);
+    cli_percentile_name(ttft_col, sizeof ttft_col, "ttft", a.pct, "");
+    cli_percentile_name(ttft_md_col, sizeof ttft_md_col, "ttft", a.pct, "_md");
+    cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
+    cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
     cli_table_provenance(t);
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", "decode_instances", "tpot",

@@ -11,8 +11,6 @@
 #include "afd_pipeline.h"
 #include "cli.h"
 
-#define MAX_KEPT_ROWS ((size_t)1 << 26)
-
 enum {
     OPT_B = OPT_COMMAND, OPT_R, OPT_REQUESTS, OPT_SEED, OPT_MB, OPT_START, OPT_FFN, OPT_WARMUP,
     OPT_BATCHES, OPT_NO_BARRIER, OPT_NO_COMM, OPT_GANTT, OPT_GANTT_STEPS, OPT_ASYNC
@@ -153,7 +151,6 @@ static int run(const cli_command *self, int argc, char **argv)
         }
     if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
         goto out;
-    c.wl.topt.max_rows = MAX_KEPT_ROWS;
     if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, 1, &c.out, &w)) != 0)
         goto out;
 

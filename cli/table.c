@@ -101,6 +101,16 @@ void cli_format_real(char *buf, size_t cap, double v, int precision)
     snprintf(buf, cap, "%.*g", precision, v);
 }
 
+void cli_percentile_name(char *buf, size_t cap, const char *prefix, double p,
+                         const char *suffix)
+{
+    char num[32], *dot;
+    snprintf(num, sizeof num, "%.15g", 100 * p);
+    while ((dot = strchr(num, '.')) != NULL)
+        *dot = '_';
+    snprintf(buf, cap, "%s_p%s%s", prefix, num, suffix);
+}
+
 void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...)
 {
     va_list ap;

@@ -126,6 +126,8 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         afd_error err;
         cli_progress_init(&pc.p, cmd, "reading trace", out != NULL && out->quiet);
         topt.keep_rows = keep_rows;
+        if (keep_rows && topt.max_rows == 0)
+            topt.max_rows = CLI_MAX_KEPT_ROWS;
         topt.progress = on_progress;
         topt.progress_ctx = &pc;
         st = afd_workload_from_trace(a->trace, &topt, w, &err);
