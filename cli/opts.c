@@ -10,6 +10,9 @@
 /* ---- messages */
 
 static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
+                     const char *suffix) CLI_PRINTF(3, 0);
+
+static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
                      const char *suffix)
 {
     char text[1024];

@@ -77,6 +77,9 @@ void afd_priv_show(const char *s, size_t n, char *out, size_t cap)
 }
 
 static afd_status vfail(afd_csv *c, afd_error *err, afd_status st, long line, long column,
+                        const char *fmt, va_list ap) AFD_PRINTF(6, 0);
+
+static afd_status vfail(afd_csv *c, afd_error *err, afd_status st, long line, long column,
                         const char *fmt, va_list ap)
 {
     afd_error e;
