@@ -114,7 +114,8 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_status *sts = NULL;
     cli_table *t = NULL, *gt = NULL;
     afd_hw hw;
-    size_t k, n;
+    cli_progress prog;
+    size_t k, n, done;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -169,6 +170,8 @@ static int run(const cli_command *self, int argc, char **argv)
     /* Configurations are independent: run them in parallel.  Each reads
      * streams derived from its own (x, y), so its result depends neither on
      * the thread count nor on the other values of --r. */
+    cli_progress_init(&prog, cmd, "simulating", c.out.quiet);
+    done = 0;
 #pragma omp parallel for schedule(dynamic, 1) if (gt == NULL)
     for (k = 0; k < n; k++) {
         afd_pipeline_params p;
@@ -192,7 +195,10 @@ static int run(const cli_command *self, int argc, char **argv)
         p.gantt_ctx = gt;
         p.gantt_steps = (uint64_t)a.gantt_steps;
         sts[k] = afd_pipeline_run(&p, &res[k]);
+#pragma omp critical(sim_progress)
+        cli_progress_update(&prog, (double)++done, (double)n, "ratios");
     }
+    cli_progress_end(&prog);
     for (k = 0; k < n; k++)
         if (sts[k] != AFD_OK) {
             rc = sts[k] == AFD_ENOMEM ? cli_runtime_error(cmd, "r = %.0f: out of memory", a.rs.v[k])
