@@ -270,5 +270,6 @@ extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;
 extern const cli_command cli_cmd_mc_mdc;
 extern const cli_command cli_cmd_mdc;
+extern const cli_command cli_cmd_hist;
 
 #endif /* AFD_CLI_H */
