@@ -20,6 +20,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_mc,
     &cli_cmd_mdc,
     &cli_cmd_hist,
+    &cli_cmd_plot,
     NULL,
 };
 
