@@ -51,7 +51,7 @@ do for [fmt in 'png svg'] {
     set mytics 2
     set key top right
     set tmargin 3
-    set title 'B = 256, geometric {/Symbol m}_P = 100, {/Symbol m}_D = 500, paper-910c' offset 0, 0.8
+    set title 'B = 256, geometric μ_P = 100, μ_D = 500, paper-910c' offset 0, 0.8
     plot simall using 1:2 with lines lt 6 lw 1.5 title 'simulated, every integer r', \
          sim using 1:2 with points lt 1 ps 1.5 title 'simulated, the paper''s ratios', \
          sweep using 1:3 with lines lt 2 dt afd_dt_theory title 'mean-field Thr_{mf} (eq. 1)', \
@@ -68,8 +68,8 @@ do for [fmt in 'png svg'] {
     set key bottom right
     plot simall using 1:3 with lines lt 6 lw 1.5 title 'simulated, every integer r', \
          sim using 1:3 with points lt 1 ps 1.5 title 'simulated, the paper''s ratios', \
-         sweep using 1:(2 * $2) with lines lt 2 dt afd_dt_theory title '2 {/Symbol t}_{mf} (two micro-batches)', \
-         sweep using 1:(2 * $4) with lines lt 3 title '2 {/Symbol t}_G'
+         sweep using 1:(2 * $2) with lines lt 2 dt afd_dt_theory title '2 τ_{mf} (two micro-batches)', \
+         sweep using 1:(2 * $4) with lines lt 3 title '2 τ_G'
     set output
 
     # ---- idle ratios
@@ -81,9 +81,10 @@ do for [fmt in 'png svg'] {
     set key top right
     set ytics ('0%%' 0, '20%%' 0.2, '40%%' 0.4, '60%%' 0.6, '80%%' 0.8, '100%%' 1)
     plot simall using 1:4 with lines lt 1 lw 1.5 notitle, \
-         sim using 1:4 with points lt 1 ps 1.5 title '{/Symbol h}_A, Attention workers (simulated)', \
+         sim using 1:4 with points lt 1 ps 1.5 title 'η_A, Attention workers (simulated)', \
          simall using 1:5 with lines lt 2 lw 1.5 notitle, \
-         sim using 1:5 with points lt 2 ps 1.4 title '{/Symbol h}_F, FFN (simulated)'
+         sim using 1:5 with points lt 2 ps 1.4 title 'η_F, FFN (simulated)', \
+         NaN with lines lt 8 lw 1.5 title 'lines: simulated at every integer r'
     set output
     unset title
     set tmargin

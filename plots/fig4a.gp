@@ -14,5 +14,5 @@ if (!exists('out')) out = '.'
 name = 'fig4a'
 nconf = 3
 conf(i) = sprintf('B = %d', i == 0 ? 128 : i == 1 ? 256 : 512)
-title_ = 'Batch size B (geometric {/Symbol m}_P = 100, {/Symbol m}_D = 500, paper-910c)'
+title_ = 'Batch size B (geometric μ_P = 100, μ_D = 500, paper-910c)'
 load here.'fig4.gp'

@@ -26,7 +26,7 @@ set ytics () nomirror
 do for [w = 0:r - 1] {
     set ytics add (sprintf('Attention %d', w) 3 + (r - 1 - w))
 }
-set ytics add ('A {/Symbol \256} F' 2, 'FFN' 1, 'F {/Symbol \256} A' 0)
+set ytics add ('A → F' 2, 'FFN' 1, 'F → A' 0)
 unset mytics
 set grid noytics nomytics xtics
 set xlabel 'time (cycles)'

@@ -41,7 +41,7 @@ set cbrange [1:300]
 set cbtics ('1' 1, '2' 2, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100, '200' 200)
 # A perceptually uniform palette (viridis), dark for small r.
 set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')
-set xlabel 'slot load {/Symbol q} = {/Symbol n} (tokens)'
+set xlabel 'slot load θ = ν (tokens)'
 
 set contour base
 set cntrparam linear
@@ -52,7 +52,7 @@ set style textbox opaque noborder margins 1, 1
 do for [fmt in 'png svg'] {
     eval afd_terminal(fmt)
     set output out.'/map.'.fmt
-    set multiplot title 'Provisioning map: recommended A/F ratio r*, paper-910c hardware, {/Symbol n} = {/Symbol q}' \
+    set multiplot title 'Provisioning map: recommended A/F ratio r*, paper-910c hardware, ν = θ' \
         font ',12'
     set tmargin at screen 0.86
     set bmargin at screen 0.13

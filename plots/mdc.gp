@@ -20,7 +20,7 @@ cval(i) = i == 0 ? 1 : i == 1 ? 4 : i == 2 ? 16 : 64
 set xrange [0:1]
 set xtics 0, 0.2
 set mxtics 4
-set xlabel 'utilization {/Symbol r} = {/Symbol l}D/c'
+set xlabel 'utilization ρ = λD/c'
 
 do for [fmt in 'png svg'] {
     eval afd_terminal(fmt)

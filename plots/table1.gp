@@ -40,7 +40,7 @@ z95 = 1.96
 do for [fmt in 'png svg'] {
     eval afd_terminal(fmt)
     set output out.'/table1.'.fmt
-    set multiplot title 'Barrier overhead, B = 256, geometric {/Symbol m}_P = 100, {/Symbol m}_D = 500' \
+    set multiplot title 'Barrier overhead, B = 256, geometric μ_P = 100, μ_D = 500' \
         font ',12'
 
     # ---- top: the overhead itself
@@ -50,7 +50,7 @@ do for [fmt in 'png svg'] {
     set bmargin at screen 0.42
     set format x ''
     unset xlabel
-    set ylabel 'overhead E[W]/(B{/Symbol q}) - 1 (%)'
+    set ylabel 'overhead E[W]/(Bθ) - 1 (%)'
     set yrange [0:13]
     set ytics 0, 2
     set mytics 2
@@ -61,7 +61,7 @@ do for [fmt in 'png svg'] {
     set label 1 'printed as r = 24; its values are the r = 32 row' at 20.5, 12.3 left tc rgb '#404040' font ',10'
     plot clt using 1:(pct($8)) with lines lt 3 title 'CLT prediction (Theorem 4.3), afdkit', \
          mc using 1:(pct($2)):(z95 * pct($3)) with yerrorbars lt 1 ps 1.2 lw 1.5 \
-            title 'Monte Carlo, afdkit ({/Symbol \261}1.96 standard errors)', \
+            title 'Monte Carlo, afdkit (±1.96 standard errors)', \
          $paper using 1:3 with points lt 7 pt 2 ps 1.4 lw 1.5 title 'CLT, as printed in the paper', \
          $paper using 1:2 with points lt 2 pt 4 ps 1.6 lw 1.5 title 'Monte Carlo, as printed in the paper'
 
