@@ -39,11 +39,10 @@ static const cli_option trace_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group trace_group = {"Trace", trace_options};
-static const cli_group *const hist_groups[] = {&hist_group, &trace_group, &cli_output_group,
-                                               NULL};
+static const cli_group *const hist_groups[] = {&hist_group, &trace_group, &cli_output_group, NULL};
 
 struct args {
-    int prompt;    /* histogram of P instead of D */
+    int prompt;     /* histogram of P instead of D */
     uint64_t width; /* bin width, or 0 for log bins */
     int per_decade; /* log bins per decade */
 };
@@ -224,9 +223,8 @@ static int run(const cli_command *self, int argc, char **argv)
             return cli_input_error(cmd,
                                    "%s: %llu bins of width %llu up to %llu exceed %llu: use a "
                                    "wider --bins W or --bins log:K",
-                                   c.wl.trace, (unsigned long long)n64,
-                                   (unsigned long long)a.width, (unsigned long long)max,
-                                   (unsigned long long)MAX_BINS);
+                                   c.wl.trace, (unsigned long long)n64, (unsigned long long)a.width,
+                                   (unsigned long long)max, (unsigned long long)MAX_BINS);
         }
         nb = (size_t)n64;
         b = calloc(nb, sizeof *b);
@@ -244,8 +242,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_runtime_error(cmd, "out of memory");
     }
     for (i = 0; i < w.n_kept; i++) {
-        size_t k = a.width > 0 ? (size_t)((v[i] - min_support) / a.width)
-                               : find_bin(b, nb, v[i]);
+        size_t k = a.width > 0 ? (size_t)((v[i] - min_support) / a.width) : find_bin(b, nb, v[i]);
         b[k].count++;
     }
 

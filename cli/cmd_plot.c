@@ -29,8 +29,7 @@ enum { OPT_OUT = OPT_COMMAND, OPT_TABLES, OPT_QUICK, OPT_LIST };
 static const cli_option plot_options[] = {
     {"out", 'o', "DIR", "directory of the pictures (default: figures)", OPT_OUT},
     {"tables", 't', "DIR", "directory of the tables (default: the --out directory)", OPT_TABLES},
-    {"quick", 0, NULL, "fewer simulated requests and trials, coarser grids (for tests)",
-     OPT_QUICK},
+    {"quick", 0, NULL, "fewer simulated requests and trials, coarser grids (for tests)", OPT_QUICK},
     {"list", 'l', NULL, "print the figure names as a table: name files description", OPT_LIST},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -123,8 +122,12 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         else
             a->tables = arg;
         return 0;
-    case OPT_QUICK: a->quick = 1; return 0;
-    case OPT_LIST: a->list = 1; return 0;
+    case OPT_QUICK:
+        a->quick = 1;
+        return 0;
+    case OPT_LIST:
+        a->list = 1;
+        return 0;
     }
     return cli_usage_error("plot", "internal error: unhandled option --%s", opt->name);
 }
@@ -158,8 +161,9 @@ static const char *plots_dir(const char *cmd)
         return AFD_PLOTS_DIR;
     if (has_scripts(AFD_SOURCE_PLOTS_DIR))
         return AFD_SOURCE_PLOTS_DIR;
-    cli_runtime_error(cmd, "cannot find the plot scripts (not in %s nor %s); set "
-                           "AFDKIT_PLOTS_DIR to the plots/ directory of the sources",
+    cli_runtime_error(cmd,
+                      "cannot find the plot scripts (not in %s nor %s); set "
+                      "AFDKIT_PLOTS_DIR to the plots/ directory of the sources",
                       AFD_PLOTS_DIR[0] ? AFD_PLOTS_DIR : "(none)",
                       AFD_SOURCE_PLOTS_DIR[0] ? AFD_SOURCE_PLOTS_DIR : "(none)");
     return NULL;
@@ -328,8 +332,9 @@ static int run(const cli_command *self, int argc, char **argv)
     if (!find_gnuplot(gnuplot, sizeof gnuplot, &tried)) {
         char ex[200];
         /* Not an error: the tables are there, only the pictures are missing. */
-        fprintf(stderr, "afdkit: %s: gnuplot not found%s%s%s: tables written to %s, figures "
-                        "skipped\n",
+        fprintf(stderr,
+                "afdkit: %s: gnuplot not found%s%s%s: tables written to %s, figures "
+                "skipped\n",
                 cmd, tried[0] ? " ('" : "", excerpt(tried, ex, sizeof ex), tried[0] ? "')" : "",
                 a.tables);
         return 0;
