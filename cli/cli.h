@@ -173,6 +173,8 @@ void cli_format_real(char *buf, size_t cap, double v, int precision);
 
 /* Record the command line for provenance lines. */
 void cli_set_command_line(int argc, char **argv);
+/* argv[0] of the recorded command line ("afdkit" if none). */
+const char *cli_program_name(void);
 void cli_table_provenance(cli_table *t);
 
 /* ---- workload option group (cli/workload_opts.c) */
@@ -281,5 +283,7 @@ extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;
 extern const cli_command cli_cmd_mc_mdc;
 extern const cli_command cli_cmd_mdc;
+extern const cli_command cli_cmd_hist;
+extern const cli_command cli_cmd_plot;
 
 #endif /* AFD_CLI_H */

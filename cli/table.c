@@ -35,6 +35,11 @@ void cli_set_command_line(int argc, char **argv)
     cmdline_argv = argv;
 }
 
+const char *cli_program_name(void)
+{
+    return cmdline_argc > 0 && cmdline_argv[0] != NULL ? cmdline_argv[0] : "afdkit";
+}
+
 /* ---- output options */
 
 

@@ -1,0 +1,304 @@
+/* cmd_hist.c: afdkit hist, the empirical distribution of prompt or decode
+ * lengths of a trace beside the geometric law of the same mean (Appendix
+ * A.8, Figure 5). */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Kept trace rows: 2^26 rows (1 GiB) at most, as for the samplers. */
+#define MAX_KEPT_ROWS ((size_t)1 << 26)
+/* Most bins a histogram may have. */
+#define MAX_BINS ((uint64_t)1000000)
+/* Most log-spaced bins per decade. */
+#define MAX_PER_DECADE 1000
+
+enum { OPT_COLUMN = OPT_COMMAND, OPT_BINS };
+
+static const cli_option hist_options[] = {
+    {"column", 0, "WHICH", "decode (default): D = output tokens - K; or prompt: P", OPT_COLUMN},
+    {"bins", 0, "SPEC", "W: bins of W consecutive integers (default 1); log:K: K per decade",
+     OPT_BINS},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group hist_group = {"Options", hist_options};
+
+/* The trace half of the workload group: the same options and ids, so that
+ * the shared parser handles them; the models have no histogram to print. */
+static const cli_option trace_options[] = {
+    {"trace", 0, "FILE", "request trace CSV (required)", OPT_TRACE},
+    {"prompt-col", 0, "NAME", "prompt-token column of the trace (default: recognised)",
+     OPT_PROMPT_COL},
+    {"output-col", 0, "NAME", "output-token column of the trace (default: recognised)",
+     OPT_OUTPUT_COL},
+    {"decode-offset", 0, "K", "decode lifetime D = output tokens - K (default 0)",
+     OPT_DECODE_OFFSET},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group trace_group = {"Trace", trace_options};
+static const cli_group *const hist_groups[] = {&hist_group, &trace_group, &cli_output_group, NULL};
+
+struct args {
+    int prompt;     /* histogram of P instead of D */
+    uint64_t width; /* bin width, or 0 for log bins */
+    int per_decade; /* log bins per decade */
+};
+
+/* Printable excerpt of an argument for messages (40 bytes, \xNN escapes). */
+static const char *excerpt(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0, i;
+    for (i = 0; s[i] != '\0' && i < 40 && o + 5 < cap; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch < 0x7f)
+            buf[o++] = (char)ch;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", ch);
+    }
+    if (s[i] != '\0' && o + 4 < cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static int own(void *ctx, const cli_option *opt, const char *arg)
+{
+    struct args *a = ctx;
+    char ex[200];
+    int64_t v;
+    if (opt == NULL)
+        return cli_usage_error("hist", "unexpected argument '%s'", excerpt(arg, ex, sizeof ex));
+    if (opt->id == OPT_COLUMN) {
+        if (strcmp(arg, "decode") == 0)
+            a->prompt = 0;
+        else if (strcmp(arg, "prompt") == 0)
+            a->prompt = 1;
+        else
+            return cli_usage_error("hist", "--column must be decode or prompt: '%s'",
+                                   excerpt(arg, ex, sizeof ex));
+        return 0;
+    }
+    if (strncmp(arg, "log:", 4) == 0) {
+        if (afd_parse_i64(arg + 4, &v) != AFD_OK || v < 1 || v > MAX_PER_DECADE)
+            return cli_usage_error("hist", "--bins log:K needs an integer K in [1, %d]: '%s'",
+                                   MAX_PER_DECADE, excerpt(arg, ex, sizeof ex));
+        a->width = 0;
+        a->per_decade = (int)v;
+        return 0;
+    }
+    if (afd_parse_i64(arg, &v) != AFD_OK || v < 1)
+        return cli_usage_error("hist", "--bins takes an integer width W >= 1 or log:K: '%s'",
+                               excerpt(arg, ex, sizeof ex));
+    a->width = (uint64_t)v;
+    return 0;
+}
+
+/* The integer ceil(10^(i/k)), exact at whole powers of ten. */
+static double log_edge(int i, int k)
+{
+    double x = pow(10, (double)i / k);
+    double nx = nearbyint(x);
+    if (fabs(x - nx) <= 1e-9 * x)
+        x = nx;
+    return ceil(x);
+}
+
+typedef struct bin {
+    uint64_t lo, hi; /* the integers lo..hi */
+    uint64_t count;
+} bin;
+
+/* Log-spaced bins covering 1..max (with a bin {0} first when zero is
+ * possible): bin i holds the integers in [ceil(10^(i/k)), ceil(10^((i+1)/k))),
+ * ranges holding no integer dropped. */
+static bin *log_bins(uint64_t max, int with_zero, int k, size_t *nb)
+{
+    size_t cap = 64, n = 0;
+    bin *b = malloc(cap * sizeof *b);
+    double lo = 1;
+    int i;
+    if (b == NULL)
+        return NULL;
+    if (with_zero)
+        b[n++] = (bin){0, 0, 0};
+    for (i = 1; lo <= (double)max && lo < 0x1p64; i++) {
+        double hi = log_edge(i, k);
+        if (hi <= lo)
+            continue;
+        if (n == cap) {
+            bin *nb2 = realloc(b, 2 * cap * sizeof *b);
+            if (nb2 == NULL) {
+                free(b);
+                return NULL;
+            }
+            b = nb2;
+            cap *= 2;
+        }
+        /* The last bin ends at max (hi - 1 may not fit in 64 bits). */
+        b[n].lo = (uint64_t)lo;
+        b[n].hi = hi - 1 >= (double)max ? max : (uint64_t)(hi - 1);
+        b[n].count = 0;
+        n++;
+        lo = hi;
+    }
+    *nb = n;
+    return b;
+}
+
+/* Index of the bin holding v (b sorted, contiguous, covering v). */
+static size_t find_bin(const bin *b, size_t n, uint64_t v)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b[mid].lo <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* P(lo <= X <= hi) for X ~ Geometric on {1,2,...} with mean m >= 1:
+ * P(X >= k) = (1-p)^(k-1), p = 1/m, so the mass is
+ * (1-p)^(lo-1) (1 - (1-p)^(hi-lo+1)) for lo >= 1. */
+static double geometric_mass(double m, uint64_t lo, uint64_t hi)
+{
+    double q;
+    if (!(m >= 1))
+        return NAN;
+    if (lo == 0)
+        lo = 1;
+    if (hi < lo)
+        return 0;
+    if (m == 1)
+        return lo == 1 ? 1 : 0;
+    q = log1p(-1 / m);
+    return exp((double)(lo - 1) * q) * -expm1((double)(hi - lo + 1) * q);
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    struct args a = {0, 1, 0};
+    cli_common c;
+    afd_workload w;
+    const uint64_t *v;
+    unsigned __int128 sum = 0;
+    uint64_t max = 0, min_support;
+    double mean;
+    bin *b = NULL;
+    size_t nb = 0, i;
+    cli_table *t;
+    int rc;
+
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (c.wl.trace == NULL)
+        return cli_usage_error(cmd, "--trace FILE is required");
+    c.wl.topt.max_rows = MAX_KEPT_ROWS;
+    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, 1, &c.out, &w)) != 0)
+        return rc;
+
+    v = a.prompt ? w.prompt : w.decode;
+    for (i = 0; i < w.n_kept; i++) {
+        sum += v[i];
+        if (v[i] > max)
+            max = v[i];
+    }
+    mean = (double)sum / (double)w.n_kept;
+    min_support = a.prompt ? 0 : 1;
+
+    if (a.width > 0) {
+        uint64_t n64 = (max - min_support) / a.width + 1;
+        if (n64 > MAX_BINS) {
+            afd_workload_free(&w);
+            return cli_input_error(cmd,
+                                   "%s: %llu bins of width %llu up to %llu exceed %llu: use a "
+                                   "wider --bins W or --bins log:K",
+                                   c.wl.trace, (unsigned long long)n64, (unsigned long long)a.width,
+                                   (unsigned long long)max, (unsigned long long)MAX_BINS);
+        }
+        nb = (size_t)n64;
+        b = calloc(nb, sizeof *b);
+        if (b != NULL)
+            for (i = 0; i < nb; i++) {
+                b[i].lo = min_support + (uint64_t)i * a.width;
+                /* The last bin may end beyond 2^64 - 1: clamp it. */
+                b[i].hi = max - b[i].lo < a.width - 1 ? max : b[i].lo + (a.width - 1);
+            }
+    } else {
+        b = log_bins(max, a.prompt, a.per_decade, &nb);
+    }
+    if (b == NULL) {
+        afd_workload_free(&w);
+        return cli_runtime_error(cmd, "out of memory");
+    }
+    for (i = 0; i < w.n_kept; i++) {
+        size_t k = a.width > 0 ? (size_t)((v[i] - min_support) / a.width) : find_bin(b, nb, v[i]);
+        b[k].count++;
+    }
+
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        free(b);
+        afd_workload_free(&w);
+        return cli_runtime_error(cmd, "out of memory");
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "column", "%s", a.prompt ? "prompt" : "decode");
+    cli_table_meta(t, "n", "%llu", (unsigned long long)w.n_kept);
+    cli_table_meta(t, "mean", "%.10g", mean);
+    if (a.width > 0)
+        cli_table_meta(t, "bins", "width %llu from %llu", (unsigned long long)a.width,
+                       (unsigned long long)min_support);
+    else
+        cli_table_meta(t, "bins", "log, %d per decade", a.per_decade);
+    cli_table_begin(t, "value", "count", "pmf", "geometric_pmf", "lo", "hi", NULL);
+    for (i = 0; i < nb; i++) {
+        double width = (double)(b[i].hi - b[i].lo) + 1;
+        cli_table_real(t, ((double)b[i].lo + (double)b[i].hi) / 2);
+        cli_table_uint(t, b[i].count);
+        cli_table_real(t, (double)b[i].count / ((double)w.n_kept * width));
+        cli_table_real(t, geometric_mass(mean, b[i].lo, b[i].hi) / width);
+        cli_table_uint(t, b[i].lo);
+        cli_table_uint(t, b[i].hi);
+        cli_table_end_row(t);
+    }
+    free(b);
+    afd_workload_free(&w);
+    return cli_table_finish(t, cmd);
+}
+
+const cli_command cli_cmd_hist = {
+    .name = "hist",
+    .path = "hist",
+    .summary = "histogram of decode or prompt lengths beside the geometric law (Figure 5)",
+    .usage = "hist --trace FILE [--column decode|prompt] [--bins W|log:K]",
+    .description =
+        "Prints one row per bin: value count pmf geometric_pmf lo hi.\n"
+        "\n"
+        "A bin holds the integers lo..hi; value is its midpoint (lo + hi)/2 and count the\n"
+        "requests whose length falls in it.  pmf = count / (n (hi - lo + 1)) is the\n"
+        "empirical probability per integer, so bins of any width compare on one scale;\n"
+        "geometric_pmf is the same average of the geometric law on {1,2,...} whose mean\n"
+        "is the sample mean (the model of --geometric, Corollary 4.5): with p = 1/mean,\n"
+        "P(X = k) = p (1-p)^(k-1).  It is nan when the mean is below 1.\n"
+        "\n"
+        "--bins W (default 1) cuts 1..max (0..max for prompts) into bins of W integers;\n"
+        "--bins log:K into K bins per decade, bin i holding the integers in\n"
+        "[10^(i/K), 10^((i+1)/K)) (prompts of 0 tokens get a bin of their own).  Empty\n"
+        "bins are printed with count 0.\n"
+        "\n"
+        "The requests are those every command uses: rows with D = output - K <= 0 are\n"
+        "skipped with a warning, for the prompt histogram as well.",
+    .groups = hist_groups,
+    .run = run,
+};

@@ -1,0 +1,216 @@
+#!/bin/sh
+# make-tables.sh [--quick] AFDKIT OUTDIR [NAME...]
+#
+# Writes the tables behind the figures into OUTDIR, each made by AFDKIT (the
+# afdkit program to use) with --provenance, so that every table starts with
+# the command line that produced it.  NAME selects figures (default: all):
+#   fig3 fig4a fig4b table1 fig5 mdc map gantt
+# --quick: 2,000 simulated requests per Attention instance instead of 10,000,
+# 5,000 Monte Carlo trials instead of 50,000, and coarser grids for the map
+# and the M/D/c curves (for tests: the same tables, noisier and shorter).
+#
+# The commands run in the directory above this script's (the source tree, or
+# the installed data directory), so that trace paths in the provenance lines
+# read notebooks-data/... wherever the tables are made.
+set -eu
+
+me=make-tables.sh
+usage() {
+    echo "usage: $me [--quick] AFDKIT OUTDIR [NAME...]" >&2
+    exit 2
+}
+
+quick=0
+if [ "${1:-}" = --quick ]; then
+    quick=1
+    shift
+fi
+[ $# -ge 2 ] || usage
+afdkit=$1
+outdir=$2
+shift 2
+
+all="fig3 fig4a fig4b table1 fig5 mdc map gantt"
+for name in "$@"; do
+    case " $all " in
+    *" $name "*) ;;
+    *) echo "$me: unknown figure '$name' (one of: $all)" >&2; exit 2 ;;
+    esac
+done
+[ $# -gt 0 ] || set -- $all
+
+# Absolute paths before leaving the caller's directory.
+case $afdkit in
+*/*) [ -x "$afdkit" ] && afdkit=$(cd "$(dirname "$afdkit")" && pwd)/$(basename "$afdkit") ;;
+*) afdkit=$(command -v "$afdkit") || true ;;
+esac
+if [ -z "$afdkit" ] || [ ! -x "$afdkit" ]; then
+    echo "$me: not an executable afdkit: '$afdkit'" >&2
+    exit 2
+fi
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+cd "$(dirname "$0")/.."
+
+if [ "$quick" = 1 ]; then
+    requests=2000
+    trials=5000
+else
+    requests=10000
+    trials=50000
+fi
+geo="--geometric --mu-p 100 --mu-d 500"
+hw="--hw paper-910c"
+paper_r=1,2,4,8,16,24,32
+
+# A table is written to FILE.tmp and renamed when complete, so that a failed
+# command leaves no partial table behind.
+start() { : >"$outdir/$1.tmp"; }
+finish() { mv "$outdir/$1.tmp" "$outdir/$1"; }
+
+# add FILE ARGS...: afdkit ARGS --provenance as one more block of FILE (two
+# blank lines before every block but the first: gnuplot's index 0, 1, ...).
+add() {
+    f=$outdir/$1.tmp
+    shift
+    if [ -s "$f" ]; then printf '\n\n' >>"$f"; fi
+    "$afdkit" "$@" --provenance -q >>"$f"
+}
+
+# table FILE ARGS...: a table of one command.
+table() {
+    start "$1"
+    add "$@"
+    finish "$1"
+}
+
+# --------------------------------------------------------------------------
+# Figure 3: throughput, TPOT and idle ratios against r (paper setting); the
+# paper's seven ratios, and every integer ratio as well.
+fig3() {
+    table fig3-sim.tsv sim $geo $hw -B 256 --r $paper_r --requests $requests --seed 1 \
+        --start stationary
+    table fig3-simall.tsv sim $geo $hw -B 256 --r 1:32 --requests $requests --seed 1 \
+        --start stationary
+    table fig3-sweep.tsv sweep $geo $hw -B 256 --r 1:32:0.25
+    table fig3-ratio.tsv ratio $geo $hw -B 256
+}
+
+# Figure 4: one block per configuration "B MU_P MU_D", in legend order.
+fig4() {
+    name=$1
+    shift
+    for k in sim sweep ratio; do start "$name-$k.tsv"; done
+    for cfg in "$@"; do
+        set -- $cfg
+        w="--geometric --mu-p $2 --mu-d $3"
+        add "$name-sim.tsv" sim $w $hw -B "$1" --r 1:32 --requests $requests --seed 1 \
+            --start stationary
+        add "$name-sweep.tsv" sweep $w $hw -B "$1" --r 1:32:0.25
+        add "$name-ratio.tsv" ratio $w $hw -B "$1"
+    done
+    for k in sim sweep ratio; do finish "$name-$k.tsv"; done
+}
+fig4a() { fig4 fig4a "128 100 500" "256 100 500" "512 100 500"; }
+fig4b() { fig4 fig4b "256 100 500" "256 200 500" "256 100 1000" "256 50 250"; }
+
+# Table 1: barrier overhead, Monte Carlo against the CLT.  The CLT curve is
+# sweep's barrier column, (nu/theta) kappa_r / sqrt(B): mc barrier's
+# overhead_clt on a finer grid (it does not depend on the hardware).
+table1() {
+    table table1-mc.tsv mc barrier $geo -B 256 --r 2,4,8,12,16,24,32 --trials $trials \
+        --seed 2024
+    table table1-clt.tsv sweep $geo $hw -B 256 --r 1:32:0.25
+}
+
+# Figure 5: decode-length distributions of the two bundled traces.
+fig5() {
+    table fig5-code.tsv hist --trace notebooks-data/AzureLLMInferenceTrace_code.csv --bins 5
+    table fig5-conv.tsv hist --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --bins 10
+}
+
+# M/D/c: exact wait and its approximations against rho, one block per c.
+# mdc takes the arrival rate, so each rho is one command (service time 1,
+# lambda = rho c); a block keeps the provenance of its first command and a
+# "## loop=" line says how the others differ.
+mdc() {
+    rhos="0.05 0.1 0.15 0.2 0.25 0.3 0.35 0.4 0.45 0.5 0.55 0.6 0.65 0.7 0.75 0.8 0.85"
+    rhos="$rhos 0.9 0.92 0.94 0.95 0.96 0.97 0.98"
+    if [ "$quick" = 1 ]; then rhos="0.05 0.3 0.6 0.9 0.98"; fi
+    f=$outdir/mdc.tsv.tmp
+    start mdc.tsv
+    for c in 1 4 16 64; do
+        if [ -s "$f" ]; then printf '\n\n' >>"$f"; fi
+        echo "## loop=one row per rho in $(echo $rhos | tr ' ' ','):" \
+            "the command below with --lambda rho*c" >>"$f"
+        prov=--provenance
+        for rho in $rhos; do
+            lambda=$(awk -v r="$rho" -v c="$c" 'BEGIN { printf "%.10g", r * c }')
+            # (a command substitution, so that set -e sees afdkit fail)
+            rows=$("$afdkit" mdc --lambda "$lambda" --service 1 --c "$c" $prov -q)
+            if [ -n "$prov" ]; then
+                echo "$rows"
+            else
+                echo "$rows" | grep -v '^#'
+            fi >>"$f"
+            prov=
+        done
+    done
+    finish mdc.tsv
+}
+
+# Provisioning map: r*_mf and r*_G over theta and B with nu = theta (the
+# spread of a geometric-like load), paper hardware.  One ratio command per
+# point; the rows of one B form one scan line of the grid (a blank line
+# after each, as gnuplot's pm3d expects).
+map() {
+    if [ "$quick" = 1 ]; then step=4; else step=1; fi
+    thetas=$(awk -v s=$step 'BEGIN { for (i = 0; i <= 16; i += s) printf "%d ", 10 ^ (2 + i / 8) + 0.5 }')
+    bs=$(awk -v s=$step 'BEGIN { for (j = 0; j <= 12; j += s) printf "%d ", 16 * 2 ^ (j / 2) + 0.5 }')
+    f=$outdir/map.tsv.tmp
+    start map.tsv
+    echo "## loop=theta in $(echo $thetas | tr ' ' ','), B in $(echo $bs | tr ' ' ','):" \
+        "the command below with --theta theta --nu theta -B B" >>"$f"
+    prov=--provenance
+    for B in $bs; do
+        for t in $thetas; do
+            # ratio's warnings (optimum at the largest feasible r, r*_mf < 1)
+            # are expected somewhere on a grid: keep them out of the way.
+            rows=$("$afdkit" ratio --theta "$t" --nu "$t" -B "$B" $hw --r-max 512 $prov -q 2>/dev/null)
+            echo "$rows" |
+                awk -v t="$t" -v B="$B" -v first="${prov:+1}" '
+                    /^## / { print; next }
+                    /^# / { next }
+                    $1 == "mf" { rmf = $2; tmf = $3 }
+                    $1 == "g" { rg = $2; tg = $3 }
+                    END {
+                        if (first) print "# theta\tnu\tB\tr_mf\tr_g\tthr_mf\tthr_g"
+                        print t "\t" t "\t" B "\t" rmf "\t" rg "\t" tmf "\t" tg
+                    }' >>"$f"
+            prov=
+        done
+        echo >>"$f"
+    done
+    finish map.tsv
+}
+
+# Figure 2: the first steps of the pipeline at r = 8, per stage and worker.
+# The gantt file has no provenance lines of its own: it gets those of the
+# sim table printed by the same command.
+gantt() {
+    (
+        cd "$outdir"
+        "$afdkit" sim $geo $hw -B 256 --r 8 --requests 1000 --seed 1 --start stationary \
+            --gantt gantt.tsv --gantt-steps 12 --provenance -q >gantt-sim.tsv.tmp
+        {
+            grep '^## ' gantt-sim.tsv.tmp
+            cat gantt.tsv
+        } >gantt.tsv.tmp
+        rm -f gantt-sim.tsv.tmp
+    )
+    finish gantt.tsv
+}
+
+for name in "$@"; do
+    $name
+done
