@@ -197,9 +197,10 @@ void cli_workload_init(cli_workload_args *a);
 int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option *opt,
                         const char *arg);
 
-enum {
-    CLI_WL_ANY = 0,         /* trace, geometric or theta/nu */
-    CLI_WL_NEEDS_LENGTHS = 1 /* a trace or the geometric model (samplers) */
+enum {                       /* flags of cli_workload_load */
+    CLI_WL_ANY = 0,              /* trace, geometric or theta/nu */
+    CLI_WL_NEEDS_LENGTHS = 1,    /* a trace or the geometric model (samplers) */
+    CLI_WL_NO_SE_WARNING = 2     /* the command reports no standard errors */
 };
 
 /* Most trace rows kept in memory for samplers: 2^26 rows, 1 GiB. */

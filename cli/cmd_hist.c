@@ -204,7 +204,8 @@ static int run(const cli_command *self, int argc, char **argv)
     if (c.wl.trace == NULL)
         return cli_usage_error(cmd, "--trace FILE is required");
     c.wl.topt.max_rows = MAX_KEPT_ROWS;
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, 1, &c.out, &w)) != 0)
+    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1,
+                                &c.out, &w)) != 0)
         return rc;
 
     v = a.prompt ? w.prompt : w.decode;

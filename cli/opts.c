@@ -15,18 +15,24 @@ static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_li
 static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
                      const char *suffix)
 {
-    char text[1024];
-    size_t k;
+    char text[1024], shown[sizeof text * 4];
+    size_t k, o = 0;
     vsnprintf(text, sizeof text, fmt, ap);
-    /* One line, always. */
-    for (k = 0; text[k] != '\0'; k++)
-        if (text[k] == '\n' || text[k] == '\r')
-            text[k] = ' ';
+    /* One line, always, and no terminal control sequences from an argument:
+     * control bytes (none is in a format string) are shown as \xNN. */
+    for (k = 0; text[k] != '\0'; k++) {
+        unsigned char c = (unsigned char)text[k];
+        if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", c);
+        else
+            shown[o++] = (char)c;
+    }
+    shown[o] = '\0';
     fflush(stdout);
     if (cmd != NULL)
-        fprintf(stderr, "afdkit: %s: %s%s%s\n", cmd, prefix, text, suffix);
+        fprintf(stderr, "afdkit: %s: %s%s%s\n", cmd, prefix, shown, suffix);
     else
-        fprintf(stderr, "afdkit: %s%s%s\n", prefix, text, suffix);
+        fprintf(stderr, "afdkit: %s%s%s\n", prefix, shown, suffix);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -79,13 +85,23 @@ int cli_exit_code(afd_status st)
     }
 }
 
+static void message(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+static void message(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, "", fmt, ap, "");
+    va_end(ap);
+}
+
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err)
 {
     const char *text = err != NULL && err->text[0] != '\0' ? err->text : afd_strerror(st);
     if (err != NULL && err->line > 0)
-        fprintf(stderr, "afdkit: %s: %s:%ld: %s\n", cmd, path, err->line, text);
+        message(cmd, "%s:%ld: %s", path, err->line, text);
     else
-        fprintf(stderr, "afdkit: %s: %s: %s\n", cmd, path, text);
+        message(cmd, "%s: %s", path, text);
     return cli_exit_code(st);
 }
 

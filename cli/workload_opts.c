@@ -109,7 +109,7 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         return 0;
     }
     if (a->have_theta || a->have_nu) {
-        if (need == CLI_WL_NEEDS_LENGTHS)
+        if (need & CLI_WL_NEEDS_LENGTHS)
             return cli_usage_error(cmd, "--theta/--nu do not define request lengths; this "
                                         "command needs --trace or --geometric");
         if (!a->have_theta || !a->have_nu)
@@ -139,7 +139,7 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
                           "line %ld)",
                      a->trace, (unsigned long long)w->skipped, (unsigned long long)w->rows,
                      (unsigned long long)a->topt.decode_offset, w->first_skipped_line);
-        if (w->stats.n < 2)
+        if (w->stats.n < 2 && !(need & CLI_WL_NO_SE_WARNING))
             cli_warn(cmd, "%s: only %llu usable request; standard errors need at least 2",
                      a->trace, (unsigned long long)w->stats.n);
     }
