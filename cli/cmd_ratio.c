@@ -97,7 +97,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_cycle g;
     afd_error err;
     afd_status st;
-    double *feasible = NULL, mf_cont, mf_se, g_cont, g_se;
+    double *feasible = NULL, mf_cont, mf_se, g_cont, g_se, lo, hi;
     size_t nf, k;
     cli_table *t;
     int rc;
@@ -137,13 +137,17 @@ static int run(const cli_command *self, int argc, char **argv)
             feasible[k] = (double)(k + 1);
         nf = (size_t)a.r_max;
     }
+    for (k = 0, lo = hi = feasible[0]; k < nf; k++) {
+        lo = feasible[k] < lo ? feasible[k] : lo;
+        hi = feasible[k] > hi ? feasible[k] : hi;
+    }
     st = afd_ratio_g(&s, feasible, nf, &g);
     if (st == AFD_OK)
-        st = afd_ratio_se(&s, 'm', 0, w.stats.theta_se, w.stats.nu_se, w.stats.cov_theta_nu,
-                          &mf_cont, &mf_se);
+        st = afd_ratio_se(&s, 'm', 0, lo, hi, w.stats.theta_se, w.stats.nu_se,
+                          w.stats.cov_theta_nu, &mf_cont, &mf_se);
     if (st == AFD_OK)
-        st = afd_ratio_se(&s, 'g', g.r, w.stats.theta_se, w.stats.nu_se, w.stats.cov_theta_nu,
-                          &g_cont, &g_se);
+        st = afd_ratio_se(&s, 'g', g.r, lo, hi, w.stats.theta_se, w.stats.nu_se,
+                          w.stats.cov_theta_nu, &g_cont, &g_se);
     if (st != AFD_OK) {
         rc = cli_runtime_error(cmd, "barrier-aware rule: %s", afd_strerror(st));
         goto out;
@@ -153,16 +157,10 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_warn(cmd, "r*_mf = %.4g < 1: the FFN binds even with one Attention instance per "
                       "FFN; see xA-yF topologies with --max-instances",
                  mf.r);
-    {
-        double hi = feasible[0];
-        for (k = 1; k < nf; k++)
-            if (feasible[k] > hi)
-                hi = feasible[k];
-        if (g.r == hi && nf > 1)
-            cli_warn(cmd, "the barrier-aware optimum r = %.0f is the largest feasible value; "
-                          "raise --r-max",
-                     g.r);
-    }
+    if (g.r == hi && nf > 1)
+        cli_warn(cmd, "the barrier-aware optimum r = %.0f is the largest feasible value; "
+                      "raise --r-max",
+                 g.r);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {

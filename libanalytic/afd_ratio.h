@@ -109,10 +109,12 @@ AFD_API afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double
  * of theta and nu and their covariance:
  *   Var r* = (dr/dtheta)^2 Var theta + (dr/dnu)^2 Var nu + 2 dr/dtheta dr/dnu Cov,
  * with the derivatives by central differences.  rule 'm': the mean-field r*
- * (depends on theta only); rule 'g': the continuous maximiser of Thr_G near
- * r_g (returned in *r_cont). */
-AFD_API afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double theta_se,
-                                double nu_se, double cov, double *r_cont, double *se);
+ * (depends on theta only; lo and hi are ignored); rule 'g': the continuous
+ * maximiser of Thr_G in [max(lo, r_g - 1), min(hi, r_g + 1)], lo and hi the
+ * bounds of the feasible set (returned in *r_cont). */
+AFD_API afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, double hi,
+                                double theta_se, double nu_se, double cov, double *r_cont,
+                                double *se);
 
 /* ---- xA-yF topologies */
 

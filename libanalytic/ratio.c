@@ -243,8 +243,9 @@ afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, dou
     return AFD_OK;
 }
 
-/* The optimal ratio of a rule as a function of (theta, nu). */
-static afd_status rule_r(const afd_system *s, char rule, double r_g, double *r)
+/* The optimal ratio of a rule as a function of (theta, nu); for 'g' within
+ * [lo, hi]. */
+static afd_status rule_r(const afd_system *s, char rule, double lo, double hi, double *r)
 {
     if (rule == 'm') {
         afd_mf_result mf;
@@ -252,11 +253,11 @@ static afd_status rule_r(const afd_system *s, char rule, double r_g, double *r)
         *r = mf.r;
         return st;
     }
-    return afd_ratio_g_continuous(s, r_g - 1 > 1 ? r_g - 1 : 1, r_g + 1, r);
+    return afd_ratio_g_continuous(s, lo, hi, r);
 }
 
-afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double theta_se,
-                        double nu_se, double cov, double *r_cont, double *se)
+afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, double hi,
+                        double theta_se, double nu_se, double cov, double *r_cont, double *se)
 {
     afd_system p = *s, m = *s;
     double r0, rp, rm, d_theta = 0, d_nu = 0, h, v;
@@ -265,15 +266,22 @@ afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double theta
     *r_cont = *se = NAN;
     if ((rule != 'm' && rule != 'g') || !(theta_se >= 0) || !(nu_se >= 0) || !isfinite(cov))
         return AFD_EINVAL;
-    if ((st = rule_r(s, rule, r_g, &r0)) != AFD_OK)
+    if (rule == 'g') {
+        lo = r_g - 1 > lo ? r_g - 1 : lo;
+        lo = lo > 1 ? lo : 1;
+        hi = r_g + 1 < hi ? r_g + 1 : hi;
+        if (!(hi >= lo))
+            return AFD_EINVAL;
+    }
+    if ((st = rule_r(s, rule, lo, hi, &r0)) != AFD_OK)
         return st;
     *r_cont = r0;
     if (theta_se > 0) {
         h = 1e-3 * (s->theta > 0 ? s->theta : 1);
         p.theta = s->theta + h;
         m.theta = s->theta - h > 0 ? s->theta - h : 0;
-        if ((st = rule_r(&p, rule, r_g, &rp)) != AFD_OK ||
-            (st = rule_r(&m, rule, r_g, &rm)) != AFD_OK)
+        if ((st = rule_r(&p, rule, lo, hi, &rp)) != AFD_OK ||
+            (st = rule_r(&m, rule, lo, hi, &rm)) != AFD_OK)
             return st;
         d_theta = (rp - rm) / (p.theta - m.theta);
         p.theta = m.theta = s->theta;
@@ -282,8 +290,8 @@ afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double theta
         h = 1e-3 * (s->nu > 0 ? s->nu : 1);
         p.nu = s->nu + h;
         m.nu = s->nu - h > 0 ? s->nu - h : 0;
-        if ((st = rule_r(&p, rule, r_g, &rp)) != AFD_OK ||
-            (st = rule_r(&m, rule, r_g, &rm)) != AFD_OK)
+        if ((st = rule_r(&p, rule, lo, hi, &rp)) != AFD_OK ||
+            (st = rule_r(&m, rule, lo, hi, &rm)) != AFD_OK)
             return st;
         d_nu = (rp - rm) / (p.nu - m.nu);
     }

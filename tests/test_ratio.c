@@ -319,17 +319,20 @@ static void standard_error_of_r(void **state)
     (void)state;
     /* r*_mf = (alpha_a B theta + beta_a - beta_f)/(alpha_f B): dr/dtheta =
      * alpha_a / alpha_f, independent of nu */
-    assert_int_equal(afd_ratio_se(&s, 'm', 0, 4.0, 7.0, 3.0, &r_cont, &se), AFD_OK);
+    assert_int_equal(afd_ratio_se(&s, 'm', 0, 1, 128, 4.0, 7.0, 3.0, &r_cont, &se), AFD_OK);
     assert_close(se, 0.00165 / 0.083 * 4.0, 1e-6, 0);
     assert_close(r_cont, 9.5546686746987952, 1e-12, 0);
     /* closed-form workloads: no error */
-    assert_int_equal(afd_ratio_se(&s, 'g', 10, 0, 0, 0, &r_cont, &se), AFD_OK);
+    assert_int_equal(afd_ratio_se(&s, 'g', 10, 1, 128, 0, 0, 0, &r_cont, &se), AFD_OK);
     assert_close(se, 0, 0, 0);
     assert_true(r_cont > 9 && r_cont < 11);
     /* the g rule moves with theta like the mean-field one does, to first order */
-    assert_int_equal(afd_ratio_se(&s, 'g', 10, 4.0, 0, 0, &r_cont, &se), AFD_OK);
+    assert_int_equal(afd_ratio_se(&s, 'g', 10, 1, 128, 4.0, 0, 0, &r_cont, &se), AFD_OK);
     assert_close(se, 0.00165 / 0.083 * 4.0, 0.3, 0);
-    assert_int_equal(afd_ratio_se(&s, 'x', 10, 4.0, 0, 0, &r_cont, &se), AFD_EINVAL);
+    /* the continuous optimum stays inside the feasible set */
+    assert_int_equal(afd_ratio_se(&s, 'g', 12, 12, 128, 4.0, 0, 0, &r_cont, &se), AFD_OK);
+    assert_true(r_cont >= 12 && r_cont <= 13);
+    assert_int_equal(afd_ratio_se(&s, 'x', 10, 1, 128, 4.0, 0, 0, &r_cont, &se), AFD_EINVAL);
 }
 
 static void errors(void **state)
