@@ -1,0 +1,36 @@
+#!/bin/sh
+# The README's examples are the program's output: every "$ build/afdkit ..."
+# line in a code block is run from the source directory and its output must
+# equal the lines that follow it in the block.
+set -u
+srcdir=${srcdir:-.}
+readme=$srcdir/README.md
+[ -f "$readme" ] || { echo "README.md not found: skipped"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/afdkit-readme.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+awk -v dir="$tmp" '
+    /^```/ { inblock = !inblock; if (!inblock && cmd) close(out); cmd = 0; next }
+    inblock && /^\$ build\/afdkit / {
+        n++; cmd = 1; out = dir "/expected." n
+        sub(/^\$ build\/afdkit /, ""); print > (dir "/command." n); close(dir "/command." n)
+        printf "" > out; next
+    }
+    inblock && cmd { print > out }
+' "$readme"
+status=0
+count=0
+for c in "$tmp"/command.*; do
+    [ -e "$c" ] || break
+    n=${c##*.}
+    count=$((count + 1))
+    # shellcheck disable=SC2046
+    (cd "$srcdir" && eval "set -- $(cat "$c")" && "$AFDKIT" "$@") >"$tmp/actual.$n" 2>/dev/null
+    if ! cmp -s "$tmp/expected.$n" "$tmp/actual.$n"; then
+        echo "README example differs: afdkit $(cat "$c")"
+        diff "$tmp/expected.$n" "$tmp/actual.$n"
+        status=1
+    fi
+done
+[ "$count" -gt 0 ] || { echo "no examples found in README.md"; exit 1; }
+echo "$count README examples checked"
+exit $status
