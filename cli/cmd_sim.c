@@ -213,7 +213,8 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "start", "%s", a.start == AFD_START_FRESH ? "fresh" : "stationary");
     cli_table_meta(t, "microbatches", "%lld", (long long)a.mb);
     cli_table_begin(t, "r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
-                    "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", NULL);
+                    "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps",
+                    NULL);
     for (k = 0; k < n; k++) {
         afd_system s;
         afd_cycle cy;
@@ -240,6 +241,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_uint(t, x);
         cli_table_uint(t, (unsigned)a.ffn);
         cli_table_uint(t, res[k].completed);
+        cli_table_uint(t, res[k].steps);
         cli_table_end_row(t);
     }
     if (gt != NULL) {
@@ -268,7 +270,7 @@ const cli_command cli_cmd_sim = {
              "[--start fresh|stationary] [--seed S]",
     .description =
         "Prints one row per r: r thr_sim tpot eta_a eta_f thr_g thr_steady thr_steady_se\n"
-        "thr_mf tau barrier x y completed.\n"
+        "thr_mf tau barrier x y completed steps.\n"
         "\n"
         "r Attention workers (x = r Y with --ffn-instances Y) hold M micro-batches of B\n"
         "slots; a step of a micro-batch runs Attention on every worker (alpha_a T + beta_a,\n"
