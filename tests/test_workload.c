@@ -1,0 +1,248 @@
+/* test_workload.c: the workload abstraction, the generic CSV reader, the
+ * status helpers and P(M_r > z), each against an independent computation. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_erf.h>
+
+#include "test_util.h"
+
+#include "afdkit.h"
+
+/* The bundled traces, read with fscanf (not the library's reader), summed
+ * over every decode step: theta = mean load over all steps, nu its sd. */
+static void brute_force_file(const char *path, long double *theta, long double *nu,
+                             unsigned long *n)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    long double s1 = 0, s2 = 0, steps = 0;
+    assert_non_null(f);
+    *n = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long p, d, a;
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        assert_non_null(c2);
+        p = strtoul(c1 + 1, NULL, 10);
+        d = strtoul(c2 + 1, NULL, 10);
+        if (d == 0)
+            continue;
+        for (a = 0; a < d; a++) {
+            long double y = (long double)(p + a);
+            s1 += y;
+            s2 += y * y;
+        }
+        steps += d;
+        (*n)++;
+    }
+    fclose(f);
+    *theta = s1 / steps;
+    *nu = sqrtl(s2 / steps - *theta * *theta);
+}
+
+static void azure_traces_step_by_step(void **state)
+{
+    static const char *const names[] = {"AzureLLMInferenceTrace_conv.csv",
+                                        "AzureLLMInferenceTrace_code.csv"};
+    const char *dir = getenv("NBDATA");
+    size_t k;
+    (void)state;
+    if (dir == NULL)
+        skip();
+    for (k = 0; k < 2; k++) {
+        char path[4096];
+        afd_workload w;
+        afd_error err;
+        afd_workload_trace_options opt;
+        long double theta, nu;
+        unsigned long n;
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        brute_force_file(path, &theta, &nu, &n);
+        memset(&opt, 0, sizeof opt);
+        opt.keep_rows = 1;
+        assert_int_equal(afd_workload_from_trace(path, &opt, &w, &err), AFD_OK);
+        assert_int_equal(w.kind, AFD_WORKLOAD_TRACE);
+        assert_string_equal(afd_workload_kind_name(w.kind), "trace");
+        assert_true(w.stats.n == n);
+        assert_true(w.n_kept == n);
+        assert_close(w.stats.theta, (double)theta, 1e-13, 0);
+        assert_close(w.stats.nu, (double)nu, 1e-9, 0);
+        assert_true(w.skipped == 0);
+        afd_workload_free(&w);
+        assert_null(w.prompt);
+        assert_int_equal(w.n_kept, 0);
+        assert_close(w.stats.theta, (double)theta, 1e-13, 0); /* stats survive free */
+    }
+}
+
+static void workload_from_reader_options(void **state)
+{
+    static const char csv[] = "prompt_tokens,output_tokens\n10,2\n0,4\n5,1\n7,0\n";
+    afd_workload_trace_options opt;
+    afd_workload w;
+    afd_trace *t;
+    afd_error err;
+    (void)state;
+    memset(&opt, 0, sizeof opt);
+    opt.decode_offset = 1; /* D = output - 1: rows (10,1), (0,3) kept */
+    opt.keep_rows = 1;
+    assert_int_equal(afd_trace_open_memory(csv, strlen(csv), NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_OK);
+    afd_trace_close(t);
+    assert_true(w.rows == 4);
+    assert_true(w.skipped == 2);
+    assert_int_equal(w.first_skipped_line, 4);
+    assert_true(w.max_d == 3);
+    assert_int_equal(w.n_kept, 2);
+    assert_true(w.prompt[1] == 0 && w.decode[1] == 3);
+    /* loads 10 and 0, 1, 2: theta = 13/4 (by hand) */
+    assert_close(w.stats.theta, 13.0 / 4, 1e-15, 0);
+    afd_workload_free(&w);
+    /* the row limit refuses more than max_rows kept rows */
+    opt.max_rows = 1;
+    assert_int_equal(afd_trace_open_memory(csv, strlen(csv), NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_ENOMEM);
+    afd_trace_close(t);
+    assert_null(w.prompt);
+    assert_int_equal(err.line, 3);
+}
+
+static void workload_errors(void **state)
+{
+    afd_workload w;
+    afd_error err;
+    char path[] = "/tmp/afdkit-test-wl-XXXXXX";
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(write(fd, "ContextTokens,GeneratedTokens\n", 30) == 30);
+    close(fd);
+    assert_int_equal(afd_workload_from_trace(path, NULL, &w, &err), AFD_EEMPTY);
+    assert_string_equal(err.text, "no data rows after the header");
+    assert_int_equal(err.line, 1);
+    unlink(path);
+    assert_int_equal(afd_workload_from_trace(path, NULL, &w, &err), AFD_EIO);
+    assert_int_equal(afd_workload_geometric(100, 500, &w), AFD_OK);
+    assert_string_equal(afd_workload_kind_name(w.kind), "geometric");
+    assert_close(w.mu_d, 500, 0, 0);
+    assert_true(isnan(w.tail_alpha));
+    assert_int_equal(afd_workload_given(1, 2, &w), AFD_OK);
+    assert_string_equal(afd_workload_kind_name(w.kind), "given");
+    assert_int_equal(afd_workload_given(-1, 2, &w), AFD_EINVAL);
+    assert_string_equal(afd_workload_kind_name((afd_workload_kind)99), "unknown");
+    afd_workload_free(NULL);
+}
+
+static void csv_generic(void **state)
+{
+    static const char data[] = "\"Name, full\",x,X,t\r\n\"a\"\"b\",1.5,2,3\r\n";
+    afd_csv *c;
+    afd_csv_field f[2];
+    afd_error err;
+    char list[64];
+    size_t cols[2] = {3, 0};
+    long line;
+    (void)state;
+    assert_int_equal(afd_csv_open_memory(data, strlen(data), &c, &err), AFD_OK);
+    assert_int_equal(afd_csv_columns(c), 4);
+    assert_string_equal(afd_csv_column_name(c, 0), "Name, full");
+    assert_null(afd_csv_column_name(c, 4));
+    assert_int_equal(afd_csv_find_column(c, "t"), 3);
+    assert_int_equal(afd_csv_find_column(c, "x"), 1); /* exact match wins */
+    assert_int_equal(afd_csv_find_column(c, "T"), 3); /* then case-insensitive */
+    assert_int_equal(afd_csv_find_column(c, "nope"), -1);
+    assert_string_equal(afd_csv_header_list(c, list, sizeof list),
+                        "'Name, full', 'x', 'X', 't'");
+    assert_int_equal(afd_csv_select(c, 2, cols), AFD_OK);
+    assert_int_equal(afd_csv_next(c, f, &line, &err), AFD_OK);
+    assert_int_equal(line, 2);
+    assert_true(f[0].n == 1 && f[0].p[0] == '3');
+    assert_true(f[1].escaped && f[1].n == 4); /* a""b, escapes not undone */
+    assert_int_equal(afd_csv_next(c, f, &line, &err), AFD_EOF);
+    assert_true(afd_csv_bytes(c) == strlen(data));
+    /* a layer above reports a bad value: the reader stays failed */
+    assert_int_equal(afd_csv_fail(c, &err, AFD_EPARSE, 2, 4, "bad %s", "value"), AFD_EPARSE);
+    assert_string_equal(err.text, "bad value");
+    assert_int_equal(afd_csv_next(c, f, &line, &err), AFD_EPARSE);
+    afd_csv_close(c);
+    /* ambiguous names and bad selections */
+    assert_int_equal(afd_csv_open_memory("a,A\n1,2\n", 8, &c, &err), AFD_OK);
+    assert_int_equal(afd_csv_find_column(c, "a"), 0);
+    assert_int_equal(afd_csv_find_column(c, "b"), -1);
+    cols[0] = cols[1] = 1;
+    assert_int_equal(afd_csv_select(c, 2, cols), AFD_EINVAL); /* a column twice */
+    cols[0] = 5;
+    assert_int_equal(afd_csv_select(c, 1, cols), AFD_EINVAL); /* no such column */
+    afd_csv_close(c);
+    assert_int_equal(afd_csv_open_memory("A,a\n", 4, &c, &err), AFD_OK);
+    assert_int_equal(afd_csv_find_column(c, "x"), -1);
+    assert_int_equal(afd_csv_find_column(c, "A"), 0);
+    afd_csv_close(c);
+    assert_int_equal(afd_csv_open_memory("Aa,aA\n", 6, &c, &err), AFD_OK);
+    assert_int_equal(afd_csv_find_column(c, "AA"), -2);
+    afd_csv_close(c);
+    afd_csv_close(NULL);
+}
+
+/* P(M_r > z) = 1 - Phi(z)^r: against a direct evaluation in long double and
+ * the exact r = 1 and r = 2 forms. */
+static void max_normal_sf(void **state)
+{
+    static const double zs[] = {-3, -0.5, 0, 1.3, 2.385, 6};
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof zs / sizeof zs[0]; k++) {
+        /* references without cancellation: 1 - (1-Q)^2 = 2Q - Q^2; for r = 24
+         * the binomial series where Q is small, 1 - Phi^24 directly where not */
+        long double q = (long double)gsl_sf_erf_Q(zs[k]), ref24;
+        if (q < 1e-3)
+            ref24 = 24 * q - 276 * q * q + 2024 * q * q * q - 10626 * q * q * q * q;
+        else
+            ref24 = 1 - powl(1 - q, 24);
+        assert_close(afd_max_normal_sf(1, zs[k]), (double)q, 1e-14, 1e-300);
+        assert_close(afd_max_normal_sf(2, zs[k]), (double)(2 * q - q * q), 1e-13, 1e-300);
+        assert_close(afd_max_normal_sf(24, zs[k]), (double)ref24, 1e-12, 1e-300);
+    }
+    /* deep in the right tail it keeps relative accuracy: r Q(z) */
+    assert_close(afd_max_normal_sf(10, 9), 10 * gsl_sf_erf_Q(9), 1e-12, 0);
+    assert_close(afd_max_normal_sf(3, INFINITY), 0, 0, 0);
+    assert_close(afd_max_normal_sf(3, -INFINITY), 1, 0, 0);
+    assert_true(isnan(afd_max_normal_sf(0.5, 1)));
+    assert_true(isnan(afd_max_normal_sf(2, NAN)));
+}
+
+static void status_helpers(void **state)
+{
+    afd_error err;
+    int s;
+    (void)state;
+    for (s = AFD_OK; s <= AFD_EINFINITE; s++)
+        assert_true(strlen(afd_strerror((afd_status)s)) > 0);
+    assert_string_equal(afd_strerror(AFD_EPARSE), "malformed input");
+    assert_string_equal(afd_strerror((afd_status)999), "unknown status");
+    err.line = 3;
+    strcpy(err.text, "x");
+    afd_error_clear(&err);
+    assert_int_equal(err.line, 0);
+    assert_string_equal(err.text, "");
+    afd_error_clear(NULL);
+    assert_string_equal(afd_version(), PACKAGE_VERSION);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(azure_traces_step_by_step),
+        cmocka_unit_test(workload_from_reader_options),
+        cmocka_unit_test(workload_errors),
+        cmocka_unit_test(csv_generic),
+        cmocka_unit_test(max_normal_sf),
+        cmocka_unit_test(status_helpers),
+    };
+    gsl_set_error_handler_off();
+    RUN_TESTS(tests);
+}
