@@ -103,6 +103,9 @@ enum {
  * Each returns 0 on success; on error it prints a usage error naming the
  * option and returns 2. */
 int cli_real(const char *cmd, const char *opt, const char *arg, double *out);
+/* Printable excerpt of an argument for messages: at most 40 bytes, control
+ * and non-ASCII bytes as \xNN, "..." when cut.  Returns buf. */
+const char *cli_excerpt(const char *s, char *buf, size_t cap);
 int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
                  double *out);
 int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,

@@ -47,32 +47,13 @@ struct args {
     int per_decade; /* log bins per decade */
 };
 
-/* Printable excerpt of an argument for messages (40 bytes, \xNN escapes). */
-static const char *excerpt(const char *s, char *buf, size_t cap)
-{
-    size_t o = 0, i;
-    for (i = 0; s[i] != '\0' && i < 40 && o + 5 < cap; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch < 0x7f)
-            buf[o++] = (char)ch;
-        else
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", ch);
-    }
-    if (s[i] != '\0' && o + 4 < cap) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 static int own(void *ctx, const cli_option *opt, const char *arg)
 {
     struct args *a = ctx;
     char ex[200];
     int64_t v;
     if (opt == NULL)
-        return cli_usage_error("hist", "unexpected argument '%s'", excerpt(arg, ex, sizeof ex));
+        return cli_usage_error("hist", "unexpected argument '%s'", cli_excerpt(arg, ex, sizeof ex));
     if (opt->id == OPT_COLUMN) {
         if (strcmp(arg, "decode") == 0)
             a->prompt = 0;
@@ -80,20 +61,20 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
             a->prompt = 1;
         else
             return cli_usage_error("hist", "--column must be decode or prompt: '%s'",
-                                   excerpt(arg, ex, sizeof ex));
+                                   cli_excerpt(arg, ex, sizeof ex));
         return 0;
     }
     if (strncmp(arg, "log:", 4) == 0) {
         if (afd_parse_i64(arg + 4, &v) != AFD_OK || v < 1 || v > MAX_PER_DECADE)
             return cli_usage_error("hist", "--bins log:K needs an integer K in [1, %d]: '%s'",
-                                   MAX_PER_DECADE, excerpt(arg, ex, sizeof ex));
+                                   MAX_PER_DECADE, cli_excerpt(arg, ex, sizeof ex));
         a->width = 0;
         a->per_decade = (int)v;
         return 0;
     }
     if (afd_parse_i64(arg, &v) != AFD_OK || v < 1)
         return cli_usage_error("hist", "--bins takes an integer width W >= 1 or log:K: '%s'",
-                               excerpt(arg, ex, sizeof ex));
+                               cli_excerpt(arg, ex, sizeof ex));
     a->width = (uint64_t)v;
     return 0;
 }
@@ -204,8 +185,8 @@ static int run(const cli_command *self, int argc, char **argv)
     if (c.wl.trace == NULL)
         return cli_usage_error(cmd, "--trace FILE is required");
     c.wl.topt.max_rows = MAX_KEPT_ROWS;
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1,
-                                &c.out, &w)) != 0)
+    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1, &c.out,
+                                &w)) != 0)
         return rc;
 
     v = a.prompt ? w.prompt : w.decode;

@@ -65,25 +65,6 @@ struct args {
     size_t n;
 };
 
-/* Printable excerpt of an argument for messages (40 bytes, \xNN escapes). */
-static const char *excerpt(const char *s, char *buf, size_t cap)
-{
-    size_t o = 0, i;
-    for (i = 0; s[i] != '\0' && i < 40 && o + 5 < cap; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch < 0x7f)
-            buf[o++] = (char)ch;
-        else
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", ch);
-    }
-    if (s[i] != '\0' && o + 4 < cap) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 static void add_name(struct args *a, const char *name)
 {
     size_t k;
@@ -110,7 +91,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
                 return 0;
             }
         return cli_usage_error("plot", "unknown figure '%s' ('afdkit plot --list' names them)",
-                               excerpt(arg, ex, sizeof ex));
+                               cli_excerpt(arg, ex, sizeof ex));
     }
     switch (opt->id) {
     case OPT_OUT:
@@ -154,7 +135,7 @@ static const char *plots_dir(const char *cmd)
         if (has_scripts(env))
             return env;
         cli_runtime_error(cmd, "AFDKIT_PLOTS_DIR=%s holds no make-tables.sh",
-                          excerpt(env, ex, sizeof ex));
+                          cli_excerpt(env, ex, sizeof ex));
         return NULL;
     }
     if (has_scripts(AFD_PLOTS_DIR))
@@ -335,7 +316,7 @@ static int run(const cli_command *self, int argc, char **argv)
         fprintf(stderr,
                 "afdkit: %s: gnuplot not found%s%s%s: tables written to %s, figures "
                 "skipped\n",
-                cmd, tried[0] ? " ('" : "", excerpt(tried, ex, sizeof ex), tried[0] ? "')" : "",
+                cmd, tried[0] ? " ('" : "", cli_excerpt(tried, ex, sizeof ex), tried[0] ? "')" : "",
                 a.tables);
         return 0;
     }

@@ -29,7 +29,7 @@ static const char *excerpt_n(const char *s, size_t len, char *buf, size_t cap)
     return buf;
 }
 
-static const char *excerpt(const char *s, char *buf, size_t cap)
+const char *cli_excerpt(const char *s, char *buf, size_t cap)
 {
     return excerpt_n(s, strlen(s), buf, cap);
 }
@@ -45,7 +45,7 @@ int cli_real(const char *cmd, const char *opt, const char *arg, double *out)
     afd_status st = afd_parse_double(arg, out);
     if (st != AFD_OK)
         return cli_usage_error(cmd, "--%s: %s: '%s'", opt, status_word(st),
-                               excerpt(arg, ex, sizeof ex));
+                               cli_excerpt(arg, ex, sizeof ex));
     return 0;
 }
 
@@ -58,7 +58,7 @@ int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, i
         return rc;
     if (lo_open ? !(*out > lo) : !(*out >= lo))
         return cli_usage_error(cmd, "--%s must be %s %g: '%s'", opt, lo_open ? ">" : ">=", lo,
-                               excerpt(arg, ex, sizeof ex));
+                               cli_excerpt(arg, ex, sizeof ex));
     return 0;
 }
 
@@ -69,10 +69,10 @@ int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, i
     afd_status st = afd_parse_i64(arg, out);
     if (st == AFD_EPARSE)
         return cli_usage_error(cmd, "--%s: not an integer: '%s'", opt,
-                               excerpt(arg, ex, sizeof ex));
+                               cli_excerpt(arg, ex, sizeof ex));
     if (st != AFD_OK || *out < lo || *out > hi)
         return cli_usage_error(cmd, "--%s must be an integer in [%lld, %lld]: '%s'", opt,
-                               (long long)lo, (long long)hi, excerpt(arg, ex, sizeof ex));
+                               (long long)lo, (long long)hi, cli_excerpt(arg, ex, sizeof ex));
     return 0;
 }
 
@@ -106,14 +106,14 @@ static int list_number(const char *s, size_t len, int integers, double *out, cha
         st = afd_parse_i64(buf, &v);
         *out = (double)v;
         if (st == AFD_EPARSE)
-            return set_msg(msg, cap, "not an integer: '%s'", excerpt(buf, ex, sizeof ex));
+            return set_msg(msg, cap, "not an integer: '%s'", cli_excerpt(buf, ex, sizeof ex));
         /* Integer lists stay within 2^53 so that doubles hold them exactly. */
         if (st != AFD_OK || v > (1LL << 53) || v < -(1LL << 53))
-            return set_msg(msg, cap, "out of range: '%s'", excerpt(buf, ex, sizeof ex));
+            return set_msg(msg, cap, "out of range: '%s'", cli_excerpt(buf, ex, sizeof ex));
     } else {
         st = afd_parse_double(buf, out);
         if (st != AFD_OK)
-            return set_msg(msg, cap, "%s: '%s'", status_word(st), excerpt(buf, ex, sizeof ex));
+            return set_msg(msg, cap, "%s: '%s'", status_word(st), cli_excerpt(buf, ex, sizeof ex));
     }
     return 0;
 }
@@ -153,7 +153,7 @@ int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cl
         double a, b, step = 1;
 
         if (len == 0) {
-            set_msg(msg, cap, "empty item in list '%s'", excerpt(arg, ex, sizeof ex));
+            set_msg(msg, cap, "empty item in list '%s'", cli_excerpt(arg, ex, sizeof ex));
             goto fail;
         }
         if (c1 == NULL) {
@@ -213,7 +213,7 @@ int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cl
             break;
         s = end + 1;
         if (*s == '\0') {
-            set_msg(msg, cap, "empty item in list '%s'", excerpt(arg, ex, sizeof ex));
+            set_msg(msg, cap, "empty item in list '%s'", cli_excerpt(arg, ex, sizeof ex));
             goto fail;
         }
     }
