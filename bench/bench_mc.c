@@ -3,7 +3,8 @@
  *   1. the floor: Philox uniforms per second (afd_philox_fill_u01 into an
  *      L1-resident buffer), on 1 and 2 threads;
  *   2. the barrier experiment on the per-slot path (trace workload, alias
- *      sampler): time per slot sample, and its ratio to the floor;
+ *      sampler by value and by row): time per slot sample, and its ratio
+ *      to the floor;
  *   3. the paper's Table 1 experiment (geometric model, B = 256, 50,000
  *      trials, r = 2, 4, 8, 12, 16, 24) on 2 threads, O(1) path.
  *
@@ -69,6 +70,8 @@ static double floor_ns(int nt, int runs)
     return best / ((double)nt * BUF * REPS) * 1e9;
 }
 
+/* The per-slot path on a trace, with each of its two samplers: by value
+ * (one uniform per slot, the default) and by row (two uniforms). */
 static int barrier_per_slot(const afd_workload *w, int runs, double floor1, double floor2)
 {
     static const unsigned r[] = {8};
@@ -77,27 +80,29 @@ static int barrier_per_slot(const afd_workload *w, int runs, double floor1, doub
     afd_barrier_mc_result res;
     double slots = (double)p.trials * r[0] * (double)p.B;
     int nt;
-    for (nt = 1; nt <= 2; nt++) {
-        double best = 1e300, ns, fl = nt == 1 ? floor1 : floor2;
-        int k;
-        set_threads(nt);
-        for (k = 0; k < runs; k++) {
-            double t0 = now();
-            afd_status st = afd_barrier_mc(&p, &res);
-            if (st != AFD_OK) {
-                fprintf(stderr, "bench_mc: barrier: %s\n", afd_strerror(st));
-                return 1;
+    for (p.by_row = 0; p.by_row <= 1; p.by_row++)
+        for (nt = 1; nt <= 2; nt++) {
+            double best = 1e300, ns, fl = nt == 1 ? floor1 : floor2;
+            int k, uniforms = p.by_row ? 2 : 1;
+            set_threads(nt);
+            for (k = 0; k < runs; k++) {
+                double t0 = now();
+                afd_status st = afd_barrier_mc(&p, &res);
+                if (st != AFD_OK) {
+                    fprintf(stderr, "bench_mc: barrier: %s\n", afd_strerror(st));
+                    return 1;
+                }
+                if (now() - t0 < best)
+                    best = now() - t0;
             }
-            if (now() - t0 < best)
-                best = now() - t0;
+            ns = best / slots * 1e9;
+            printf("per-slot barrier by %s (%d uniform%s per slot), %d thread%s: %.0f slot "
+                   "samples in %.3f s = %.2f ns/slot = %.2fx the floor per uniform; "
+                   "overhead r=8 %.3f%% +- %.3f%%\n",
+                   p.by_row ? "row" : "value", uniforms, uniforms > 1 ? "s" : "", nt,
+                   nt > 1 ? "s" : "", slots, best, ns, ns / fl, 100 * res.overhead,
+                   100 * res.overhead_se);
         }
-        ns = best / slots * 1e9;
-        printf("per-slot barrier, %d thread%s: %.0f slot samples in %.3f s = %.2f ns/slot "
-               "= %.2fx the floor per uniform (%.2fx per 2 uniforms, what a slot consumes); "
-               "overhead r=8 %.3f%% +- %.3f%%\n",
-               nt, nt > 1 ? "s" : "", slots, best, ns, ns / fl, ns / (2 * fl), 100 * res.overhead,
-               100 * res.overhead_se);
-    }
     return 0;
 }
 

@@ -42,6 +42,8 @@ typedef struct afd_barrier_mc_params {
     uint64_t trials;              /* T >= 2 */
     uint64_t seed;
     int per_slot; /* nonzero: per-slot path for the geometric model too */
+    int by_row;   /* nonzero: a trace's slots by row (two uniforms each)
+                     rather than by value; the same law, for comparisons */
 } afd_barrier_mc_params;
 
 typedef struct afd_barrier_mc_result {
@@ -61,10 +63,11 @@ typedef struct afd_barrier_mc_result {
  * Paths.  GEOMETRIC: each worker's load is drawn in O(1) as
  * B + NegBin(B, 1/mu_p) + NegBin(B, 1/mu_d) (afd_slot_sum_geometric).
  * TRACE (or per_slot): B slot loads per worker from the alias sampler
- * (afd_slot_sampler), 2B uniforms.
+ * (afd_slot_sampler), kB uniforms with k = afd_slot_sampler_uniforms (1
+ * for a trace sampled by value, 2 otherwise).
  *
  * Random numbers: trial t reads stream t of the seed only (per-slot path:
- * worker j takes uniforms 2Bj .. 2B(j+1)-1; O(1) path: a cursor from index
+ * worker j takes uniforms kBj .. kB(j+1)-1; O(1) path: a cursor from index
  * 0, workers in order).  All r values share the trials: W for r is the
  * maximum over the first r workers of the same trial (common random
  * numbers), so the estimates for different r are positively correlated;

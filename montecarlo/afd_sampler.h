@@ -92,9 +92,18 @@ AFD_API void afd_alias_fill(const afd_alias *a, size_t n, const double *u, size_
  *
  * Trace.  By the renewal-reward identity (Appendix A.1, eq. 13) a random
  * step falls in request i at age a with probability 1 / sum_k D_k for each
- * a < D_i.  So: pick row i with probability D_i / sum D (length biasing;
- * alias table over the kept rows weighted by D), then the age uniformly on
- * 0..D_i-1, and Y = P_i + age.
+ * a < D_i, so P(Y = y) = #{(i, a) : P_i + a = y, a < D_i} / sum_k D_k.
+ * Two exact samplers of that law:
+ *   - by value (the default when the loads span at most 2^20 values, or
+ *     no more than 2.5 values per row): an alias table over the loads
+ *     y_min..y_max with those integer counts as weights; ONE uniform per
+ *     draw.
+ *   - by row (otherwise): pick row i with probability D_i / sum D (alias
+ *     table over the rows weighted by D), then the age uniformly on
+ *     0..D_i-1, and Y = P_i + age; TWO uniforms per draw.
+ * Either alias draw takes the column from u n and the coin from the
+ * fractional part, which keeps 53 - log2(columns) bits: each probability is
+ * exact to within columns * 2^-53 (below 1e-9 for 2^23 columns).
  *
  * Geometric model (Corollary 4.5).  With P independent of D the pair
  * (P, A) at a random step has P(P = k, A = a) = P(P = k) P(D > a) / E[D]
@@ -105,11 +114,8 @@ AFD_API void afd_alias_fill(const afd_alias *a, size_t n, const double *u, size_
  *
  * with p = 1/mu_d: the geometric law on {0,1,...} with the SAME p
  * (memorylessness).  So Y = P + A with P ~ Geometric{1,..}(1/mu_p) and
- * A = Geometric{1,..}(1/mu_d) - 1, independent.
- *
- * Two uniforms per draw (AFD_SLOT_UNIFORMS): u[2i] picks the request (row,
- * or P), u[2i+1] the age. */
-#define AFD_SLOT_UNIFORMS 2
+ * A = Geometric{1,..}(1/mu_d) - 1, independent; TWO uniforms per draw,
+ * u[0] for P and u[1] for the age. */
 typedef struct afd_slot_sampler afd_slot_sampler;
 
 /* Sampler for a TRACE workload with kept rows (n_kept >= 1, sum D < 2^53,
@@ -120,11 +126,13 @@ typedef struct afd_slot_sampler afd_slot_sampler;
 AFD_API afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out);
 AFD_API void afd_slot_sampler_free(afd_slot_sampler *s);
 
-/* One slot load from u[0], u[1]. */
+/* k = uniforms per draw, 1 or 2 (see above). */
+AFD_API unsigned afd_slot_sampler_uniforms(const afd_slot_sampler *s);
+/* One slot load from u[0 .. k-1]. */
 AFD_API double afd_slot_sampler_draw(const afd_slot_sampler *s, const double *u);
-/* y[i] = afd_slot_sampler_draw(s, u + 2 i), i < n. */
+/* y[i] = afd_slot_sampler_draw(s, u + k i), i < n. */
 AFD_API void afd_slot_sampler_fill(const afd_slot_sampler *s, size_t n, const double *u, double *y);
-/* Sum of the n slot loads drawn from u[0 .. 2n-1] (exact below 2^53). */
+/* Sum of the n slot loads drawn from u[0 .. k n - 1] (exact below 2^53). */
 AFD_API double afd_slot_sampler_sum(const afd_slot_sampler *s, size_t n, const double *u);
 
 /* -------------------------------------------------- rejection samplers */

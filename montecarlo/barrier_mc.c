@@ -88,6 +88,7 @@ static afd_status check(const afd_barrier_mc_params *p, unsigned *rmax)
 typedef struct job {
     const afd_barrier_mc_params *p;
     const afd_slot_sampler *sampler; /* per-slot path, or NULL */
+    unsigned k;                      /* its uniforms per slot */
     unsigned rmax;
     double btheta;
 } job;
@@ -106,13 +107,13 @@ static void trial_loads(const job *jb, uint64_t t, double *buf, double *load)
         return;
     }
     for (j = 0; j < jb->rmax; j++) {
-        uint64_t first = 2 * p->B * j, left = p->B;
+        uint64_t first = jb->k * p->B * j, left = p->B;
         double sum = 0;
         while (left > 0) {
             size_t n = left < CHUNK ? (size_t)left : CHUNK;
-            afd_philox_fill_u01(p->seed, t, first, 2 * n, buf);
+            afd_philox_fill_u01(p->seed, t, first, jb->k * n, buf);
             sum += afd_slot_sampler_sum(jb->sampler, n, buf);
-            first += 2 * n;
+            first += jb->k * n;
             left -= n;
         }
         load[j] = sum;
@@ -160,11 +161,13 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
     jb.p = p;
     jb.btheta = (double)p->B * p->workload->stats.theta;
     jb.sampler = NULL;
+    jb.k = 0;
     if (p->per_slot || p->workload->kind == AFD_WORKLOAD_TRACE) {
-        st = afd_slot_sampler_alloc(p->workload, &sampler);
+        st = afd_priv_slot_sampler_alloc(p->workload, !p->by_row, &sampler);
         if (st != AFD_OK)
             return st;
         jb.sampler = sampler;
+        jb.k = afd_slot_sampler_uniforms(sampler);
     }
     nblocks = (p->trials + BLOCK - 1) / BLOCK;
     /* Blocks are run in rounds so that the partial sums stay small

@@ -26,4 +26,11 @@ void afd_priv_alias_build(const double *w, size_t n, double *prob, uint32_t *ali
  * n = 0 or they sum to 0.  *sum receives the sum. */
 afd_status afd_priv_check_weights(const double *w, size_t n, double *sum);
 
+/* afd_slot_sampler_alloc, with by_value = 0 forcing the by-row sampler of a
+ * trace (tests compare the two). */
+struct afd_workload;
+struct afd_slot_sampler;
+afd_status afd_priv_slot_sampler_alloc(const struct afd_workload *w, int by_value,
+                                       struct afd_slot_sampler **out);
+
 #endif /* AFD_MC_INTERNAL_H */

@@ -10,6 +10,10 @@
 
 #define EXACT_LIMIT 0x1p53 /* integers up to here are exact doubles */
 #define MEAN_LIMIT  0x1p40 /* largest geometric mean accepted */
+/* A trace is sampled by value when its loads span at most this many values
+ * (16 MiB of table) or when the value table is no larger than the row
+ * table (span <= 2.5 rows); otherwise by row. */
+#define BY_VALUE_LEN (1u << 20)
 
 afd_status afd_geometric_init(double p, afd_geometric *g)
 {
@@ -29,38 +33,103 @@ void afd_geometric_fill(const afd_geometric *g, size_t n, const double *u, doubl
         out[i] = afd_geometric_draw(g, u[i]);
 }
 
-/* One alias column of the trace sampler with the (P, D) of both candidate
- * rows, so that a draw touches one 40-byte record: pd = {P, D} of the
- * column's own row, then {P, D} of its alias. */
+/* One alias column of the trace sampler by row, with the (P, D) of both
+ * candidate rows, so that a draw touches one 40-byte record: pd = {P, D} of
+ * the column's own row, then {P, D} of its alias. */
 typedef struct slot_col {
     double prob;
     double pd[4];
 } slot_col;
 
+/* One alias column of the trace sampler by value: column j stands for the
+ * load y_min + j; its alias column's load is y_min + j + to_alias. */
+typedef struct value_col {
+    double prob;
+    double to_alias;
+} value_col;
+
 struct afd_slot_sampler {
     afd_workload_kind kind;
+    unsigned uniforms;    /* per draw: 1 (trace by value) or 2 */
     afd_geometric gp, gd; /* GEOMETRIC: P and D */
-    size_t n;             /* TRACE: rows */
-    slot_col *col;
+    size_t n;             /* TRACE: columns (rows, or loads y_min..) */
+    slot_col *col;        /* TRACE by row */
+    value_col *vcol;      /* TRACE by value */
+    double y_min;         /* TRACE by value: load of column 0 */
 };
 
-static afd_status alloc_trace(const afd_workload *w, afd_slot_sampler *s)
+/* Checks shared by both trace samplers: P + D and sum D exact doubles,
+ * every kept row with D >= 1.  *y_lo, *y_hi: smallest P, largest P + D. */
+static afd_status check_trace(const afd_workload *w, uint64_t *y_lo, uint64_t *y_hi)
+{
+    size_t j;
+    double sum_d = 0;
+    *y_lo = UINT64_MAX;
+    *y_hi = 0;
+    if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+        return AFD_EEMPTY;
+    if (w->n_kept >= UINT32_MAX)
+        return AFD_ENOMEM;
+    for (j = 0; j < w->n_kept; j++) {
+        uint64_t p = w->prompt[j], d = w->decode[j];
+        if (d < 1 || !((double)p + (double)d < EXACT_LIMIT))
+            return AFD_EINVAL;
+        sum_d += (double)d;
+        if (p < *y_lo)
+            *y_lo = p;
+        if (p + d > *y_hi)
+            *y_hi = p + d;
+    }
+    return sum_d < EXACT_LIMIT ? AFD_OK : AFD_EINVAL;
+}
+
+/* By value: the law of Y itself.  Request i puts weight 1 on each of the
+ * loads P_i, P_i + 1, .., P_i + D_i - 1 (one per age); the counts come
+ * from a difference array in O(n + range) and are exact integers. */
+static afd_status alloc_by_value(const afd_workload *w, uint64_t y_lo, uint64_t y_hi,
+                                 afd_slot_sampler *s)
+{
+    size_t len = (size_t)(y_hi - y_lo), j;
+    double *weight = malloc((len + 1) * sizeof *weight), *prob = malloc(len * sizeof *prob);
+    uint32_t *alias = malloc(len * sizeof *alias), *work = malloc(2 * len * sizeof *work);
+    s->vcol = malloc(len * sizeof *s->vcol);
+    if (weight == NULL || prob == NULL || alias == NULL || work == NULL || s->vcol == NULL) {
+        free(weight);
+        free(prob);
+        free(alias);
+        free(work);
+        return AFD_ENOMEM;
+    }
+    for (j = 0; j <= len; j++)
+        weight[j] = 0;
+    for (j = 0; j < w->n_kept; j++) {
+        weight[w->prompt[j] - y_lo] += 1;
+        weight[w->prompt[j] + w->decode[j] - y_lo] -= 1;
+    }
+    for (j = 1; j < len; j++) /* prefix sums: integers below 2^53, exact */
+        weight[j] += weight[j - 1];
+    afd_priv_alias_build(weight, len, prob, alias, work);
+    for (j = 0; j < len; j++) {
+        s->vcol[j].prob = prob[j];
+        s->vcol[j].to_alias = (double)alias[j] - (double)j;
+    }
+    s->n = len;
+    s->y_min = (double)y_lo;
+    s->uniforms = 1;
+    free(weight);
+    free(prob);
+    free(alias);
+    free(work);
+    return AFD_OK;
+}
+
+static afd_status alloc_by_row(const afd_workload *w, afd_slot_sampler *s)
 {
     size_t n = w->n_kept, j;
-    double *weight, *prob, sum_d = 0;
+    double *weight, *prob;
     uint32_t *alias, *work;
-    if (n == 0 || w->prompt == NULL || w->decode == NULL)
-        return AFD_EEMPTY;
-    if (n >= UINT32_MAX || n > SIZE_MAX / sizeof(slot_col))
+    if (n > SIZE_MAX / sizeof(slot_col))
         return AFD_ENOMEM;
-    for (j = 0; j < n; j++) {
-        double p = (double)w->prompt[j], d = (double)w->decode[j];
-        if (w->decode[j] < 1 || !(p + d < EXACT_LIMIT))
-            return AFD_EINVAL;
-        sum_d += d;
-    }
-    if (!(sum_d < EXACT_LIMIT))
-        return AFD_EINVAL;
     weight = malloc(n * sizeof *weight);
     prob = malloc(n * sizeof *prob);
     alias = malloc(n * sizeof *alias);
@@ -71,8 +140,6 @@ static afd_status alloc_trace(const afd_workload *w, afd_slot_sampler *s)
         free(prob);
         free(alias);
         free(work);
-        free(s->col);
-        s->col = NULL;
         return AFD_ENOMEM;
     }
     for (j = 0; j < n; j++)
@@ -87,6 +154,7 @@ static afd_status alloc_trace(const afd_workload *w, afd_slot_sampler *s)
         c->pd[3] = (double)w->decode[alias[j]];
     }
     s->n = n;
+    s->uniforms = 2;
     free(weight);
     free(prob);
     free(alias);
@@ -96,8 +164,14 @@ static afd_status alloc_trace(const afd_workload *w, afd_slot_sampler *s)
 
 afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out)
 {
+    return afd_priv_slot_sampler_alloc(w, 1, out);
+}
+
+afd_status afd_priv_slot_sampler_alloc(const afd_workload *w, int by_value, afd_slot_sampler **out)
+{
     afd_slot_sampler *s;
     afd_status st = AFD_OK;
+    uint64_t y_lo, y_hi;
     *out = NULL;
     if (w == NULL)
         return AFD_EINVAL;
@@ -107,6 +181,7 @@ afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out)
     if (s == NULL)
         return AFD_ENOMEM;
     s->kind = w->kind;
+    s->uniforms = 2;
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         if (!(w->mu_p >= 1 && w->mu_p <= MEAN_LIMIT && w->mu_d >= 1 && w->mu_d <= MEAN_LIMIT))
             st = AFD_EINVAL;
@@ -114,7 +189,12 @@ afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out)
                  afd_geometric_init(1 / w->mu_d, &s->gd) != AFD_OK)
             st = AFD_EINVAL;
     } else {
-        st = alloc_trace(w, s);
+        st = check_trace(w, &y_lo, &y_hi);
+        if (st == AFD_OK && by_value && y_hi - y_lo < UINT32_MAX &&
+            (y_hi - y_lo <= BY_VALUE_LEN || 2 * (y_hi - y_lo) <= 5 * (uint64_t)w->n_kept))
+            st = alloc_by_value(w, y_lo, y_hi, s);
+        else if (st == AFD_OK)
+            st = alloc_by_row(w, s);
     }
     if (st != AFD_OK) {
         afd_slot_sampler_free(s);
@@ -129,20 +209,39 @@ void afd_slot_sampler_free(afd_slot_sampler *s)
     if (s == NULL)
         return;
     free(s->col);
+    free(s->vcol);
     free(s);
 }
 
-/* Trace: length-biased row by the alias column, then a uniform age.
+unsigned afd_slot_sampler_uniforms(const afd_slot_sampler *s)
+{
+    return s->uniforms;
+}
+
+/* Trace by value: one uniform picks the alias column (x = u n, column
+ * floor(x)) and its fractional part is the coin, as in afd_alias_draw.
  * Branch-free on the coin (it is unpredictable) and without floor(), which
  * is a library call on baseline x86-64: the products are >= 0, so
  * truncation to int64_t is the floor. */
-static inline double draw_trace(const afd_slot_sampler *s, double u0, double u1)
+static inline double draw_value(const afd_slot_sampler *s, double u)
+{
+    double x = u * (double)s->n;
+    int64_t j = (int64_t)x;
+    const value_col *c;
+    if (j >= (int64_t)s->n) /* u n can round up to n */
+        j = (int64_t)s->n - 1;
+    c = &s->vcol[j];
+    return (s->y_min + (double)j) + (double)(x - (double)j >= c->prob) * c->to_alias;
+}
+
+/* Trace by row: length-biased row by the alias column, then a uniform age. */
+static inline double draw_row(const afd_slot_sampler *s, double u0, double u1)
 {
     double x = u0 * (double)s->n, age;
     int64_t j = (int64_t)x;
     const slot_col *c;
     const double *pd;
-    if (j >= (int64_t)s->n) /* u0 n can round up to n */
+    if (j >= (int64_t)s->n)
         j = (int64_t)s->n - 1;
     c = &s->col[j];
     pd = c->pd + 2 * (x - (double)j >= c->prob); /* own row, or its alias */
@@ -158,16 +257,20 @@ static inline double draw_geometric(const afd_slot_sampler *s, double u0, double
 
 double afd_slot_sampler_draw(const afd_slot_sampler *s, const double *u)
 {
-    return s->kind == AFD_WORKLOAD_TRACE ? draw_trace(s, u[0], u[1])
-                                         : draw_geometric(s, u[0], u[1]);
+    if (s->vcol != NULL)
+        return draw_value(s, u[0]);
+    return s->col != NULL ? draw_row(s, u[0], u[1]) : draw_geometric(s, u[0], u[1]);
 }
 
 void afd_slot_sampler_fill(const afd_slot_sampler *s, size_t n, const double *u, double *y)
 {
     size_t i;
-    if (s->kind == AFD_WORKLOAD_TRACE)
+    if (s->vcol != NULL)
         for (i = 0; i < n; i++)
-            y[i] = draw_trace(s, u[2 * i], u[2 * i + 1]);
+            y[i] = draw_value(s, u[i]);
+    else if (s->col != NULL)
+        for (i = 0; i < n; i++)
+            y[i] = draw_row(s, u[2 * i], u[2 * i + 1]);
     else
         for (i = 0; i < n; i++)
             y[i] = draw_geometric(s, u[2 * i], u[2 * i + 1]);
@@ -175,17 +278,57 @@ void afd_slot_sampler_fill(const afd_slot_sampler *s, size_t n, const double *u,
 
 /* Sums with two accumulators (the loads are integers and the sums stay
  * below 2^53, so they are exact in any order); kept in separate functions so
- * that the accumulators stay in registers. */
-static double sum_trace(const afd_slot_sampler *s, size_t n, const double *u)
+ * that the accumulators stay in registers.  The table lookups of a trace
+ * are prefetched PREFETCH slots ahead: the uniforms are known in advance,
+ * and a table larger than L2 otherwise costs a cache miss per slot. */
+#define PREFETCH 16
+#if defined(__GNUC__)
+#define PREFETCH_AT(p) __builtin_prefetch(p)
+#else
+#define PREFETCH_AT(p) ((void)0)
+#endif
+
+static inline int64_t column(const afd_slot_sampler *s, double u)
+{
+    int64_t j = (int64_t)(u * (double)s->n); /* signed: one instruction */
+    return j < (int64_t)s->n ? j : (int64_t)s->n - 1;
+}
+
+static double sum_value(const afd_slot_sampler *s, size_t n, const double *u)
 {
     double a = 0, b = 0;
     size_t i;
+    for (i = 0; i < n && i < PREFETCH; i++)
+        PREFETCH_AT(&s->vcol[column(s, u[i])]);
     for (i = 0; i + 1 < n; i += 2) {
-        a += draw_trace(s, u[2 * i], u[2 * i + 1]);
-        b += draw_trace(s, u[2 * i + 2], u[2 * i + 3]);
+        if (i + PREFETCH + 1 < n) {
+            PREFETCH_AT(&s->vcol[column(s, u[i + PREFETCH])]);
+            PREFETCH_AT(&s->vcol[column(s, u[i + PREFETCH + 1])]);
+        }
+        a += draw_value(s, u[i]);
+        b += draw_value(s, u[i + 1]);
     }
     if (i < n)
-        a += draw_trace(s, u[2 * i], u[2 * i + 1]);
+        a += draw_value(s, u[i]);
+    return a + b;
+}
+
+static double sum_row(const afd_slot_sampler *s, size_t n, const double *u)
+{
+    double a = 0, b = 0;
+    size_t i;
+    for (i = 0; i < n && i < PREFETCH; i++)
+        PREFETCH_AT(&s->col[column(s, u[2 * i])]);
+    for (i = 0; i + 1 < n; i += 2) {
+        if (i + PREFETCH + 1 < n) {
+            PREFETCH_AT(&s->col[column(s, u[2 * (i + PREFETCH)])]);
+            PREFETCH_AT(&s->col[column(s, u[2 * (i + PREFETCH + 1)])]);
+        }
+        a += draw_row(s, u[2 * i], u[2 * i + 1]);
+        b += draw_row(s, u[2 * i + 2], u[2 * i + 3]);
+    }
+    if (i < n)
+        a += draw_row(s, u[2 * i], u[2 * i + 1]);
     return a + b;
 }
 
@@ -200,5 +343,7 @@ static double sum_geometric(const afd_slot_sampler *s, size_t n, const double *u
 
 double afd_slot_sampler_sum(const afd_slot_sampler *s, size_t n, const double *u)
 {
-    return s->kind == AFD_WORKLOAD_TRACE ? sum_trace(s, n, u) : sum_geometric(s, n, u);
+    if (s->vcol != NULL)
+        return sum_value(s, n, u);
+    return s->col != NULL ? sum_row(s, n, u) : sum_geometric(s, n, u);
 }

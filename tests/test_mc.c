@@ -64,6 +64,7 @@ static void barrier_trace_exact(void **state)
     double *f, *g, *h, sum_d = 0;
     size_t len = 0, i, j, k;
     uint64_t a;
+    int by_row;
     (void)state;
     for (i = 0; i < TR_N; i++) {
         sum_d += (double)tr_d[i];
@@ -91,19 +92,24 @@ static void barrier_trace_exact(void **state)
         t.cum[k] += t.cum[k - 1];
 
     make_trace(&w, tr_p, tr_d, TR_N);
-    {
-        afd_barrier_mc_params p = {
-            .workload = &w, .B = 3, .r = r, .n_r = 3, .trials = 200000, .seed = 31};
+    for (by_row = 0; by_row <= 1; by_row++) {
+        afd_barrier_mc_params p = {.workload = &w,
+                                   .B = 3,
+                                   .r = r,
+                                   .n_r = 3,
+                                   .trials = 200000,
+                                   .seed = 31,
+                                   .by_row = by_row};
         assert_int_equal(afd_barrier_mc(&p, res), AFD_OK);
+        for (k = 0; k < 3; k++) {
+            assert_int_equal(res[k].r, r[k]);
+            assert_within_se(res[k].mean_w, expected_max(&t, r[k]), res[k].mean_w_se, 5);
+            assert_close(res[k].overhead, res[k].mean_w / (3 * w.stats.theta) - 1, 1e-12, 1e-15);
+            assert_close(res[k].overhead_se, res[k].mean_w_se / (3 * w.stats.theta), 1e-15, 0);
+        }
+        /* r = 1: W is one worker's load, E[W] = B theta (the overhead is 0) */
+        assert_within_se(res[0].overhead, 0, res[0].overhead_se, 5);
     }
-    for (k = 0; k < 3; k++) {
-        assert_int_equal(res[k].r, r[k]);
-        assert_within_se(res[k].mean_w, expected_max(&t, r[k]), res[k].mean_w_se, 5);
-        assert_close(res[k].overhead, res[k].mean_w / (3 * w.stats.theta) - 1, 1e-12, 1e-15);
-        assert_close(res[k].overhead_se, res[k].mean_w_se / (3 * w.stats.theta), 1e-15, 0);
-    }
-    /* r = 1: W is one worker's load, E[W] = B theta (the overhead is 0) */
-    assert_within_se(res[0].overhead, 0, res[0].overhead_se, 5);
     afd_workload_free(&w);
     free(f);
     free(g);

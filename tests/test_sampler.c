@@ -15,6 +15,7 @@
 
 #include "afd_philox.h"
 #include "afd_sampler.h"
+#include "mc_internal.h"
 
 #define N_DRAWS (1 << 20)
 
@@ -249,47 +250,115 @@ static const uint64_t tr_p[] = {5, 0, 1200, 37, 3, 640, 12, 99};
 static const uint64_t tr_d[] = {1, 9, 400, 2, 60, 250, 7, 33};
 enum { TR_N = sizeof tr_p / sizeof tr_p[0] };
 
-static void slot_trace_matches_definition(void **state)
+/* The exact pmf of Y for tr_p, tr_d: t->cum[y] = P(Y <= y). */
+static void trace_law(table_cdf *t)
 {
-    double *u = uniforms(15, 3, 2 * N_DRAWS), *y = malloc(N_DRAWS * sizeof *y);
-    double mean, var, var_se, sum_d = 0, cuts[40];
-    afd_workload w;
-    afd_slot_sampler *s;
-    table_cdf t;
+    double sum_d = 0;
     size_t i, len = 0;
     uint64_t a;
-    int nb;
-    (void)state;
-    assert_non_null(y);
     for (i = 0; i < TR_N; i++) {
         sum_d += (double)tr_d[i];
         if (tr_p[i] + tr_d[i] > len)
             len = tr_p[i] + tr_d[i];
     }
-    t.len = len;
-    t.cum = calloc(len, sizeof *t.cum);
-    assert_non_null(t.cum);
+    t->len = len;
+    t->cum = calloc(len, sizeof *t->cum);
+    assert_non_null(t->cum);
     for (i = 0; i < TR_N; i++)
         for (a = 0; a < tr_d[i]; a++)
-            t.cum[tr_p[i] + a] += 1 / sum_d;
+            t->cum[tr_p[i] + a] += 1 / sum_d;
     for (i = 1; i < len; i++)
-        t.cum[i] += t.cum[i - 1];
+        t->cum[i] += t->cum[i - 1];
+}
 
+/* Both trace samplers (by value, one uniform; by row, two) against that
+ * law, and fill, draw and sum against each other. */
+static void slot_trace_matches_definition(void **state)
+{
+    double *u = uniforms(15, 3, 2 * N_DRAWS), *y = malloc(N_DRAWS * sizeof *y);
+    double mean, var, var_se, cuts[40], sum;
+    afd_workload w;
+    afd_slot_sampler *s;
+    table_cdf t;
+    size_t i;
+    int nb, by_value;
+    (void)state;
+    assert_non_null(y);
+    trace_law(&t);
     make_trace(&w, tr_p, tr_d, TR_N);
+    for (by_value = 1; by_value >= 0; by_value--) {
+        unsigned k;
+        assert_int_equal(afd_priv_slot_sampler_alloc(&w, by_value, &s), AFD_OK);
+        k = afd_slot_sampler_uniforms(s);
+        assert_int_equal(k, by_value ? 1 : 2);
+        afd_slot_sampler_fill(s, N_DRAWS, u, y);
+        for (i = 0; i < N_DRAWS; i++)
+            assert_true(y[i] >= 0 && y[i] < (double)t.len);
+        nb = equiprobable_cuts(cdf_table, &t, 0, 40, cuts);
+        assert_true(chi2_binned(y, N_DRAWS, cdf_table, &t, cuts, nb) > CHI2_PMIN);
+        moments(y, N_DRAWS, &mean, &var, &var_se);
+        assert_within_se(mean, w.stats.theta, w.stats.nu / sqrt(N_DRAWS), 5);
+        assert_within_se(var, w.stats.nu * w.stats.nu, var_se, 5);
+        assert_true(afd_slot_sampler_draw(s, u + k * 77) == y[77]);
+        for (sum = 0, i = 0; i < 1001; i++)
+            sum += y[i];
+        assert_true(afd_slot_sampler_sum(s, 1001, u) == sum);
+        afd_slot_sampler_free(s);
+    }
+    /* The public constructor picks by value here (1600 loads), and by row
+     * for two requests whose loads span 3,000,010 values (> 2^20). */
     assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
-    afd_slot_sampler_fill(s, N_DRAWS, u, y);
-    for (i = 0; i < N_DRAWS; i++)
-        assert_true(y[i] >= 0 && y[i] < (double)len);
-    nb = equiprobable_cuts(cdf_table, &t, 0, 40, cuts);
-    assert_true(chi2_binned(y, N_DRAWS, cdf_table, &t, cuts, nb) > CHI2_PMIN);
-    moments(y, N_DRAWS, &mean, &var, &var_se);
-    assert_within_se(mean, w.stats.theta, w.stats.nu / sqrt(N_DRAWS), 5);
-    assert_within_se(var, w.stats.nu * w.stats.nu, var_se, 5);
+    assert_int_equal(afd_slot_sampler_uniforms(s), 1);
     afd_slot_sampler_free(s);
     afd_workload_free(&w);
+    {
+        static const uint64_t wide_p[] = {0, 3000000}, wide_d[] = {4, 10};
+        make_trace(&w, wide_p, wide_d, 2);
+        assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+        assert_int_equal(afd_slot_sampler_uniforms(s), 2);
+        afd_slot_sampler_free(s);
+        afd_workload_free(&w);
+    }
     free(t.cum);
     free(u);
     free(y);
+}
+
+/* The by-value table, read deterministically: on the grid u = (i + 1/2)/M
+ * with M = 4096 per column, each column's coin threshold is off by at most
+ * 1/M of the mass, which moves at most 2/M in total variation per column
+ * (counting both sides), so TV(grid frequencies, exact law) <= 2 len / M. */
+static void slot_trace_by_value_is_exact(void **state)
+{
+    enum { PER_COL = 4096 };
+    afd_workload w;
+    afd_slot_sampler *s;
+    table_cdf t;
+    double *count, tv = 0, prev = 0;
+    size_t i, m;
+    (void)state;
+    trace_law(&t);
+    make_trace(&w, tr_p, tr_d, TR_N);
+    assert_int_equal(afd_slot_sampler_alloc(&w, &s), AFD_OK);
+    assert_int_equal(afd_slot_sampler_uniforms(s), 1);
+    count = calloc(t.len, sizeof *count);
+    assert_non_null(count);
+    /* the loads span 0 .. len-1 here (a row has P = 0), so len columns */
+    m = t.len * PER_COL;
+    for (i = 0; i < m; i++) {
+        double u = ((double)i + 0.5) / (double)m, y = afd_slot_sampler_draw(s, &u);
+        assert_true(y >= 0 && y < (double)t.len && y == floor(y));
+        count[(size_t)y] += 1;
+    }
+    for (i = 0; i < t.len; i++) {
+        tv += fabs(count[i] / (double)m - (t.cum[i] - prev));
+        prev = t.cum[i];
+    }
+    assert_true(tv <= 2.0 * (double)t.len / (double)m);
+    afd_slot_sampler_free(s);
+    afd_workload_free(&w);
+    free(count);
+    free(t.cum);
 }
 
 static void slot_sampler_errors(void **state)
@@ -510,6 +579,7 @@ int main(void)
         cmocka_unit_test(alias_errors),
         cmocka_unit_test(slot_geometric_matches_lemma),
         cmocka_unit_test(slot_trace_matches_definition),
+        cmocka_unit_test(slot_trace_by_value_is_exact),
         cmocka_unit_test(slot_sampler_errors),
         cmocka_unit_test(gamma_fits_cdf),
         cmocka_unit_test(poisson_fits_pmf),
