@@ -120,7 +120,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     cli_common c;
     struct mc_args a;
     afd_workload w;
-    afd_barrier_mc_params p;
+    afd_barrier_mc_params p = {0};
     afd_barrier_mc_result *res = NULL;
     unsigned *rs = NULL;
     cli_table *t;
@@ -256,7 +256,7 @@ static int run_slot(const cli_command *self, int argc, char **argv)
     cli_common c;
     struct mc_args a;
     afd_workload w;
-    afd_slot_mc_params p;
+    afd_slot_mc_params p = {0};
     afd_slot_mc_result res;
     cli_table *t;
     afd_status st;
@@ -442,7 +442,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
                         "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse, NULL);
     }
     for (k = 0; k < a.list.n; k++) {
-        afd_mdc_params p;
+        afd_mdc_params p = {0};
         afd_mdc_result res;
         afd_status st;
         memset(&p, 0, sizeof p);

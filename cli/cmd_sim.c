@@ -174,7 +174,7 @@ static int run(const cli_command *self, int argc, char **argv)
     done = 0;
 #pragma omp parallel for schedule(dynamic, 1) if (gt == NULL)
     for (k = 0; k < n; k++) {
-        afd_pipeline_params p;
+        afd_pipeline_params p = {0};
         memset(&p, 0, sizeof p);
         p.workload = &w;
         p.hw = hw;
