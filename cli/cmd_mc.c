@@ -218,7 +218,8 @@ const cli_command cli_cmd_mc_barrier = {
         "sits above it and z is positive, growing with r and with the trials (+1 to +30\n"
         "at 50,000 trials).\n"
         "Slot loads are length-biased draws (a request picked with probability\n"
-        "proportional to D, a uniform age); the geometric model draws each worker's\n"
+        "proportional to D, a uniform age; from a trace, one uniform per slot through\n"
+        "an alias table of that law); the geometric model draws each worker's\n"
         "sum in O(1) as B + NegBin(B, 1/MP) + NegBin(B, 1/MD).  Trial t reads Philox\n"
         "stream t: the output is identical for any number of threads, and all r share\n"
         "the same trials.  Needs --trace or --geometric.",

@@ -7,12 +7,6 @@
 #include "afd_sampler.h"
 #include "mc_internal.h"
 
-struct afd_alias {
-    size_t n;
-    double *prob;
-    uint32_t *alias;
-};
-
 afd_status afd_priv_check_weights(const double *w, size_t n, double *sum)
 {
     double s = 0;

@@ -17,6 +17,15 @@
 #endif
 #define AFD_SIMD AFD_OMP("omp simd")
 
+/* The alias table behind afd_alias (afd_sampler.h): column j keeps j with
+ * probability prob[j], else gives alias[j].  Visible here so that the
+ * slot-load sampler can lay its columns out for one memory access. */
+struct afd_alias {
+    size_t n;
+    double *prob;
+    uint32_t *alias;
+};
+
 /* Vose's construction into caller arrays of n entries (n >= 1, n < 2^32):
  * prob[j] in [0, 1], alias[j] < n.  work holds 2n indices.  The weights must
  * be finite and >= 0 with a positive sum (checked by the caller). */

@@ -49,8 +49,6 @@ typedef struct value_col {
 } value_col;
 
 struct afd_slot_sampler {
-    afd_workload_kind kind;
-    unsigned uniforms;    /* per draw: 1 (trace by value) or 2 */
     afd_geometric gp, gd; /* GEOMETRIC: P and D */
     size_t n;             /* TRACE: columns (rows, or loads y_min..) */
     slot_col *col;        /* TRACE by row */
@@ -90,76 +88,63 @@ static afd_status alloc_by_value(const afd_workload *w, uint64_t y_lo, uint64_t 
                                  afd_slot_sampler *s)
 {
     size_t len = (size_t)(y_hi - y_lo), j;
-    double *weight = malloc((len + 1) * sizeof *weight), *prob = malloc(len * sizeof *prob);
-    uint32_t *alias = malloc(len * sizeof *alias), *work = malloc(2 * len * sizeof *work);
+    double *weight = calloc(len + 1, sizeof *weight);
+    afd_alias *a = NULL;
+    afd_status st = AFD_ENOMEM;
     s->vcol = malloc(len * sizeof *s->vcol);
-    if (weight == NULL || prob == NULL || alias == NULL || work == NULL || s->vcol == NULL) {
-        free(weight);
-        free(prob);
-        free(alias);
-        free(work);
-        return AFD_ENOMEM;
+    if (weight != NULL && s->vcol != NULL) {
+        for (j = 0; j < w->n_kept; j++) {
+            weight[w->prompt[j] - y_lo] += 1;
+            weight[w->prompt[j] + w->decode[j] - y_lo] -= 1;
+        }
+        for (j = 1; j < len; j++) /* prefix sums: integers below 2^53, exact */
+            weight[j] += weight[j - 1];
+        st = afd_alias_alloc(weight, len, &a);
     }
-    for (j = 0; j <= len; j++)
-        weight[j] = 0;
-    for (j = 0; j < w->n_kept; j++) {
-        weight[w->prompt[j] - y_lo] += 1;
-        weight[w->prompt[j] + w->decode[j] - y_lo] -= 1;
+    if (st == AFD_OK) {
+        for (j = 0; j < len; j++) {
+            s->vcol[j].prob = a->prob[j];
+            s->vcol[j].to_alias = (double)a->alias[j] - (double)j;
+        }
+        s->n = len;
+        s->y_min = (double)y_lo;
     }
-    for (j = 1; j < len; j++) /* prefix sums: integers below 2^53, exact */
-        weight[j] += weight[j - 1];
-    afd_priv_alias_build(weight, len, prob, alias, work);
-    for (j = 0; j < len; j++) {
-        s->vcol[j].prob = prob[j];
-        s->vcol[j].to_alias = (double)alias[j] - (double)j;
-    }
-    s->n = len;
-    s->y_min = (double)y_lo;
-    s->uniforms = 1;
+    afd_alias_free(a);
     free(weight);
-    free(prob);
-    free(alias);
-    free(work);
-    return AFD_OK;
+    return st;
 }
 
+/* By row: the rows weighted by D, each column holding both candidates. */
 static afd_status alloc_by_row(const afd_workload *w, afd_slot_sampler *s)
 {
     size_t n = w->n_kept, j;
-    double *weight, *prob;
-    uint32_t *alias, *work;
+    double *weight;
+    afd_alias *a = NULL;
+    afd_status st = AFD_ENOMEM;
     if (n > SIZE_MAX / sizeof(slot_col))
         return AFD_ENOMEM;
     weight = malloc(n * sizeof *weight);
-    prob = malloc(n * sizeof *prob);
-    alias = malloc(n * sizeof *alias);
-    work = malloc(2 * n * sizeof *work);
     s->col = malloc(n * sizeof *s->col);
-    if (weight == NULL || prob == NULL || alias == NULL || work == NULL || s->col == NULL) {
-        free(weight);
-        free(prob);
-        free(alias);
-        free(work);
-        return AFD_ENOMEM;
+    if (weight != NULL && s->col != NULL) {
+        for (j = 0; j < n; j++)
+            weight[j] = (double)w->decode[j];
+        st = afd_alias_alloc(weight, n, &a);
     }
-    for (j = 0; j < n; j++)
-        weight[j] = (double)w->decode[j];
-    afd_priv_alias_build(weight, n, prob, alias, work);
-    for (j = 0; j < n; j++) {
-        slot_col *c = &s->col[j];
-        c->prob = prob[j];
-        c->pd[0] = (double)w->prompt[j];
-        c->pd[1] = (double)w->decode[j];
-        c->pd[2] = (double)w->prompt[alias[j]];
-        c->pd[3] = (double)w->decode[alias[j]];
+    if (st == AFD_OK) {
+        for (j = 0; j < n; j++) {
+            slot_col *c = &s->col[j];
+            uint32_t k = a->alias[j];
+            c->prob = a->prob[j];
+            c->pd[0] = (double)w->prompt[j];
+            c->pd[1] = (double)w->decode[j];
+            c->pd[2] = (double)w->prompt[k];
+            c->pd[3] = (double)w->decode[k];
+        }
+        s->n = n;
     }
-    s->n = n;
-    s->uniforms = 2;
+    afd_alias_free(a);
     free(weight);
-    free(prob);
-    free(alias);
-    free(work);
-    return AFD_OK;
+    return st;
 }
 
 afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out)
@@ -180,8 +165,6 @@ afd_status afd_priv_slot_sampler_alloc(const afd_workload *w, int by_value, afd_
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return AFD_ENOMEM;
-    s->kind = w->kind;
-    s->uniforms = 2;
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         if (!(w->mu_p >= 1 && w->mu_p <= MEAN_LIMIT && w->mu_d >= 1 && w->mu_d <= MEAN_LIMIT))
             st = AFD_EINVAL;
@@ -215,7 +198,7 @@ void afd_slot_sampler_free(afd_slot_sampler *s)
 
 unsigned afd_slot_sampler_uniforms(const afd_slot_sampler *s)
 {
-    return s->uniforms;
+    return s->vcol != NULL ? 1 : 2;
 }
 
 /* Trace by value: one uniform picks the alias column (x = u n, column
