@@ -81,17 +81,21 @@ fail:
     return st;
 }
 
-static afd_trace *wrap(afd_status st, afd_csv *csv)
+/* The trace over a CSV reader just opened with status st. */
+static afd_status wrap(afd_status st, afd_csv *csv, const afd_trace_options *opt,
+                       afd_trace **out, afd_error *err)
 {
     afd_trace *t;
+    *out = NULL;
     if (st != AFD_OK)
-        return NULL;
+        return st;
     t = calloc(1, sizeof *t);
-    if (t == NULL)
+    if (t == NULL) {
         afd_csv_close(csv);
-    else
-        t->csv = csv;
-    return t;
+        return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
+    }
+    t->csv = csv;
+    return setup(t, opt, out, err);
 }
 
 afd_status afd_trace_open(const char *path, const afd_trace_options *opt, afd_trace **out,
@@ -99,13 +103,7 @@ afd_status afd_trace_open(const char *path, const afd_trace_options *opt, afd_tr
 {
     afd_csv *csv = NULL;
     afd_status st = afd_csv_open(path, &csv, err);
-    afd_trace *t = wrap(st, csv);
-    *out = NULL;
-    if (st != AFD_OK)
-        return st;
-    if (t == NULL)
-        return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
-    return setup(t, opt, out, err);
+    return wrap(st, csv, opt, out, err);
 }
 
 afd_status afd_trace_open_memory(const char *data, size_t len, const afd_trace_options *opt,
@@ -113,13 +111,7 @@ afd_status afd_trace_open_memory(const char *data, size_t len, const afd_trace_o
 {
     afd_csv *csv = NULL;
     afd_status st = afd_csv_open_memory(data, len, &csv, err);
-    afd_trace *t = wrap(st, csv);
-    *out = NULL;
-    if (st != AFD_OK)
-        return st;
-    if (t == NULL)
-        return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
-    return setup(t, opt, out, err);
+    return wrap(st, csv, opt, out, err);
 }
 
 /* Convert one selected field; on error put the reader in the error state. */
