@@ -253,6 +253,13 @@ void cli_common_init(cli_common *c);
 int cli_parse_args(const cli_command *self, int argc, char **argv, cli_common *common,
                    int (*own)(void *ctx, const cli_option *opt, const char *arg), void *ctx);
 
+/* The system of the closed forms: the coefficients of c->hw, theta and nu
+ * of the workload of c->wl (any kind), and B; *stats (if not NULL) gets the
+ * workload's statistics with their standard errors.  Returns 0 or the exit
+ * code after printing an error. */
+int cli_system_load(const char *cmd, const cli_common *c, double B, afd_system *s,
+                    afd_renewal_stats *stats);
+
 /* ---- progress on stderr (cli/progress.c) */
 
 typedef struct cli_progress {

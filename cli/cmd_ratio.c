@@ -91,8 +91,8 @@ static int run(const cli_command *self, int argc, char **argv)
     const char *cmd = self->path;
     struct args a = {NAN, 128, 0, 5, {0, NULL}};
     cli_common c;
-    afd_workload w;
     afd_system s;
+    afd_renewal_stats ws;
     afd_mf_result mf;
     afd_cycle g;
     afd_error err;
@@ -110,14 +110,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "-B N is required");
         goto out;
     }
-    if ((rc = cli_hw_load(cmd, &c.hw, &s.hw)) != 0)
+    if ((rc = cli_system_load(cmd, &c, a.B, &s, &ws)) != 0)
         goto out;
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_ANY, 0, &c.out, &w)) != 0)
-        goto out;
-    s.B = a.B;
-    s.theta = w.stats.theta;
-    s.nu = w.stats.nu;
-    afd_workload_free(&w);
 
     st = afd_ratio_mf(&s, &mf, &err);
     if (st != AFD_OK) {
@@ -143,11 +137,11 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     st = afd_ratio_g(&s, feasible, nf, &g);
     if (st == AFD_OK)
-        st = afd_ratio_se(&s, 'm', 0, lo, hi, w.stats.theta_se, w.stats.nu_se,
-                          w.stats.cov_theta_nu, &mf_cont, &mf_se);
+        st = afd_ratio_se(&s, 'm', 0, lo, hi, ws.theta_se, ws.nu_se, ws.cov_theta_nu, &mf_cont,
+                          &mf_se);
     if (st == AFD_OK)
-        st = afd_ratio_se(&s, 'g', g.r, lo, hi, w.stats.theta_se, w.stats.nu_se,
-                          w.stats.cov_theta_nu, &g_cont, &g_se);
+        st = afd_ratio_se(&s, 'g', g.r, lo, hi, ws.theta_se, ws.nu_se, ws.cov_theta_nu, &g_cont,
+                          &g_se);
     if (st != AFD_OK) {
         rc = cli_runtime_error(cmd, "barrier-aware rule: %s", afd_strerror(st));
         goto out;

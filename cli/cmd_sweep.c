@@ -37,7 +37,6 @@ static int run(const cli_command *self, int argc, char **argv)
     const char *cmd = self->path;
     struct args a = {NAN, {0, NULL}};
     cli_common c;
-    afd_workload w;
     afd_system s;
     cli_table *t;
     size_t k;
@@ -51,14 +50,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, isnan(a.B) ? "-B N is required" : "--r LIST is required");
         goto out;
     }
-    if ((rc = cli_hw_load(cmd, &c.hw, &s.hw)) != 0)
+    if ((rc = cli_system_load(cmd, &c, a.B, &s, NULL)) != 0)
         goto out;
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_ANY, 0, &c.out, &w)) != 0)
-        goto out;
-    s.B = a.B;
-    s.theta = w.stats.theta;
-    s.nu = w.stats.nu;
-    afd_workload_free(&w);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {

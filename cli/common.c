@@ -43,3 +43,20 @@ int cli_parse_args(const cli_command *self, int argc, char **argv, cli_common *c
     }
     return CLI_CONTINUE;
 }
+
+int cli_system_load(const char *cmd, const cli_common *c, double B, afd_system *s,
+                    afd_renewal_stats *stats)
+{
+    afd_workload w;
+    int rc;
+    if ((rc = cli_hw_load(cmd, &c->hw, &s->hw)) != 0 ||
+        (rc = cli_workload_load(cmd, &c->wl, CLI_WL_ANY, 0, &c->out, &w)) != 0)
+        return rc;
+    s->B = B;
+    s->theta = w.stats.theta;
+    s->nu = w.stats.nu;
+    if (stats != NULL)
+        *stats = w.stats;
+    afd_workload_free(&w);
+    return 0;
+}
