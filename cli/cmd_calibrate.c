@@ -51,7 +51,21 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_ROBUST: a->robust = 1; return 0;
     case OPT_OUT: a->out = arg; return 0;
     case OPT_RESID: a->resid = arg; return 0;
-    case OPT_UNIT: a->unit = arg; return 0;
+    case OPT_UNIT: {
+        /* The unit is written verbatim as 'unit = U' into --out: keep it one
+         * short token so the file reads back as written. */
+        size_t n = strlen(arg), j;
+        int ok = n > 0 && n < sizeof((afd_hw *)0)->unit;
+        for (j = 0; ok && j < n; j++)
+            ok = (unsigned char)arg[j] > ' ' && arg[j] != 0x7f && arg[j] != '#' && arg[j] != '=';
+        if (!ok)
+            return cli_usage_error("calibrate",
+                                   "--unit must be 1 to %zu characters without spaces, "
+                                   "'#' or '=': '%s'",
+                                   sizeof((afd_hw *)0)->unit - 1, arg);
+        a->unit = arg;
+        return 0;
+    }
     }
     return cli_usage_error("calibrate", "internal error: unhandled option --%s", opt->name);
 }
@@ -64,7 +78,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_points pts[3];
     afd_fit fit[3];
     double *weights[3] = {NULL, NULL, NULL};
-    afd_hw hw;
+    afd_hw hw = {0};
     cli_table *t = NULL, *rt = NULL;
     int rc = 0, k, nstage = 0;
     size_t i;
@@ -165,7 +179,8 @@ static int run(const cli_command *self, int argc, char **argv)
             rc = cli_input_error(cmd, "fitted coefficients are not usable: %s", err.text);
             goto out;
         }
-        snprintf(hw.unit, sizeof hw.unit, "%s", a.unit != NULL ? a.unit : hw.unit);
+        if (a.unit != NULL)
+            snprintf(hw.unit, sizeof hw.unit, "%s", a.unit);
         afd_hw_format(&hw, a.robust ? "afdkit calibrate: robust (bisquare) fits"
                                     : "afdkit calibrate: least-squares fits",
                       text, sizeof text);

@@ -138,7 +138,13 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice",
                                  k < 6 ? keys[k] : "unit");
         if (k == 6) {
-            size_t m = b - eq < sizeof hw.unit - 1 ? b - eq : sizeof hw.unit - 1;
+            size_t m = b - eq;
+            if (m >= sizeof hw.unit) {
+                afd_priv_show(s + eq, m, v, sizeof v);
+                return afd_priv_fail(err, AFD_EPARSE, line, 0,
+                                     "unit: longer than %zu characters: '%s'",
+                                     sizeof hw.unit - 1, v);
+            }
             memcpy(hw.unit, s + eq, m);
             hw.unit[m] = '\0';
             continue;

@@ -88,6 +88,8 @@ static void parse_errors(void **state)
     expect_error("alpha_a = nan\n", AFD_EPARSE, 1, "alpha_a: not a number: 'nan'");
     expect_error("alpha_a = 1e999\n", AFD_ERANGE, 1, "alpha_a: out of range: '1e999'");
     expect_error("alpha_a\n", AFD_EPARSE, 1, "expected key = value: 'alpha_a'");
+    expect_error("unit = microseconds-per-token\n", AFD_EPARSE, 1,
+                 "unit: longer than 15 characters: 'microseconds-per-token'");
     expect_error("alpha_a=\n", AFD_EPARSE, 1, "alpha_a: not a number: ''");
     expect_error("alpha_a=0\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
                  0, "alpha_a must be > 0: Attention time must grow with the token load");
