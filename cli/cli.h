@@ -151,8 +151,11 @@ typedef struct cli_table cli_table;
 cli_table *cli_table_new(const cli_output *o);
 /* "## key=value" provenance line (dropped unless --provenance, and in CSV). */
 void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...) CLI_PRINTF(3, 4);
-/* Start a block with the given column names (NULL-terminated). */
-void cli_table_begin(cli_table *t, const char *first, ...);
+/* Start a block with the given column names: cli_table_begin(t, "r", "kappa").
+ * The macro appends the typed NULL that ends the list, so no call site can
+ * forget it or pass an untyped NULL through the variadic part. */
+#define cli_table_begin(t, ...) cli_table_begin_cols((t), __VA_ARGS__, (const char *)NULL)
+void cli_table_begin_cols(cli_table *t, const char *first, ...);
 void cli_table_int(cli_table *t, long long v);
 void cli_table_uint(cli_table *t, unsigned long long v);
 void cli_table_real(cli_table *t, double v);

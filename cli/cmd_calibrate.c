@@ -136,9 +136,9 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     cli_table_begin(t, "stage", "n", "alpha", "alpha_se", "beta", "beta_se", "r2", "sigma",
-                    "alpha_robust", "beta_robust", "outliers", NULL);
+                    "alpha_robust", "beta_robust", "outliers");
     if (rt != NULL)
-        cli_table_begin(rt, "stage", "x", "t", "fit", "residual", "fit_robust", "weight", NULL);
+        cli_table_begin(rt, "stage", "x", "t", "fit", "residual", "fit_robust", "weight");
     for (k = 0; k < 3; k++) {
         double *alpha_out[3] = {&hw.alpha_a, &hw.alpha_f, &hw.alpha_c};
         double *beta_out[3] = {&hw.beta_a, &hw.beta_f, &hw.beta_c};

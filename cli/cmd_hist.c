@@ -243,7 +243,7 @@ static int run(const cli_command *self, int argc, char **argv)
                        (unsigned long long)min_support);
     else
         cli_table_meta(t, "bins", "log, %d per decade", a.per_decade);
-    cli_table_begin(t, "value", "count", "pmf", "geometric_pmf", "lo", "hi", NULL);
+    cli_table_begin(t, "value", "count", "pmf", "geometric_pmf", "lo", "hi");
     for (i = 0; i < nb; i++) {
         double width = (double)(b[i].hi - b[i].lo) + 1;
         cli_table_real(t, ((double)b[i].lo + (double)b[i].hi) / 2);

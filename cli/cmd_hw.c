@@ -154,8 +154,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if (t == NULL)
         return cli_runtime_error(cmd, "out of memory");
     cli_table_provenance(t);
-    cli_table_begin(t, "alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c", "unit",
-                    NULL);
+    cli_table_begin(t, "alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c", "unit");
     cli_table_real(t, hw.alpha_a);
     cli_table_real(t, hw.beta_a);
     cli_table_real(t, hw.alpha_f);

@@ -49,7 +49,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_progress_init(&prog, cmd, "computing", c.out.quiet);
     cli_table_provenance(t);
-    cli_table_begin(t, "r", "kappa", "abserr", NULL);
+    cli_table_begin(t, "r", "kappa", "abserr");
     for (k = 0; k < rs.n; k++) {
         afd_result res;
         afd_status st = afd_kappa_e(rs.v[k], &res);

@@ -177,7 +177,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "seed", "%lld", (long long)a.seed);
     cli_table_meta(t, "trials", "%lld", (long long)a.trials);
     cli_table_begin(t, "r", "overhead_mc", "overhead_se", "overhead_clt", "z", "mean_w",
-                    "mean_w_se", "sd_w", NULL);
+                    "mean_w_se", "sd_w");
     for (k = 0; k < a.list.n; k++) {
         double clt = afd_barrier_overhead_clt(w.stats.theta, w.stats.nu, a.B, rs[k]);
         cli_table_uint(t, rs[k]);
@@ -298,7 +298,7 @@ static int run_slot(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "seed", "%lld", (long long)a.seed);
     cli_table_meta(t, "steps", "%llu", (unsigned long long)res.steps);
     cli_table_meta(t, "requests", "%llu", (unsigned long long)res.requests);
-    cli_table_begin(t, "quantity", "mc", "se", "exact", "z", NULL);
+    cli_table_begin(t, "quantity", "mc", "se", "exact", "z");
     slot_row(t, "theta", res.mean, res.mean_se, w.stats.theta);
     slot_row(t, "ey2", res.mean_sq, res.mean_sq_se, w.stats.ey2);
     afd_workload_free(&w);
@@ -440,7 +440,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         cli_percentile_name(tname, sizeof tname, "ttft", a.percentile, "_mc");
         cli_percentile_name(tse, sizeof tse, "ttft", a.percentile, "_se");
         cli_table_begin(t, "c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", qname, qse, "rho",
-                        "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse, NULL);
+                        "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse);
     }
     for (k = 0; k < a.list.n; k++) {
         afd_mdc_params p = {0};

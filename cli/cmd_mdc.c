@@ -168,11 +168,11 @@ static int run(const cli_command *self, int argc, char **argv)
     if (extra)
         cli_table_begin(t, "c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90", pcol,
                         "wq_allen_cunneen", "wq_kingman", "err_cosmetatos", "err_allen_cunneen",
-                        "err_kingman", NULL);
+                        "err_kingman");
     else
         cli_table_begin(t, "c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90",
                         "wq_allen_cunneen", "wq_kingman", "err_cosmetatos", "err_allen_cunneen",
-                        "err_kingman", NULL);
+                        "err_kingman");
     for (k = 0; k < cs.n; k++) {
         rc = row(cmd, t, lambda, service, (int)cs.v[k], p, extra);
         if (rc != 0) {

@@ -228,7 +228,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_table_provenance(t);
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", "decode_instances", "tpot",
-                    "gpus", "goodput_per_gpu", NULL);
+                    "gpus", "goodput_per_gpu");
     cli_table_real(t, a.lambda);
     cli_table_int(t, mg.c);
     cli_table_int(t, md.c);
@@ -246,7 +246,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_table_end_row(t);
 
     /* the prefill curve around the answer */
-    cli_table_begin(t, "c", "rho", wq_col, ttft_md_col, ttft_col, NULL);
+    cli_table_begin(t, "c", "rho", wq_col, ttft_md_col, ttft_col);
     c_hi = (mg.c > md.c ? mg.c : md.c) + 2;
     for (cc = (int)floor(a.lambda * law.mean) + 1; cc <= c_hi; cc++) {
         afd_ttft q;
@@ -397,7 +397,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit", NULL);
+    cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
         cli_table_real(t, pp[i]);
         cli_table_real(t, dd[i]);
@@ -408,7 +408,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     if (a.total.n > 0) {
         /* the best split of each total */
-        cli_table_begin(t, "total", "prefill", "decode", "goodput", "goodput_per_gpu", NULL);
+        cli_table_begin(t, "total", "prefill", "decode", "goodput", "goodput_per_gpu");
         for (i = 0; i < npairs;) {
             size_t best = i;
             for (j = i; j < npairs && tot[j] == tot[i]; j++)

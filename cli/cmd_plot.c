@@ -247,7 +247,7 @@ static int list(const char *cmd, const cli_output *o)
     if (t == NULL)
         return cli_runtime_error(cmd, "out of memory");
     cli_table_provenance(t);
-    cli_table_begin(t, "name", "files", "description", NULL);
+    cli_table_begin(t, "name", "files", "description");
     for (k = 0; k < NFIGURES; k++) {
         cli_table_str(t, figures[k].name);
         cli_table_str(t, figures[k].files);

@@ -71,7 +71,7 @@ static int topologies(const char *cmd, const afd_system *s, const struct args *a
         free(best);
         return cli_runtime_error(cmd, "topology search: %s", afd_strerror(st));
     }
-    cli_table_begin(t, "x", "y", "r", "thr", "tau", "bind", "thr_mf", NULL);
+    cli_table_begin(t, "x", "y", "r", "thr", "tau", "bind", "thr_mf");
     for (k = 0; k < n; k++) {
         cli_table_uint(t, best[k].x);
         cli_table_uint(t, best[k].y);
@@ -162,7 +162,7 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_begin(t, "rule", "r", "thr", "tau", "bind", "r_cont", "r_se", "r_lo", "r_hi", NULL);
+    cli_table_begin(t, "rule", "r", "thr", "tau", "bind", "r_cont", "r_se", "r_lo", "r_hi");
     {
         afd_cycle at_mf;
         afd_cycle_eval(&s, mf.r, &at_mf);

@@ -165,7 +165,7 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     if (gt != NULL)
-        cli_table_begin(gt, "step", "microbatch", "stage", "worker", "start", "end", NULL);
+        cli_table_begin(gt, "step", "microbatch", "stage", "worker", "start", "end");
 
     /* Configurations are independent: run them in parallel.  Each reads
      * streams derived from its own (x, y), so its result depends neither on
@@ -213,8 +213,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "start", "%s", a.start == AFD_START_FRESH ? "fresh" : "stationary");
     cli_table_meta(t, "microbatches", "%lld", (long long)a.mb);
     cli_table_begin(t, "r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
-                    "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps",
-                    NULL);
+                    "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps");
     for (k = 0; k < n; k++) {
         afd_system s;
         afd_cycle cy;

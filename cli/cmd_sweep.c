@@ -60,7 +60,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     cli_table_begin(t, "r", "tau_mf", "thr_mf", "tau_g", "thr_g", "bind", "p_attention",
-                    "barrier", NULL);
+                    "barrier");
     for (k = 0; k < a.rs.n; k++) {
         afd_cycle cy;
         afd_status st = afd_cycle_eval(&s, a.rs.v[k], &cy);

@@ -46,7 +46,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_provenance(t);
     cli_table_meta(t, "workload", "%s", afd_workload_kind_name(w.kind));
     cli_table_begin(t, "n", "theta", "nu", "theta_se", "nu_se", "mean_p", "mean_d", "tail_alpha",
-                    "tail_alpha_se", "tail_k", NULL);
+                    "tail_alpha_se", "tail_k");
     cli_table_uint(t, w.stats.n);
     cli_table_real(t, w.stats.theta);
     cli_table_real(t, w.stats.nu);

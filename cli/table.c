@@ -157,7 +157,7 @@ void cli_table_provenance(cli_table *t)
     fputc('\n', t->mem);
 }
 
-void cli_table_begin(cli_table *t, const char *first, ...)
+void cli_table_begin_cols(cli_table *t, const char *first, ...)
 {
     va_list ap;
     const char *name;

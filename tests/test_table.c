@@ -67,14 +67,14 @@ static void tsv_blocks(void **state)
     cli_output_init(&o);
     t = cli_table_new(&o);
     cli_table_meta(t, "seed", "%d", 1); /* dropped: provenance off */
-    cli_table_begin(t, "r", "kappa", NULL);
+    cli_table_begin(t, "r", "kappa");
     cli_table_int(t, 2);
     cli_table_real(t, 0.5641895835477563);
     cli_table_end_row(t);
     cli_table_int(t, -3);
     cli_table_real(t, NAN);
     cli_table_end_row(t);
-    cli_table_begin(t, "rule", "r", NULL);
+    cli_table_begin(t, "rule", "r");
     cli_table_str(t, "mf\tx");
     cli_table_uint(t, 18446744073709551615ULL);
     cli_table_end_row(t);
@@ -102,7 +102,7 @@ static void csv_and_provenance(void **state)
     o.provenance = 1; /* ignored in CSV */
     t = cli_table_new(&o);
     cli_table_provenance(t);
-    cli_table_begin(t, "name", "x", NULL);
+    cli_table_begin(t, "name", "x");
     cli_table_str(t, "a,\"b\"");
     cli_table_real(t, 3.14159);
     cli_table_end_row(t);
@@ -115,7 +115,7 @@ static void csv_and_provenance(void **state)
     o.provenance = 1;
     t = cli_table_new(&o);
     cli_table_meta(t, "seed", "%d", 42);
-    cli_table_begin(t, "x", NULL);
+    cli_table_begin(t, "x");
     s = finish_captured(t, &rc);
     assert_string_equal(s, "## seed=42\n# x\n");
     free(s);
