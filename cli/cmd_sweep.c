@@ -60,7 +60,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     cli_table_begin(t, "r", "tau_mf", "thr_mf", "tau_g", "thr_g", "bind", "p_attention",
-                    "barrier");
+                    "barrier", "eta_a_mf", "eta_f_mf", "eta_a_g", "eta_f_g");
     for (k = 0; k < a.rs.n; k++) {
         afd_cycle cy;
         afd_status st = afd_cycle_eval(&s, a.rs.v[k], &cy);
@@ -77,6 +77,10 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_str(t, afd_bind_name(cy.bind));
         cli_table_real(t, cy.p_attention);
         cli_table_real(t, cy.barrier);
+        cli_table_real(t, cy.eta_a_mf);
+        cli_table_real(t, cy.eta_f_mf);
+        cli_table_real(t, cy.eta_a_g);
+        cli_table_real(t, cy.eta_f_g);
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -91,7 +95,8 @@ const cli_command cli_cmd_sweep = {
     .summary = "cycle times and throughput per instance against r",
     .usage = "sweep WORKLOAD HARDWARE -B N --r LIST",
     .description =
-        "Prints one row per r: r tau_mf thr_mf tau_g thr_g bind p_attention barrier.\n"
+        "Prints one row per r: r tau_mf thr_mf tau_g thr_g bind p_attention barrier\n"
+        "eta_a_mf eta_f_mf eta_a_g eta_f_g.\n"
         "\n"
         "tau_mf (eq. 8) and tau_g (eq. 9) are the mean-field and Gaussian barrier-aware\n"
         "expected cycle times of an rA-1F bundle; thr_mf and thr_g the throughput per\n"
@@ -100,7 +105,10 @@ const cli_command cli_cmd_sweep = {
         "probability that the slowest Attention worker, not communication or FFN, sets\n"
         "the cycle; barrier = (nu/theta) kappa_r / sqrt(B) is the relative overhead of\n"
         "the barrier on the Attention load (Theorem 4.3).  r may be real; the barrier\n"
-        "then uses Phi(m)^r, and max(r, 1) workers below 1.",
+        "then uses Phi(m)^r, and max(r, 1) workers below 1.  eta_a and eta_f are the\n"
+        "idle fractions of an Attention worker and of the FFN that a cycle time implies,\n"
+        "1 - mu_A / tau and 1 - t_FFN / tau, for tau_mf and tau_g: the theory beside\n"
+        "sim's measured eta_a and eta_f.",
     .groups = sweep_groups,
     .run = run,
 };

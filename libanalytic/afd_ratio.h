@@ -60,6 +60,14 @@ typedef struct afd_cycle {
     double barrier;     /* (nu/theta) kappa_x / sqrt(B): relative barrier overhead
                            on the Attention load (Theorem 4.3) */
     unsigned bind;      /* AFD_BIND_* of tau_mf */
+    /* Idle fractions (Section 5.2's eta_A, eta_F) implied by a cycle time tau:
+     * per cycle every Attention worker is busy mu_A on average and each FFN
+     * instance t_ffn, so by renewal-reward the long-run idle fractions are
+     *   eta_A = 1 - mu_A / tau,   eta_F = 1 - t_ffn / tau,
+     * with tau = tau_mf (_mf) or tau_G (_g).  Exact given tau; they inherit
+     * the error of the cycle-time model (the mean-field eta_A is 0 and eta_F
+     * is 0 on either side of r*_mf; the barrier makes both positive). */
+    double eta_a_mf, eta_f_mf, eta_a_g, eta_f_g;
 } afd_cycle;
 
 /* Cycle times of an rA-1F bundle for real r > 0.  The barrier runs over

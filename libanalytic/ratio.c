@@ -36,6 +36,7 @@ static void cycle_nan(afd_cycle *c)
     c->r = c->x = c->mu_a = c->sigma_a = c->t_comm = c->t_ffn = NAN;
     c->tau_mf = c->thr_mf = c->tau_g = c->thr_g = c->tau_g_err = NAN;
     c->p_attention = c->barrier = NAN;
+    c->eta_a_mf = c->eta_f_mf = c->eta_a_g = c->eta_f_g = NAN;
     c->bind = 0;
 }
 
@@ -90,6 +91,12 @@ static afd_status evaluate(const afd_system *s, double r, double x, afd_cycle *c
         c->p_attention = afd_max_normal_sf(x, z);
     }
     c->thr_g = rb / ((r + 1) * c->tau_g);
+
+    /* Busy time per cycle over the cycle (afd_ratio.h); tau >= t_ffn > 0. */
+    c->eta_a_mf = 1 - c->mu_a / c->tau_mf;
+    c->eta_f_mf = 1 - c->t_ffn / c->tau_mf;
+    c->eta_a_g = 1 - c->mu_a / c->tau_g;
+    c->eta_f_g = 1 - c->t_ffn / c->tau_g;
     return AFD_OK;
 }
 

@@ -6,7 +6,8 @@
 #
 # Reads in.'-sim.tsv' (afdkit sim at the paper's seven ratios),
 # in.'-simall.tsv' (the same at every integer r), in.'-sweep.tsv' (afdkit
-# sweep on a fine r grid) and in.'-ratio.tsv' (afdkit ratio); writes
+# sweep on a fine r grid, with the idle fractions its cycle times imply)
+# and in.'-ratio.tsv' (afdkit ratio); writes
 # fig3-throughput, fig3-tpot and fig3-idle, each as .png and .svg, into out.
 
 here = ARG0[1:strlen(ARG0) - strlen('fig3.gp')]
@@ -80,11 +81,20 @@ do for [fmt in 'png svg'] {
     set mytics 2
     set key top right
     set ytics ('0%%' 0, '20%%' 0.2, '40%%' 0.4, '60%%' 0.6, '80%%' 0.8, '100%%' 1)
+    # Theory: the idle fractions a cycle time implies, 1 - mu_A/tau and
+    # 1 - t_FFN/tau (sweep's eta columns), for tau_G (dashed) and tau_mf
+    # (dotted, zero on one side of r*_mf).
     plot simall using 1:4 with lines lt 1 lw 1.5 notitle, \
          sim using 1:4 with points lt 1 ps 1.5 title 'η_A, Attention workers (simulated)', \
+         sweep using 1:11 with lines lt 1 lw 1.5 dt afd_dt_theory notitle, \
+         sweep using 1:9 with lines lt 1 lw 1.5 dt afd_dt_marker notitle, \
          simall using 1:5 with lines lt 2 lw 1.5 notitle, \
          sim using 1:5 with points lt 2 ps 1.4 title 'η_F, FFN (simulated)', \
-         NaN with lines lt 8 lw 1.5 title 'lines: simulated at every integer r'
+         sweep using 1:12 with lines lt 2 lw 1.5 dt afd_dt_theory notitle, \
+         sweep using 1:10 with lines lt 2 lw 1.5 dt afd_dt_marker notitle, \
+         NaN with lines lt 8 lw 1.5 title 'solid: simulated at every integer r', \
+         NaN with lines lt 8 lw 1.5 dt afd_dt_theory title 'dashed: from τ_G (eq. 9)', \
+         NaN with lines lt 8 lw 1.5 dt afd_dt_marker title 'dotted: from τ_{mf} (eq. 8)'
     set output
     unset title
     set tmargin

@@ -99,7 +99,7 @@ static void deterministic_steady_state(void **state)
 
 /* The paper's setting (Section 5.2): where one side clearly binds, the
  * simulated throughput after a stationary start agrees with eq. (11)
- * within 2%. */
+ * within 2%, and the idle fractions with tau_G's within 0.01. */
 static void agrees_with_theory_where_one_side_binds(void **state)
 {
     static const unsigned rs[] = {1, 2, 4, 16, 24, 32};
@@ -122,6 +122,10 @@ static void agrees_with_theory_where_one_side_binds(void **state)
         if (!(fabs(r.thr_sim / c.thr_g - 1) < 0.02))
             fail_msg("r = %u: thr_sim %.5f, thr_g %.5f", rs[k], r.thr_sim, c.thr_g);
         assert_true(fabs(r.thr_steady - c.thr_g) < 0.02 * c.thr_g);
+        /* and the idle fractions with those tau_G implies (afd_ratio.h) */
+        if (!(fabs(r.eta_a - c.eta_a_g) < 0.01 && fabs(r.eta_f - c.eta_f_g) < 0.01))
+            fail_msg("r = %u: eta_a %.4f eta_f %.4f, from tau_G %.4f %.4f", rs[k], r.eta_a,
+                     r.eta_f, c.eta_a_g, c.eta_f_g);
         assert_true(r.completed == 10000ull * rs[k]);
     }
 }
