@@ -2,7 +2,6 @@
  * measured latencies (Appendix B, Table 3 was obtained this way). */
 #include <config.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +75,7 @@ static int run(const cli_command *self, int argc, char **argv)
     struct args a;
     cli_common c;
     afd_points pts[3];
-    afd_fit fit[3];
+    afd_fit fit[3] = {{0}};
     double *weights[3] = {NULL, NULL, NULL};
     afd_hw hw = {0};
     cli_table *t = NULL, *rt = NULL;
@@ -174,21 +173,21 @@ static int run(const cli_command *self, int argc, char **argv)
     if (a.out != NULL) {
         afd_error err;
         char text[1024];
-        FILE *f;
         if (afd_hw_check(&hw, &err) != AFD_OK) {
             rc = cli_input_error(cmd, "fitted coefficients are not usable: %s", err.text);
             goto out;
         }
         if (a.unit != NULL)
             snprintf(hw.unit, sizeof hw.unit, "%s", a.unit);
-        afd_hw_format(&hw, a.robust ? "afdkit calibrate: robust (bisquare) fits"
-                                    : "afdkit calibrate: least-squares fits",
-                      text, sizeof text);
-        f = fopen(a.out, "w");
-        if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
-            rc = cli_runtime_error(cmd, "%s: cannot write: %s", a.out, strerror(errno));
+        if (afd_hw_format(&hw,
+                          a.robust ? "afdkit calibrate: robust (bisquare) fits"
+                                   : "afdkit calibrate: least-squares fits",
+                          text, sizeof text) != AFD_OK) {
+            rc = cli_runtime_error(cmd, "internal error: hw file text too long");
             goto out;
         }
+        if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
+            goto out;
     }
     if (rt != NULL) {
         rc = cli_table_finish_file(rt, cmd, a.resid);

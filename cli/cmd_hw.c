@@ -2,7 +2,6 @@
  * hardware specifications (Appendix B, eq. 17-31). */
 #include <config.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,12 +141,11 @@ static int run(const cli_command *self, int argc, char **argv)
 
     if (a.out != NULL) {
         char text[1024];
-        FILE *f;
-        afd_hw_format(&hw, "afdkit hw: Appendix B coefficients (eq. 19, 26, 31)", text,
-                      sizeof text);
-        f = fopen(a.out, "w");
-        if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
-            return cli_runtime_error(cmd, "%s: cannot write: %s", a.out, strerror(errno));
+        if (afd_hw_format(&hw, "afdkit hw: Appendix B coefficients (eq. 19, 26, 31)", text,
+                          sizeof text) != AFD_OK)
+            return cli_runtime_error(cmd, "internal error: hw file text too long");
+        if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
+            return rc;
     }
 
     t = cli_table_new(&c.out);

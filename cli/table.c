@@ -255,20 +255,26 @@ int cli_table_finish(cli_table *t, const char *cmd)
     return rc;
 }
 
+int cli_write_file(const char *cmd, const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    int rc = 0;
+    if (f == NULL || fwrite(data, 1, len, f) != len || fflush(f) != 0)
+        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
+    if (f != NULL && fclose(f) != 0 && rc == 0)
+        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
+    return rc;
+}
+
 int cli_table_finish_file(cli_table *t, const char *cmd, const char *path)
 {
-    FILE *f;
-    int rc = 0;
+    int rc;
     if (fclose(t->mem) != 0 || t->buf == NULL) {
         free(t->buf);
         free(t);
         return cli_runtime_error(cmd, "out of memory formatting a table");
     }
-    f = fopen(path, "w");
-    if (f == NULL || fwrite(t->buf, 1, t->len, f) != t->len || fflush(f) != 0)
-        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
-    if (f != NULL && fclose(f) != 0 && rc == 0)
-        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
+    rc = cli_write_file(cmd, path, t->buf, t->len);
     free(t->buf);
     free(t);
     return rc;
