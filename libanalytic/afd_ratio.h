@@ -65,8 +65,9 @@ typedef struct afd_cycle {
      * instance t_ffn, so by renewal-reward the long-run idle fractions are
      *   eta_A = 1 - mu_A / tau,   eta_F = 1 - t_ffn / tau,
      * with tau = tau_mf (_mf) or tau_G (_g).  Exact given tau; they inherit
-     * the error of the cycle-time model (the mean-field eta_A is 0 and eta_F
-     * is 0 on either side of r*_mf; the barrier makes both positive). */
+     * the error of the cycle-time model.  With tau_mf the binding stage never
+     * idles (eta_A = 0 where Attention binds, eta_F = 0 where the FFN does);
+     * with tau_G the barrier makes both positive. */
     double eta_a_mf, eta_f_mf, eta_a_g, eta_f_g;
 } afd_cycle;
 
