@@ -111,6 +111,13 @@ int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, i
 int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
                 int64_t *out);
 
+/* A duration ("2s", "150ms", "800us", or a bare number in unit) or a rate
+ * ("5/s", "300/min", or a bare number per unit) in the latency model's unit
+ * (afd_parse_time, afd_parse_rate).  A suffix against a model in cycles is a
+ * usage error that says why. */
+int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
+int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
+
 #define CLI_LIST_MAX 1000000
 
 typedef struct cli_list {

@@ -77,11 +77,12 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_points pts[3];
     afd_fit fit[3] = {{0}};
     double *weights[3] = {NULL, NULL, NULL};
-    afd_hw hw = {0};
+    afd_hw hw;
     cli_table *t = NULL, *rt = NULL;
     int rc = 0, k, nstage = 0;
     size_t i;
 
+    afd_hw_init(&hw);
     memset(&a, 0, sizeof a);
     memset(pts, 0, sizeof pts);
     a.x_col = "x";

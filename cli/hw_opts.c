@@ -52,7 +52,7 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
     afd_status st;
     int k, all = 1;
 
-    memset(out, 0, sizeof *out);
+    afd_hw_init(out);
     for (k = 0; k < 6; k++)
         all &= a->have[k];
     if (a->hw != NULL) {

@@ -49,6 +49,36 @@ int cli_real(const char *cmd, const char *opt, const char *arg, double *out)
     return 0;
 }
 
+static int unit_error(const char *cmd, const char *opt, const char *arg, const char *unit,
+                      afd_status st, const char *what)
+{
+    char ex[200];
+    cli_excerpt(arg, ex, sizeof ex);
+    if (st == AFD_EINVAL)
+        return cli_usage_error(cmd,
+                               "--%s: '%s' has a unit, but the latency model is in %s: give a "
+                               "bare number in %s, or a latency model in s, ms or us",
+                               opt, ex, unit[0] != '\0' ? unit : "no stated unit",
+                               unit[0] != '\0' ? unit : "its unit");
+    return cli_usage_error(cmd, "--%s: %s: '%s' (%s)", opt, status_word(st), ex, what);
+}
+
+int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
+{
+    afd_status st = afd_parse_time(arg, unit, out);
+    return st == AFD_OK ? 0
+                        : unit_error(cmd, opt, arg, unit, st,
+                                     "a duration: 2s, 150ms, 800us, or a bare number");
+}
+
+int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
+{
+    afd_status st = afd_parse_rate(arg, unit, out);
+    return st == AFD_OK ? 0
+                        : unit_error(cmd, opt, arg, unit, st,
+                                     "a rate: 5/s, 300/min, or a bare number");
+}
+
 int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
                  double *out)
 {

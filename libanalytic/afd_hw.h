@@ -26,8 +26,23 @@ typedef struct afd_hw {
     double alpha_a, beta_a; /* Attention: per token, fixed */
     double alpha_f, beta_f; /* FFN: per request of the aggregated batch, fixed */
     double alpha_c, beta_c; /* communication round trip: per request, fixed */
-    char unit[16];          /* "cycles", "s", ... (informative) */
+    char unit[16];          /* "cycles", "s", "ms", "us" */
+    /* Serving latency laws, in the same unit (NAN when the file has none):
+     *   prefill batch with prompts P_i:   a + b sum P_i + c sum P_i^2
+     *   decode step, b sequences holding K KV tokens in all:  beta + gamma b + alpha K */
+    double prefill_a, prefill_b, prefill_c;
+    double decode_beta, decode_gamma, decode_alpha;
+    double fit_max_rel_err; /* largest relative error of the fit over its grid; NAN if unknown */
+    char model[64];         /* provenance: model and device it came from, "" if unknown */
+    char device[64];
 } afd_hw;
+
+/* Every coefficient NAN, every string empty: the start of an afd_hw built by
+ * hand (a zeroed struct would claim serving laws of 0). */
+AFD_API void afd_hw_init(afd_hw *hw);
+/* 1 when all three prefill (resp. decode) law coefficients are present. */
+AFD_API int afd_hw_has_prefill(const afd_hw *hw);
+AFD_API int afd_hw_has_decode(const afd_hw *hw);
 
 /* Presets by name: "paper-910c" is Table 3 of the paper (DeepSeek-V3 on
  * Ascend 910C, in cycles): alpha_a = 0.00165, beta_a = 50, alpha_f = 0.083,
@@ -37,12 +52,16 @@ AFD_API afd_status afd_hw_preset(const char *name, afd_hw *out);
 AFD_API const char *afd_hw_preset_name(size_t i);
 
 /* Validate: every coefficient finite; alpha_a > 0 and alpha_f > 0 (the model
- * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0.
+ * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0; the
+ * serving laws, where present, finite and >= 0.
  * On failure err->text names the coefficient. */
 AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
 
 /* Key=value text: "alpha_a = 0.00165" lines for the six coefficients (all
- * required, each once) and an optional "unit = s"; '#' starts a comment;
+ * required, each once); optional "unit = s", "model = NAME", "device = NAME",
+ * the serving laws (prefill_a prefill_b prefill_c, all three or none;
+ * decode_beta decode_gamma decode_alpha, likewise; each >= 0) and
+ * fit_max_rel_err; '#' starts a comment;
  * blank lines are ignored.  Errors name the line: unknown or repeated key,
  * bad number, missing coefficient; the result is also checked with
  * afd_hw_check. */

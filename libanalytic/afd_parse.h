@@ -39,6 +39,26 @@ AFD_API afd_status afd_parse_double_n(const char *s, size_t len, double *out);
  * is AFD_ERANGE.  *out is 0 on error. */
 AFD_API afd_status afd_parse_i64(const char *s, int64_t *out);
 
+/* ---- units of time
+ * A latency model carries its unit: "s", "ms", "us" (or "ns"), or "cycles"
+ * (the paper's Table 3; no conversion to seconds exists). */
+
+/* Seconds per unit: 1, 1e-3, 1e-6, 1e-9.  AFD_EINVAL for "cycles", "" or
+ * anything else (*sec NaN). */
+AFD_API afd_status afd_unit_seconds(const char *unit, double *sec);
+
+/* Parse a duration into the latency model's unit: "2s", "150ms", "800us",
+ * "5ns" are converted (AFD_EINVAL when unit has no conversion: a model in
+ * cycles or of unknown unit); a bare number "150" is taken in unit as it is.
+ * AFD_EPARSE for a malformed value or an unknown suffix, AFD_ERANGE on
+ * overflow.  *out is NaN on error. */
+AFD_API afd_status afd_parse_time(const char *s, const char *unit, double *out);
+
+/* Parse a rate into events per unit of time of the latency model: "5/s",
+ * "300/min", "2/ms" are converted (AFD_EINVAL as above); a bare number is
+ * taken per unit as it is.  Errors as afd_parse_time. */
+AFD_API afd_status afd_parse_rate(const char *s, const char *unit, double *out);
+
 #ifdef __cplusplus
 }
 #endif

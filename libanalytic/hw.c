@@ -21,25 +21,75 @@ static const struct {
     afd_hw hw;
 } presets[] = {
     /* Table 3: linear regression on Ascend 910C execution traces, DeepSeek-V3. */
-    {"paper-910c", {0.00165, 50, 0.083, 100, 0.022, 20, "cycles"}},
+    {"paper-910c",
+     {.alpha_a = 0.00165,
+      .beta_a = 50,
+      .alpha_f = 0.083,
+      .beta_f = 100,
+      .alpha_c = 0.022,
+      .beta_c = 20,
+      .unit = "cycles"}},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
 static const char *const keys[6] = {"alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c"};
 
+/* Every numeric key of a latency file: the six AFD coefficients (required),
+ * then the optional serving laws and the fit's error. */
+enum { N_REQUIRED = 6, N_NUMERIC = 13 };
+static const char *const num_keys[N_NUMERIC] = {
+    "alpha_a",     "beta_a",       "alpha_f",      "beta_f",         "alpha_c",
+    "beta_c",      "prefill_a",    "prefill_b",    "prefill_c",      "decode_beta",
+    "decode_gamma", "decode_alpha", "fit_max_rel_err"};
+static const char *const str_keys[3] = {"unit", "model", "device"};
+
 static double *coef(afd_hw *hw, int k)
 {
-    double *const p[6] = {&hw->alpha_a, &hw->beta_a, &hw->alpha_f,
-                          &hw->beta_f,  &hw->alpha_c, &hw->beta_c};
+    double *const p[N_NUMERIC] = {&hw->alpha_a,      &hw->beta_a,       &hw->alpha_f,
+                                  &hw->beta_f,       &hw->alpha_c,      &hw->beta_c,
+                                  &hw->prefill_a,    &hw->prefill_b,    &hw->prefill_c,
+                                  &hw->decode_beta,  &hw->decode_gamma, &hw->decode_alpha,
+                                  &hw->fit_max_rel_err};
+    return p[k];
+}
+
+static char *str_field(afd_hw *hw, int k, size_t *cap)
+{
+    char *const p[3] = {hw->unit, hw->model, hw->device};
+    const size_t c[3] = {sizeof hw->unit, sizeof hw->model, sizeof hw->device};
+    *cap = c[k];
     return p[k];
 }
 
 static void set_nan(afd_hw *hw)
 {
     int k;
-    for (k = 0; k < 6; k++)
+    for (k = 0; k < N_NUMERIC; k++)
         *coef(hw, k) = NAN;
-    hw->unit[0] = '\0';
+    hw->unit[0] = hw->model[0] = hw->device[0] = '\0';
+}
+
+static void laws_nan(afd_hw *hw)
+{
+    int k;
+    for (k = N_REQUIRED; k < N_NUMERIC; k++)
+        *coef(hw, k) = NAN;
+    hw->model[0] = hw->device[0] = '\0';
+}
+
+void afd_hw_init(afd_hw *hw)
+{
+    set_nan(hw);
+}
+
+int afd_hw_has_prefill(const afd_hw *hw)
+{
+    return isfinite(hw->prefill_a) && isfinite(hw->prefill_b) && isfinite(hw->prefill_c);
+}
+
+int afd_hw_has_decode(const afd_hw *hw)
+{
+    return isfinite(hw->decode_beta) && isfinite(hw->decode_gamma) && isfinite(hw->decode_alpha);
 }
 
 afd_status afd_hw_preset(const char *name, afd_hw *out)
@@ -48,6 +98,7 @@ afd_status afd_hw_preset(const char *name, afd_hw *out)
     for (k = 0; k < N_PRESETS; k++)
         if (strcmp(presets[k].name, name) == 0) {
             *out = presets[k].hw;
+            laws_nan(out);
             return AFD_OK;
         }
     set_nan(out);
@@ -76,6 +127,24 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
     if (!(hw->alpha_f > 0))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "alpha_f must be > 0: FFN time must grow with the batch");
+    /* The serving laws: all three of a law or none; each finite and >= 0. */
+    for (k = N_REQUIRED; k + 3 <= N_NUMERIC - 1; k += 3) {
+        int j, present = 0;
+        for (j = k; j < k + 3; j++)
+            present += !isnan(*coef((afd_hw *)hw, j));
+        if (present != 0 && present != 3)
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s, %s and %s go together",
+                                 num_keys[k], num_keys[k + 1], num_keys[k + 2]);
+        for (j = k; present == 3 && j < k + 3; j++) {
+            double v = *coef((afd_hw *)hw, j);
+            if (!isfinite(v) || v < 0)
+                return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be finite and >= 0: %g",
+                                     num_keys[j], v);
+        }
+    }
+    if (!isnan(hw->fit_max_rel_err) && !(hw->fit_max_rel_err >= 0 && isfinite(hw->fit_max_rel_err)))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "fit_max_rel_err must be finite and >= 0: %g",
+                             hw->fit_max_rel_err);
     return AFD_OK;
 }
 
@@ -86,7 +155,7 @@ static int is_space(char c)
 
 afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err)
 {
-    int seen[7] = {0};
+    int seen[N_NUMERIC + 3] = {0};
     size_t pos = 0;
     long line = 0;
     afd_hw hw;
@@ -96,7 +165,6 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
     afd_error_clear(err);
     set_nan(out);
     set_nan(&hw);
-    snprintf(hw.unit, sizeof hw.unit, "%s", "");
     while (pos < len) {
         const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
         size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
@@ -110,6 +178,8 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             b--;
         if (a == b || s[a] == '#')
             continue;
+        if (memchr(s + a, '\0', b - a) != NULL)
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "NUL byte in the line");
         for (eq = a; eq < b && s[eq] != '='; eq++)
             ;
         if (eq == b) {
@@ -122,31 +192,33 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             ke--;
         for (eq++; eq < b && is_space(s[eq]); eq++)
             ;
-        for (k = 0; k < 7; k++) {
-            const char *key = k < 6 ? keys[k] : "unit";
+        for (k = 0; k < N_NUMERIC + 3; k++) {
+            const char *key = k < N_NUMERIC ? num_keys[k] : str_keys[k - N_NUMERIC];
             if (strlen(key) == ke - kb && memcmp(key, s + kb, ke - kb) == 0)
                 break;
         }
-        if (k == 7) {
+        if (k == N_NUMERIC + 3) {
             afd_priv_show(s + kb, ke - kb, v, sizeof v);
             return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                  "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
-                                 "alpha_c, beta_c or unit)",
+                                 "alpha_c, beta_c, prefill_a/b/c, decode_beta/gamma/alpha, "
+                                 "fit_max_rel_err, unit, model or device)",
                                  v);
         }
         if (seen[k]++)
             return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice",
-                                 k < 6 ? keys[k] : "unit");
-        if (k == 6) {
-            size_t m = b - eq;
-            if (m >= sizeof hw.unit) {
+                                 k < N_NUMERIC ? num_keys[k] : str_keys[k - N_NUMERIC]);
+        if (k >= N_NUMERIC) {
+            size_t m = b - eq, cap;
+            char *dst = str_field(&hw, k - N_NUMERIC, &cap);
+            if (m >= cap) {
                 afd_priv_show(s + eq, m, v, sizeof v);
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
-                                     "unit: longer than %zu characters: '%s'",
-                                     sizeof hw.unit - 1, v);
+                                     "%s: longer than %zu characters: '%s'",
+                                     str_keys[k - N_NUMERIC], cap - 1, v);
             }
-            memcpy(hw.unit, s + eq, m);
-            hw.unit[m] = '\0';
+            memcpy(dst, s + eq, m);
+            dst[m] = '\0';
             continue;
         }
         {
@@ -155,18 +227,18 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             size_t m = b - eq;
             afd_priv_show(s + eq, m, v, sizeof v);
             if (m >= sizeof num)
-                return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: not a number: '%s'", keys[k],
-                                     v);
+                return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: not a number: '%s'",
+                                     num_keys[k], v);
             memcpy(num, s + eq, m);
             num[m] = '\0';
             st = afd_parse_double(num, &x);
             if (st != AFD_OK)
-                return afd_priv_fail(err, st, line, 0, "%s: %s: '%s'", keys[k],
+                return afd_priv_fail(err, st, line, 0, "%s: %s: '%s'", num_keys[k],
                                      st == AFD_ERANGE ? "out of range" : "not a number", v);
             *coef(&hw, k) = x;
         }
     }
-    for (k = 0; k < 6; k++)
+    for (k = 0; k < N_REQUIRED; k++)
         if (!seen[k])
             return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing %s", keys[k]);
     st = afd_hw_check(&hw, err);
@@ -236,8 +308,21 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
             return AFD_ERANGE;
         o += (size_t)n;
     }
-    for (k = 0; k < 6; k++) {
-        n = snprintf(buf + o, cap - o, "%s = %.17g\n", keys[k], *coef((afd_hw *)hw, k));
+    for (k = 1; k < 3; k++) {
+        size_t c;
+        const char *v = str_field((afd_hw *)hw, k, &c);
+        if (v[0] == '\0')
+            continue;
+        n = snprintf(buf + o, cap - o, "%s = %s\n", str_keys[k], v);
+        if (n < 0 || (size_t)n >= cap - o)
+            return AFD_ERANGE;
+        o += (size_t)n;
+    }
+    for (k = 0; k < N_NUMERIC; k++) {
+        double v = *coef((afd_hw *)hw, k);
+        if (k >= N_REQUIRED && isnan(v))
+            continue;
+        n = snprintf(buf + o, cap - o, "%s = %.17g\n", num_keys[k], v);
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;
@@ -284,6 +369,7 @@ afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw 
         return AFD_EINVAL;
     /* eq. (24): B_e = B_F k (1 + MTP) / N_e */
     route = m->top_k * (1 + m->mtp_depth) / m->n_experts;
+    laws_nan(out);
     /* eq. (17)-(19) */
     out->alpha_a = m->kv_dim * m->kv_bytes / (s->hbm_bw * s->mem_eff);
     /* eq. (20)-(26): SwiGLU, 3 matrices, 2 operations per multiply-add */

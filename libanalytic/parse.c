@@ -166,3 +166,102 @@ afd_status afd_parse_i64(const char *s, int64_t *out)
     *out = (int64_t)v;
     return AFD_OK;
 }
+
+/* ---- units of time */
+
+static const struct {
+    const char *name;
+    double seconds;
+} time_units[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"min", 60}};
+
+static int unit_index(const char *u, size_t len)
+{
+    size_t k;
+    for (k = 0; k < sizeof time_units / sizeof time_units[0]; k++)
+        if (strlen(time_units[k].name) == len && memcmp(time_units[k].name, u, len) == 0)
+            return (int)k;
+    return -1;
+}
+
+afd_status afd_unit_seconds(const char *unit, double *sec)
+{
+    int k = unit != NULL ? unit_index(unit, strlen(unit)) : -1;
+    /* "min" is a rate denominator, not a latency model's unit. */
+    if (k < 0 || strcmp(unit, "min") == 0) {
+        *sec = NAN;
+        return AFD_EINVAL;
+    }
+    *sec = time_units[k].seconds;
+    return AFD_OK;
+}
+
+/* Split s into a number and a trailing alphabetic suffix (after an optional
+ * '/' for rates).  The number is parsed strictly; returns the suffix's unit
+ * index, -1 without a suffix, -2 for an unknown suffix. */
+static afd_status split_unit(const char *s, int rate, double *x, int *k)
+{
+    size_t len = strlen(s), n;
+    const char *t = trim(s, &len);
+    *k = -1;
+    n = len;
+    while (n > 0 && ((t[n - 1] >= 'a' && t[n - 1] <= 'z') || (t[n - 1] >= 'A' && t[n - 1] <= 'Z')))
+        n--;
+    if (n < len) {
+        if (rate) {
+            if (n == 0 || t[n - 1] != '/')
+                return AFD_EPARSE;
+            *k = unit_index(t + n, len - n);
+            n--;
+        } else {
+            *k = unit_index(t + n, len - n);
+            if (*k >= 0 && strcmp(time_units[*k].name, "min") == 0)
+                *k = -2;
+        }
+        if (*k < 0)
+            return AFD_EPARSE;
+    }
+    return parse_decimal(t, n, x);
+}
+
+afd_status afd_parse_time(const char *s, const char *unit, double *out)
+{
+    double x, to;
+    int k;
+    afd_status st = split_unit(s, 0, &x, &k);
+    *out = NAN;
+    if (st != AFD_OK)
+        return st;
+    if (k < 0) {
+        *out = x;
+        return AFD_OK;
+    }
+    if (afd_unit_seconds(unit, &to) != AFD_OK)
+        return AFD_EINVAL;
+    x *= time_units[k].seconds / to;
+    if (!isfinite(x))
+        return AFD_ERANGE;
+    *out = x;
+    return AFD_OK;
+}
+
+afd_status afd_parse_rate(const char *s, const char *unit, double *out)
+{
+    double x, to;
+    int k;
+    afd_status st = split_unit(s, 1, &x, &k);
+    *out = NAN;
+    if (st != AFD_OK)
+        return st;
+    if (k < 0) {
+        *out = x;
+        return AFD_OK;
+    }
+    if (afd_unit_seconds(unit, &to) != AFD_OK)
+        return AFD_EINVAL;
+    /* x events per time_units[k] = x * to / seconds(k) events per unit */
+    x *= to / time_units[k].seconds;
+    if (!isfinite(x))
+        return AFD_ERANGE;
+    *out = x;
+    return AFD_OK;
+}

@@ -28,10 +28,18 @@ static void preset_is_table3(void **state)
 
 static void format_parse_round_trip(void **state)
 {
-    afd_hw h = {2.385e-10, 1.0 / 3.0, 8.8080384e-8, 0, 5.376e-9, 17.25, "s"}, back;
+    afd_hw h, back;
     char buf[1024];
     afd_error err;
     (void)state;
+    afd_hw_init(&h);
+    h.alpha_a = 2.385e-10;
+    h.beta_a = 1.0 / 3.0;
+    h.alpha_f = 8.8080384e-8;
+    h.beta_f = 0;
+    h.alpha_c = 5.376e-9;
+    h.beta_c = 17.25;
+    snprintf(h.unit, sizeof h.unit, "%s", "s");
     assert_int_equal(afd_hw_format(&h, "a comment", buf, sizeof buf), AFD_OK);
     assert_true(strncmp(buf, "# a comment\n", 12) == 0);
     assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
@@ -39,6 +47,58 @@ static void format_parse_round_trip(void **state)
     assert_true(memcmp(&h.alpha_a, &back.alpha_a, 6 * sizeof(double)) == 0);
     assert_string_equal(back.unit, "s");
     assert_int_equal(afd_hw_format(&h, NULL, buf, 20), AFD_ERANGE);
+}
+
+static void serving_laws(void **state)
+{
+    static const char base[] = "alpha_a = 1e-3\nbeta_a = 0.5\nalpha_f = 2e-3\nbeta_f = 1\n"
+                               "alpha_c = 0\nbeta_c = 0.25\nunit = ms\n";
+    char text[1024], buf[2048];
+    afd_hw h, back;
+    afd_error err;
+    (void)state;
+    /* Without the laws: the six coefficients alone, laws absent. */
+    assert_int_equal(afd_hw_parse(base, strlen(base), &h, &err), AFD_OK);
+    assert_false(afd_hw_has_prefill(&h));
+    assert_false(afd_hw_has_decode(&h));
+    assert_true(isnan(h.fit_max_rel_err));
+    /* With both laws, provenance and the fit error; written and read back exactly. */
+    snprintf(text, sizeof text,
+             "%sprefill_a = 12.5\nprefill_b = 0.0625\nprefill_c = 3.0517578125e-06\n"
+             "decode_beta = 20.75\ndecode_gamma = 0.125\ndecode_alpha = 1.9073486328125e-06\n"
+             "fit_max_rel_err = 0.03\nmodel = llama-3.1-8b\ndevice = h100-sxm\n",
+             base);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_true(afd_hw_has_prefill(&h));
+    assert_true(afd_hw_has_decode(&h));
+    assert_close(h.prefill_b, 0.0625, 0, 0);
+    assert_close(h.decode_alpha, 1.9073486328125e-06, 0, 0);
+    assert_string_equal(h.model, "llama-3.1-8b");
+    assert_string_equal(h.device, "h100-sxm");
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
+    assert_true(memcmp(&h.alpha_a, &back.alpha_a, 6 * sizeof(double)) == 0);
+    assert_true(memcmp(&h.prefill_a, &back.prefill_a, 7 * sizeof(double)) == 0);
+    assert_string_equal(back.device, "h100-sxm");
+    /* A law given in part, or negative, is refused by name. */
+    snprintf(text, sizeof text, "%sprefill_a = 1\nprefill_b = 2\n", base);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
+    assert_non_null(strstr(err.text, "prefill_c"));
+    snprintf(text, sizeof text, "%sdecode_beta = 1\ndecode_gamma = -2\ndecode_alpha = 0\n",
+             base);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
+    assert_non_null(strstr(err.text, "decode_gamma"));
+    /* A NUL byte inside a value is an error, not a truncated number ("5\0" + "0"). */
+    {
+        static const char nul[] = "alpha_a = 1e-3\nbeta_a = 5\0" "0\nalpha_f = 2e-3\n"
+                                  "beta_f = 1\nalpha_c = 0\nbeta_c = 0\n";
+        assert_int_equal(afd_hw_parse(nul, sizeof nul - 1, &h, &err), AFD_EPARSE);
+        assert_int_equal(err.line, 2);
+    }
+    /* A struct built by hand starts with no laws. */
+    afd_hw_init(&h);
+    assert_false(afd_hw_has_prefill(&h));
+    assert_true(isnan(h.alpha_a));
 }
 
 static void parse_dialect(void **state)
@@ -80,7 +140,8 @@ static void parse_errors(void **state)
     snprintf(text, sizeof text, "%sgamma = 3\n", six);
     expect_error(text, AFD_EPARSE, 7,
                  "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
-                 "beta_c or unit)");
+                 "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, fit_max_rel_err, unit, "
+                 "model or device)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
     expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
@@ -167,7 +228,7 @@ int main(void)
         cmocka_unit_test(preset_is_table3),  cmocka_unit_test(format_parse_round_trip),
         cmocka_unit_test(parse_dialect),     cmocka_unit_test(parse_errors),
         cmocka_unit_test(read_file_errors),  cmocka_unit_test(derive_deepseek),
-        cmocka_unit_test(derive_table3),
+        cmocka_unit_test(derive_table3),     cmocka_unit_test(serving_laws),
     };
     RUN_TESTS(tests);
 }

@@ -191,6 +191,48 @@ static void list_messages_one_line(void **state)
     }
 }
 
+static void times_and_rates(void **state)
+{
+    double x;
+    (void)state;
+    /* Suffixed durations convert into the model's unit; bare numbers do not. */
+    assert_int_equal(afd_parse_time("2s", "ms", &x), AFD_OK);
+    assert_close(x, 2000, 1e-15, 0);
+    assert_int_equal(afd_parse_time(" 150ms", "s", &x), AFD_OK);
+    assert_close(x, 0.15, 1e-15, 0);
+    assert_int_equal(afd_parse_time("800us", "ms", &x), AFD_OK);
+    assert_close(x, 0.8, 1e-15, 0);
+    assert_int_equal(afd_parse_time("2.5e3ns", "us", &x), AFD_OK);
+    assert_close(x, 2.5, 1e-15, 0);
+    assert_int_equal(afd_parse_time("150", "ms", &x), AFD_OK);
+    assert_close(x, 150, 0, 0);
+    assert_int_equal(afd_parse_time("150", "cycles", &x), AFD_OK);
+    assert_close(x, 150, 0, 0);
+    /* A unit against a model in cycles (or of no unit) has no meaning. */
+    assert_int_equal(afd_parse_time("2s", "cycles", &x), AFD_EINVAL);
+    assert_true(isnan(x));
+    assert_int_equal(afd_parse_time("2s", "", &x), AFD_EINVAL);
+    /* Malformed values and unknown suffixes. */
+    assert_int_equal(afd_parse_time("2 h", "s", &x), AFD_EPARSE);
+    assert_int_equal(afd_parse_time("2min", "s", &x), AFD_EPARSE);
+    assert_int_equal(afd_parse_time("ms", "s", &x), AFD_EPARSE);
+    assert_int_equal(afd_parse_time("inf", "s", &x), AFD_EPARSE);
+    assert_int_equal(afd_parse_time("1e308s", "ns", &x), AFD_ERANGE);
+    /* Rates: per second and per minute, into events per model unit. */
+    assert_int_equal(afd_parse_rate("5/s", "ms", &x), AFD_OK);
+    assert_close(x, 5e-3, 1e-15, 0);
+    assert_int_equal(afd_parse_rate("300/min", "s", &x), AFD_OK);
+    assert_close(x, 5, 1e-15, 0);
+    assert_int_equal(afd_parse_rate("3.5", "s", &x), AFD_OK);
+    assert_close(x, 3.5, 0, 0);
+    assert_int_equal(afd_parse_rate("5/s", "cycles", &x), AFD_EINVAL);
+    assert_int_equal(afd_parse_rate("5s", "s", &x), AFD_EPARSE);
+    assert_int_equal(afd_parse_rate("5/h", "s", &x), AFD_EPARSE);
+    assert_int_equal(afd_unit_seconds("us", &x), AFD_OK);
+    assert_close(x, 1e-6, 0, 0);
+    assert_int_equal(afd_unit_seconds("cycles", &x), AFD_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +240,7 @@ int main(void)
         cmocka_unit_test(double_accepts), cmocka_unit_test(double_refuses),
         cmocka_unit_test(i64_forms),    cmocka_unit_test(lists),
         cmocka_unit_test(list_errors), cmocka_unit_test(list_messages_one_line),
+        cmocka_unit_test(times_and_rates),
     };
     RUN_TESTS(tests);
 }

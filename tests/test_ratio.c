@@ -31,7 +31,13 @@ static afd_system custom(double aa, double ba, double af, double bf, double ac, 
                          double B, double theta, double nu)
 {
     afd_system s;
-    s.hw = (afd_hw){aa, ba, af, bf, ac, bc, "t"};
+    s.hw = (afd_hw){.alpha_a = aa,
+                    .beta_a = ba,
+                    .alpha_f = af,
+                    .beta_f = bf,
+                    .alpha_c = ac,
+                    .beta_c = bc,
+                    .unit = "t"};
     s.B = B;
     s.theta = theta;
     s.nu = nu;
@@ -221,10 +227,13 @@ static void mean_field_against_grid(void **state)
         afd_system s;
         afd_mf_result mf;
         double best = 0, hi, r;
-        s.hw = (afd_hw){gsl_ran_exponential(rng, 1e-3), gsl_ran_exponential(rng, 50),
-                        gsl_ran_exponential(rng, 0.1), gsl_ran_exponential(rng, 100),
-                        gsl_rng_uniform(rng) < 0.2 ? 0 : gsl_ran_exponential(rng, 0.05),
-                        gsl_ran_exponential(rng, 30), "t"};
+        afd_hw_init(&s.hw);
+        s.hw.alpha_a = gsl_ran_exponential(rng, 1e-3);
+        s.hw.beta_a = gsl_ran_exponential(rng, 50);
+        s.hw.alpha_f = gsl_ran_exponential(rng, 0.1);
+        s.hw.beta_f = gsl_ran_exponential(rng, 100);
+        s.hw.alpha_c = gsl_rng_uniform(rng) < 0.2 ? 0 : gsl_ran_exponential(rng, 0.05);
+        s.hw.beta_c = gsl_ran_exponential(rng, 30);
         s.B = 1 + gsl_rng_uniform_int(rng, 512);
         s.theta = gsl_ran_exponential(rng, 800);
         s.nu = 0;
