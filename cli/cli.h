@@ -328,6 +328,8 @@ extern const cli_command cli_cmd_sim;
 extern const cli_command cli_cmd_pd;
 extern const cli_command cli_cmd_goodput;
 extern const cli_command cli_cmd_serve;
+extern const cli_command cli_cmd_estimate;
+extern const cli_command cli_cmd_model;
 extern const cli_command cli_cmd_mc;
 extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;
