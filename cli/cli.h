@@ -1,6 +1,6 @@
 /* cli.h: the afdkit command-line framework shared by every subcommand.
  *
- * Conventions (../spec/cli.md): the table goes to stdout and nothing else
+ * Conventions (docs/cli.md): the table goes to stdout and nothing else
  * does; errors are one line "afdkit: COMMAND: message" on stderr with exit 2
  * for usage/input errors and 1 for runtime failures; warnings are
  * "afdkit: COMMAND: warning: message".

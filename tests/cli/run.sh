@@ -4,7 +4,7 @@
 # A .cases file is a list of cases; each line is one directive:
 #   case NAME                 start a case
 #   write FILE TEXT           printf '%b' TEXT > $TMP/FILE  (\r \n \t \\ \0NNN escapes)
-#   run ARGS...               run "$AFDKIT" ARGS (expanded by the shell: $TESTDATA,
+#   run ARGS...               run "$AFDKIT" ARGS (expanded by the shell:
 #                             $NBDATA and $TMP are available)
 #   sh COMMAND...             run a shell command line instead (use "$AFDKIT")
 #   exit N                    exit status
@@ -27,11 +27,10 @@ set -u
 
 cases_file=$1
 : "${AFDKIT:?AFDKIT must point to the afdkit program}"
-TESTDATA=${TESTDATA:-}
 NBDATA=${NBDATA:-}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/afdkit-cli.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
-export TESTDATA NBDATA TMP AFDKIT
+export NBDATA TMP AFDKIT
 
 out=$TMP/.stdout
 err=$TMP/.stderr
