@@ -79,7 +79,7 @@ typedef struct afd_barrier_mc_result {
  * mean_w_se = sd_w / sqrt(T), overhead_se = mean_w_se / (B theta).
  *
  * out[k] answers r[k].  Errors: AFD_EINVAL for bad parameters (mu_p or
- * mu_d outside [1, 2^40] included) or a GIVEN workload; AFD_EEMPTY for a
+ * mu_d outside [1, AFD_GEOMETRIC_MAX_MEAN] of afd_sampler.h included) or a GIVEN workload; AFD_EEMPTY for a
  * trace without kept rows; AFD_ELIMIT beyond the limits above or when B times
  * the largest slot load could reach 2^53, or when memory runs out. */
 AFD_API afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result *out);
@@ -130,7 +130,7 @@ typedef struct afd_slot_mc_result {
  *
  * Random numbers: stream `stream` of the seed, read in order.
  * Errors: AFD_EINVAL (bad parameters, GIVEN workload, a trace row with
- * P + D >= 2^40, geometric means above 2^33, warm-up + steps above 2^46),
+ * P + D >= 2^40, geometric means above AFD_GEOMETRIC_MAX_MEAN, warm-up + steps above 2^46),
  * AFD_EEMPTY (trace without kept rows). */
 AFD_API afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *out);
 

@@ -42,6 +42,13 @@ extern "C" {
  * Domain: AFD_GEOMETRIC_MIN_P <= p <= 1 (mean at most 2^40), which keeps
  * every draw below 37 / p < 2^46, exactly representable. */
 #define AFD_GEOMETRIC_MIN_P 0x1p-40
+
+/* The largest mean mu_p, mu_d of a geometric workload that every Monte
+ * Carlo module accepts (the samplers, afd_slot_sum_geometric, the barrier
+ * and slot experiments and the pipeline).  A draw is below 53 ln 2 mu <
+ * 37 mu < 2^39, so P + D stays below the 2^40 that the slot and pipeline
+ * simulators sum exactly. */
+#define AFD_GEOMETRIC_MAX_MEAN 0x1p33
 typedef struct afd_geometric {
     double p;
     double inv_log1m_p; /* 1 / log1p(-p), or 0 when p = 1 */
@@ -119,7 +126,7 @@ AFD_API void afd_alias_fill(const afd_alias *a, size_t n, const double *u, size_
 typedef struct afd_slot_sampler afd_slot_sampler;
 
 /* Sampler for a TRACE workload with kept rows (n_kept >= 1, sum D < 2^53,
- * P + D < 2^53) or a GEOMETRIC one (mu_p, mu_d in [1, 2^40]).
+ * P + D < 2^53) or a GEOMETRIC one (mu_p, mu_d in [1, AFD_GEOMETRIC_MAX_MEAN]).
  * AFD_EINVAL for a GIVEN workload (theta and nu alone define no law) or
  * values outside those bounds, AFD_EEMPTY for a trace without kept rows,
  * AFD_ELIMIT for 2^32 or more kept rows, AFD_ENOMEM.  *out is NULL on error. */
@@ -165,7 +172,8 @@ AFD_API double afd_negbin_draw(afd_philox_cursor *c, double n, double p);
  *
  *   T = sum_{b=1}^{B} Y_b  ~  B + NegBin(B, 1/mu_p) + NegBin(B, 1/mu_d).
  *
- * NaN unless B >= 1 and mu_p, mu_d in [1, 2^40] with B (mu_p + mu_d) <= 2^46. */
+ * NaN unless B >= 1 and mu_p, mu_d in [1, AFD_GEOMETRIC_MAX_MEAN] with
+ * B (mu_p + mu_d) <= 2^46. */
 AFD_API double afd_slot_sum_geometric(afd_philox_cursor *c, double mu_p, double mu_d, double B);
 
 #ifdef __cplusplus

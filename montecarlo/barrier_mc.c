@@ -14,7 +14,6 @@
 #define CHUNK    512    /* slot loads per uniform buffer (per-slot path) */
 #define EXACT    0x1p53 /* integer sums below this are exact doubles */
 #define GEO_MEAN 0x1p46 /* largest B (mu_p + mu_d) of the geometric paths */
-#define GEO_MU   0x1p40 /* largest mu_p, mu_d (afd_slot_sum_geometric) */
 
 static void set_nan(const afd_barrier_mc_params *p, afd_barrier_mc_result *out)
 {
@@ -56,7 +55,8 @@ static afd_status check(const afd_barrier_mc_params *p, unsigned *rmax)
         return AFD_ELIMIT;
     w = p->workload;
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
-        if (!(w->mu_p >= 1 && w->mu_d >= 1 && w->mu_p <= GEO_MU && w->mu_d <= GEO_MU))
+        if (!(w->mu_p >= 1 && w->mu_d >= 1 && w->mu_p <= AFD_GEOMETRIC_MAX_MEAN &&
+              w->mu_d <= AFD_GEOMETRIC_MAX_MEAN))
             return AFD_EINVAL;
         mean_load = w->mu_p + w->mu_d;
         if (!((double)p->B * mean_load <= GEO_MEAN))

@@ -10,7 +10,6 @@
 #define TWO_PI           6.283185307179586476925286766559
 #define POISSON_MAX_MEAN 0x1p50
 #define NEGBIN_MAX_MEAN  0x1p46
-#define MEAN_LIMIT       0x1p40
 
 double afd_normal_draw(afd_philox_cursor *c)
 {
@@ -138,8 +137,8 @@ double afd_negbin_draw(afd_philox_cursor *c, double n, double p)
 double afd_slot_sum_geometric(afd_philox_cursor *c, double mu_p, double mu_d, double B)
 {
     double kp, kd;
-    if (!(B >= 1 && B == floor(B)) || !(mu_p >= 1 && mu_p <= MEAN_LIMIT) ||
-        !(mu_d >= 1 && mu_d <= MEAN_LIMIT) || !(B * (mu_p + mu_d) <= NEGBIN_MAX_MEAN))
+    if (!(B >= 1 && B == floor(B)) || !(mu_p >= 1 && mu_p <= AFD_GEOMETRIC_MAX_MEAN) ||
+        !(mu_d >= 1 && mu_d <= AFD_GEOMETRIC_MAX_MEAN) || !(B * (mu_p + mu_d) <= NEGBIN_MAX_MEAN))
         return NAN;
     kp = afd_negbin_draw(c, B, 1 / mu_p);
     kd = afd_negbin_draw(c, B, 1 / mu_d);

@@ -172,7 +172,8 @@ afd_status afd_pipeline_check(const afd_pipeline_params *p)
         afd_hw_check(&p->hw, NULL) != AFD_OK)
         return AFD_EINVAL;
     if (w->kind == AFD_WORKLOAD_GEOMETRIC)
-        return w->mu_p >= 1 && w->mu_p <= 0x1p30 && w->mu_d >= 1 && w->mu_d <= 0x1p30
+        return w->mu_p >= 1 && w->mu_p <= AFD_GEOMETRIC_MAX_MEAN && w->mu_d >= 1 &&
+                       w->mu_d <= AFD_GEOMETRIC_MAX_MEAN
                    ? AFD_OK
                    : AFD_EINVAL;
     if (w->kind != AFD_WORKLOAD_TRACE)

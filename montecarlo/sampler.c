@@ -9,7 +9,6 @@
 #include "mc_internal.h"
 
 #define EXACT_LIMIT 0x1p53 /* integers up to here are exact doubles */
-#define MEAN_LIMIT  0x1p40 /* largest geometric mean accepted */
 /* A trace is sampled by value when its loads span at most this many values
  * (16 MiB of table) or when the value table is no larger than the row
  * table (span <= 2.5 rows); otherwise by row. */
@@ -166,7 +165,8 @@ afd_status afd_priv_slot_sampler_alloc(const afd_workload *w, int by_value, afd_
     if (s == NULL)
         return AFD_ENOMEM;
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
-        if (!(w->mu_p >= 1 && w->mu_p <= MEAN_LIMIT && w->mu_d >= 1 && w->mu_d <= MEAN_LIMIT))
+        if (!(w->mu_p >= 1 && w->mu_p <= AFD_GEOMETRIC_MAX_MEAN && w->mu_d >= 1 &&
+              w->mu_d <= AFD_GEOMETRIC_MAX_MEAN))
             st = AFD_EINVAL;
         else if (afd_geometric_init(1 / w->mu_p, &s->gp) != AFD_OK ||
                  afd_geometric_init(1 / w->mu_d, &s->gd) != AFD_OK)

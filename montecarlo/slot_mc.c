@@ -13,7 +13,6 @@ typedef unsigned __int128 u128;
 
 #define LOAD_LIMIT     (UINT64_C(1) << 40) /* P + D below this */
 #define STEP_LIMIT     (UINT64_C(1) << 46) /* warm-up + steps: sums of Y^2 < 2^126 */
-#define GEO_MEAN_LIMIT 0x1p33              /* geometric draws stay below 37 mu < 2^39 */
 
 static void set_nan(afd_slot_mc_result *out)
 {
@@ -75,8 +74,8 @@ static afd_status check(const afd_slot_mc_params *p, sampler *s, double *lifetim
         *lifetime = (double)(sd2 / sd); /* E[D^2] / E[D] */
         return AFD_OK;
     }
-    if (w->kind != AFD_WORKLOAD_GEOMETRIC || !(w->mu_p >= 1 && w->mu_p <= GEO_MEAN_LIMIT) ||
-        !(w->mu_d >= 1 && w->mu_d <= GEO_MEAN_LIMIT))
+    if (w->kind != AFD_WORKLOAD_GEOMETRIC || !(w->mu_p >= 1 && w->mu_p <= AFD_GEOMETRIC_MAX_MEAN) ||
+        !(w->mu_d >= 1 && w->mu_d <= AFD_GEOMETRIC_MAX_MEAN))
         return AFD_EINVAL;
     if (afd_geometric_init(1 / w->mu_p, &s->gp) != AFD_OK ||
         afd_geometric_init(1 / w->mu_d, &s->gd) != AFD_OK)

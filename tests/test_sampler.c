@@ -496,6 +496,9 @@ static void rejection_domain(void **state)
     assert_true(isnan(afd_slot_sum_geometric(&cur, 100, 500, 2.5)));
     assert_true(isnan(afd_slot_sum_geometric(&cur, 0.5, 500, 4)));
     assert_true(isnan(afd_slot_sum_geometric(&cur, 100, 0x1p41, 4)));
+    /* one cap for every module: the largest mean is accepted, twice it is not */
+    assert_true(afd_slot_sum_geometric(&cur, 100, AFD_GEOMETRIC_MAX_MEAN, 4) >= 4);
+    assert_true(isnan(afd_slot_sum_geometric(&cur, 100, 2 * AFD_GEOMETRIC_MAX_MEAN, 4)));
     assert_true(afd_slot_sum_geometric(&cur, 1, 1, 7) == 7); /* P = D = 1: Y = 1 */
 }
 
