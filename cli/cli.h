@@ -22,6 +22,14 @@
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
+/* An OpenMP directive that vanishes in a build without OpenMP (an unknown
+ * #pragma is a warning, an error under --enable-werror). */
+#if defined(_OPENMP)
+#define CLI_OMP(directive) _Pragma(directive)
+#else
+#define CLI_OMP(directive)
+#endif
+
 /* ---- messages */
 
 /* Print "afdkit: CMD: message (see 'afdkit CMD --help')" and return 2. */

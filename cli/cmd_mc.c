@@ -12,13 +12,13 @@
 enum {
     OPT_B = OPT_COMMAND, OPT_R, OPT_TRIALS, OPT_SEED, OPT_PER_SLOT, OPT_STEPS, OPT_WARMUP,
     OPT_BATCHES, OPT_LAMBDA, OPT_SERVICE, OPT_C, OPT_CUSTOMERS, OPT_SERVICE_TRACE,
-    OPT_SERVICE_A, OPT_SERVICE_B, OPT_SERVICE_C, OPT_PERCENTILE
+    OPT_SERVICE_A, OPT_SERVICE_B, OPT_SERVICE_C, OPT_PERCENTILE, OPT_THREADS
 };
 
 struct mc_args {
     double B;
     cli_list list;
-    int64_t trials, seed, steps, warmup, batches, customers;
+    int64_t trials, seed, steps, warmup, batches, customers, threads;
     int per_slot;
     double lambda, service, sa, sb, sc, percentile;
     const char *service_trace;
@@ -62,6 +62,8 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_TRIALS: return cli_integer(cmd, opt->name, arg, 2, INT64_MAX, &a->trials);
     case OPT_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
     case OPT_PER_SLOT: a->per_slot = 1; return 0;
+    case OPT_THREADS:
+        return cli_integer(cmd, opt->name, arg, 1, AFD_MC_MAX_THREADS, &a->threads);
     case OPT_STEPS: return cli_integer(cmd, opt->name, arg, 2, (int64_t)1 << 46, &a->steps);
     case OPT_WARMUP:
         a->have_warmup = 1;
@@ -108,6 +110,8 @@ static const cli_option barrier_options[] = {
     {"seed", 's', "S", "seed of the Philox streams (default 1)", OPT_SEED},
     {"per-slot", 0, NULL, "draw every slot also for the geometric model (no O(1) shortcut)",
      OPT_PER_SLOT},
+    {"threads", 0, "N", "threads (default OMP_NUM_THREADS or the processors, at most 256)",
+     OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group barrier_group = {"Options", barrier_options};
@@ -151,6 +155,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     p.trials = (uint64_t)a.trials;
     p.seed = (uint64_t)a.seed;
     p.per_slot = a.per_slot;
+    p.threads = (unsigned)a.threads;
     st = afd_barrier_mc(&p, res);
     if (st != AFD_OK) {
         rc = st == AFD_ELIMIT

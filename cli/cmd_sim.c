@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_mc.h"
 #include "afd_pipeline.h"
 #include "cli.h"
 
 enum {
     OPT_B = OPT_COMMAND, OPT_R, OPT_REQUESTS, OPT_SEED, OPT_MB, OPT_START, OPT_FFN, OPT_WARMUP,
-    OPT_BATCHES, OPT_NO_BARRIER, OPT_NO_COMM, OPT_GANTT, OPT_GANTT_STEPS, OPT_ASYNC
+    OPT_BATCHES, OPT_NO_BARRIER, OPT_NO_COMM, OPT_GANTT, OPT_GANTT_STEPS, OPT_ASYNC, OPT_THREADS
 };
 
 static const cli_option sim_options[] = {
@@ -36,6 +37,9 @@ static const cli_option sim_options[] = {
     {"gantt", 0, "FILE", "write stage start/end times of the first steps (one r only)",
      OPT_GANTT},
     {"gantt-steps", 0, "N", "steps written to --gantt (default 24)", OPT_GANTT_STEPS},
+    {"threads", 0, "N", "configurations simulated at once (default OMP_NUM_THREADS or the "
+                        "processors, at most 256)",
+     OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sim_group = {"Options", sim_options};
@@ -45,7 +49,7 @@ static const cli_group *const sim_groups[] = {&sim_group, &cli_workload_group, &
 struct args {
     double B, warmup;
     cli_list rs;
-    int64_t requests, seed, mb, ffn, batches, gantt_steps;
+    int64_t requests, seed, mb, ffn, batches, gantt_steps, threads;
     int start, no_barrier, no_comm, async;
     const char *gantt;
 };
@@ -67,6 +71,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_FFN: return cli_integer(cmd, opt->name, arg, 1, 65536, &a->ffn);
     case OPT_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 10000, &a->batches);
     case OPT_GANTT_STEPS: return cli_integer(cmd, opt->name, arg, 1, 1000000, &a->gantt_steps);
+    case OPT_THREADS:
+        return cli_integer(cmd, opt->name, arg, 1, AFD_MC_MAX_THREADS, &a->threads);
     case OPT_NO_BARRIER: a->no_barrier = 1; return 0;
     case OPT_NO_COMM: a->no_comm = 1; return 0;
     case OPT_ASYNC: a->async = 1; return 0;
@@ -138,6 +144,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_hw hw;
     cli_progress prog;
     size_t k, n, done;
+    unsigned nt;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -204,7 +211,9 @@ static int run(const cli_command *self, int argc, char **argv)
      * the thread count nor on the other values of --r. */
     cli_progress_init(&prog, cmd, "simulating", c.out.quiet);
     done = 0;
-#pragma omp parallel for schedule(dynamic, 1) if (gt == NULL)
+    nt = afd_mc_threads((unsigned)a.threads);
+    (void)nt; /* unused without OpenMP */
+    CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt) if (gt == NULL)")
     for (k = 0; k < n; k++) {
         afd_pipeline_params p;
         params_for(&a, &w, &hw, k, &p);
@@ -212,7 +221,7 @@ static int run(const cli_command *self, int argc, char **argv)
         p.gantt_ctx = gt;
         p.gantt_steps = (uint64_t)a.gantt_steps;
         sts[k] = afd_pipeline_run(&p, &res[k]);
-#pragma omp critical(sim_progress)
+        CLI_OMP("omp critical(sim_progress)")
         cli_progress_update(&prog, (double)++done, (double)n, "ratios");
     }
     cli_progress_end(&prog);

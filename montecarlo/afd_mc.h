@@ -26,6 +26,17 @@
 extern "C" {
 #endif
 
+/* ----------------------------------------------------------------- threads */
+
+#define AFD_MC_MAX_THREADS 256u
+
+/* The OpenMP team size of a parallel run: `requested` if nonzero, else
+ * OpenMP's default (OMP_NUM_THREADS, or the number of processors), at most
+ * AFD_MC_MAX_THREADS (the OpenMP runtime overflows its stack starting a
+ * team of a million threads); 1 without OpenMP.  Results never depend on
+ * it. */
+AFD_API unsigned afd_mc_threads(unsigned requested);
+
 /* ------------------------------------------------------ barrier experiment */
 
 /* Limits of afd_barrier_mc, refused up front with AFD_ELIMIT (a run at the
@@ -44,6 +55,7 @@ typedef struct afd_barrier_mc_params {
     int per_slot; /* nonzero: per-slot path for the geometric model too */
     int by_row;   /* nonzero: a trace's slots by row (two uniforms each)
                      rather than by value; the same law, for comparisons */
+    unsigned threads; /* OpenMP team size, as afd_mc_threads (0: the default) */
 } afd_barrier_mc_params;
 
 typedef struct afd_barrier_mc_result {

@@ -150,6 +150,7 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
     afd_status st;
     job jb;
     int failed = 0;
+    unsigned nt;
     size_t k;
 
     set_nan(p, out);
@@ -186,7 +187,9 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
         return AFD_ENOMEM;
     }
 
-    AFD_OMP("omp parallel")
+    nt = afd_mc_threads(p->threads);
+    (void)nt; /* unused without OpenMP */
+    AFD_OMP("omp parallel num_threads(nt)")
     {
         double *buf = malloc(2 * CHUNK * sizeof *buf);
         double *load = malloc(jb.rmax * sizeof *load);
