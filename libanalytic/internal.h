@@ -23,8 +23,9 @@ afd_status afd_priv_fail(afd_error *err, afd_status st, long line, long column,
 void afd_priv_show(const char *s, size_t n, char *out, size_t cap);
 
 /* Integrate f over [a, b] (finite) to max(epsabs, epsrel*|I|) with GSL's
- * non-adaptive Gauss-Kronrod-Patterson rule (gsl_integration_qng), bisecting
- * recursively where it does not converge.  Allocation-free and thread-safe.
+ * 21-point Gauss-Kronrod rule (gsl_integration_qk21), bisecting recursively
+ * (24 levels at most) where its error estimate misses the tolerance.  Never
+ * calls GSL's error handler.  Allocation-free and thread-safe.
  * Returns AFD_OK or AFD_ENUMERIC; *result and *abserr are always set. */
 afd_status afd_priv_integrate(double (*f)(double, void *), void *params, double a, double b,
                               double epsabs, double epsrel, double *result, double *abserr);

@@ -2,9 +2,10 @@
 # The README's second command: run every test.
 #   1. unit and command-line tests (make check) in build/
 #   2. the same suite built with AddressSanitizer + UBSan in build-sanitize/
-#   3. every libFuzzer target for FUZZ_SECONDS (default 15) in build-fuzz/
-#   4. the command-line tests with afdkit under valgrind memcheck
-#   5. make distcheck: the release tarball builds and passes its tests
+#   3. the same suite built without OpenMP (and -Werror) in build-noomp/
+#   4. every libFuzzer target for FUZZ_SECONDS (default 15) in build-fuzz/
+#   5. the command-line tests with afdkit under valgrind memcheck
+#   6. make distcheck: the release tarball builds and passes its tests
 # Idempotent; builds first if needed (scripts/setup.sh --build).
 # AFDKIT_QUICK=1 runs step 1 only.
 set -eu
@@ -41,6 +42,15 @@ if [ ! -f "$san/Makefile" ] || [ configure -nt "$san/config.status" ]; then
 fi
 make -C "$san" -j"$jobs" >/dev/null
 check "$san" check
+
+step "make check without OpenMP"
+noomp=$top/build-noomp
+mkdir -p "$noomp"
+if [ ! -f "$noomp/Makefile" ] || [ configure -nt "$noomp/config.status" ]; then
+    (cd "$noomp" && "$top/configure" --disable-openmp --enable-werror >/dev/null)
+fi
+make -C "$noomp" -j"$jobs" >/dev/null
+check "$noomp" check
 
 step "fuzzing: each target for ${FUZZ_SECONDS:-15}s"
 scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
