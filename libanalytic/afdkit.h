@@ -20,6 +20,8 @@
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_deadline.h"
+#include "afd_priority.h"
 
 #ifdef __cplusplus
 extern "C" {
