@@ -166,7 +166,8 @@ AFD_API afd_status afd_mg1_deadline(double lambda, const afd_svc_law *law, doubl
  * within 5% of the simulated value for rho >= 0.95 and d >= 2 E[S], within
  * 15% for rho >= 0.95 at d = E[S]/2, but 20-50% low at light load with
  * short deadlines (where p_off itself is small); the served mean wait within
- * 15% in most cells (up to 20% low at rho = 0.5 with c = 8).  The *_err
+ * 17% (up to 21% low at rho = 0.5 with c = 8), the served P90 within 6% for
+ * rho >= 0.8.  The *_err
  * fields cover rounding only, not the approximation. */
 AFD_API afd_status afd_mgc_deadline(double lambda, const afd_svc_law *law, int c, double d,
                                     double q, afd_deadline_result *out);
