@@ -22,6 +22,9 @@
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_model.h"
+#include "afd_device.h"
+#include "afd_estimate.h"
 
 #ifdef __cplusplus
 extern "C" {
