@@ -330,6 +330,7 @@ extern const cli_command cli_cmd_theta;
 extern const cli_command cli_cmd_kappa;
 extern const cli_command cli_cmd_ratio;
 extern const cli_command cli_cmd_sweep;
+extern const cli_command cli_cmd_pipeline;
 extern const cli_command cli_cmd_hw;
 extern const cli_command cli_cmd_calibrate;
 extern const cli_command cli_cmd_sim;
@@ -343,6 +344,7 @@ extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;
 extern const cli_command cli_cmd_mc_mdc;
 extern const cli_command cli_cmd_mdc;
+extern const cli_command cli_cmd_offload;
 extern const cli_command cli_cmd_hist;
 extern const cli_command cli_cmd_plot;
 

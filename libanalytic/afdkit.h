@@ -19,12 +19,16 @@
 #include "afd_hw.h"
 #include "afd_ratio.h"
 #include "afd_cost.h"
+#include "afd_stages.h"
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_deadline.h"
+#include "afd_priority.h"
 #include "afd_model.h"
 #include "afd_device.h"
 #include "afd_estimate.h"
+#include "afd_perfmodel.h"
 
 #ifdef __cplusplus
 extern "C" {
