@@ -182,8 +182,9 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         goto out;
 
     if (a.step > a.tpot) {
-        rc = cli_infeasible(cmd, "the decode step %g exceeds the TPOT SLO %g: no decode pool "
-                                 "meets it",
+        rc = cli_infeasible(cmd,
+                            "the decode step %g exceeds the TPOT SLO %g: no decode pool "
+                            "meets it",
                             a.step, a.tpot);
         goto out;
     }
@@ -192,10 +193,11 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     if (st == AFD_OK)
         st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, 0, (int)a.maxp, &md);
     if (st == AFD_EEMPTY) {
-        rc = cli_infeasible(cmd, "no prefill pool of at most %lld instances meets a P%g TTFT of "
-                                  "%g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or raise "
-                                  "--max-prefill",
-                             (long long)a.maxp, 100 * a.pct, a.ttft, law.mean, law.max);
+        rc = cli_infeasible(cmd,
+                            "no prefill pool of at most %lld instances meets a P%g TTFT of "
+                            "%g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or raise "
+                            "--max-prefill",
+                            (long long)a.maxp, 100 * a.pct, a.ttft, law.mean, law.max);
         goto out;
     }
     if (st != AFD_OK) {
@@ -256,8 +258,9 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         st = afd_ttft_quantile(a.lambda, &law, cc, a.pct, &q);
         if (st == AFD_ENOMEM && q.rho < 1) {
             /* the size limit of the exact chain, as afd_prefill_pool skips */
-            cli_warn(cmd, "c = %d: rho = %.15g is too close to 1 for the exact M/D/c solution; "
-                          "this pool is taken as missing the SLO",
+            cli_warn(cmd,
+                     "c = %d: rho = %.15g is too close to 1 for the exact M/D/c solution; "
+                     "this pool is taken as missing the SLO",
                      cc, q.rho);
             st = AFD_OK;
         }
@@ -347,8 +350,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
     if (a.step > a.tpot) {
-        rc = cli_infeasible(cmd, "the decode step %g exceeds the TPOT SLO %g: no pool has a "
-                                 "positive goodput",
+        rc = cli_infeasible(cmd,
+                            "the decode step %g exceeds the TPOT SLO %g: no pool has a "
+                            "positive goodput",
                             a.step, a.tpot);
         goto out;
     }
@@ -415,8 +419,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         ;
     if (i == npairs) {
         /* at a rate near 0 the TTFT is the prefill time alone, whatever the pool */
-        rc = cli_infeasible(cmd, "no pool has a positive goodput: the %s limit binds at "
-                                 "every arrival rate",
+        rc = cli_infeasible(cmd,
+                            "no pool has a positive goodput: the %s limit binds at "
+                            "every arrival rate",
                             afd_limit_name(lim[0]));
         goto out;
     }
@@ -471,8 +476,9 @@ const cli_command cli_cmd_goodput = {
     .name = "goodput",
     .path = "goodput",
     .summary = "largest arrival rate meeting both SLOs, per prefill:decode split",
-    .usage = "goodput WORKLOAD (--prefill LIST --decode LIST | --total LIST) --slots-per-instance N "
-             "...",
+    .usage =
+        "goodput WORKLOAD (--prefill LIST --decode LIST | --total LIST) --slots-per-instance N "
+        "...",
     .description =
         "Prints one row per pool: prefill decode goodput goodput_per_gpu limit; with\n"
         "--total a second block gives the best split of each total:\n"

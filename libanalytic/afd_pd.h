@@ -113,7 +113,11 @@ typedef struct afd_pd_pool {
 /* AFD_LIMIT_SATURATION: the prefill load is too close to 1 for the exact
  * M/D/c solution (its size limit), so the goodput found is a lower bound. */
 enum {
-    AFD_LIMIT_NONE = 0, AFD_LIMIT_TTFT, AFD_LIMIT_SLOTS, AFD_LIMIT_KV, AFD_LIMIT_TPOT,
+    AFD_LIMIT_NONE = 0,
+    AFD_LIMIT_TTFT,
+    AFD_LIMIT_SLOTS,
+    AFD_LIMIT_KV,
+    AFD_LIMIT_TPOT,
     AFD_LIMIT_SATURATION
 };
 AFD_API const char *afd_limit_name(int limit);

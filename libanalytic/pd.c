@@ -114,8 +114,8 @@ afd_status afd_service_law_from_workload(const afd_workload *w, const afd_prefil
 /* A status of afd_ttft_quantile that means "the load is so close to 1 that
  * the exact M/D/c chain exceeds its size limit" (rho above about 0.9996 at
  * c = 64, 0.9999 at c = 1; see afd_mdc_alloc).  The mean wait there is at
- * least tens of mean service times (about E[S] / (2 c (1 - rho))), so sizing takes such a pool as missing
- * the SLO rather than failing. */
+ * least tens of mean service times (about E[S] / (2 c (1 - rho))), so sizing takes such a pool as
+ * missing the SLO rather than failing. */
 static int saturated(afd_status st)
 {
     return st == AFD_ENOMEM;
@@ -271,7 +271,8 @@ const char *afd_limit_name(int limit)
     case AFD_LIMIT_SLOTS: return "decode-slots";
     case AFD_LIMIT_KV: return "kv-cache";
     case AFD_LIMIT_TPOT: return "tpot";
-    case AFD_LIMIT_SATURATION: return "saturation";
+    case AFD_LIMIT_SATURATION:
+        return "saturation";
     }
     return "none";
 }
