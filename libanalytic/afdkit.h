@@ -21,6 +21,7 @@
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_serving.h"
 
 #ifdef __cplusplus
 extern "C" {
