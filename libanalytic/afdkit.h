@@ -21,6 +21,9 @@
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_model.h"
+#include "afd_device.h"
+#include "afd_estimate.h"
 #include "afd_serving.h"
 
 #ifdef __cplusplus
