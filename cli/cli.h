@@ -327,6 +327,7 @@ extern const cli_command cli_cmd_sim;
 extern const cli_command cli_cmd_pd;
 extern const cli_command cli_cmd_goodput;
 extern const cli_command cli_cmd_serve;
+extern const cli_command cli_cmd_strategies;
 extern const cli_command cli_cmd_mc;
 extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;

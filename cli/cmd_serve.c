@@ -28,7 +28,7 @@ struct serve_ctx {
 };
 
 static const cli_group *const serve_groups[] = {
-    &cli_serve_arch_group, &closed_group, &cli_serve_run_group, &cli_workload_group, &cli_hw_group,
+    &cli_serve_arch_group, &cli_serve_model_group, &closed_group, &cli_serve_run_group, &cli_workload_group, &cli_hw_group,
     &cli_output_group, NULL};
 
 static int own(void *ctx, const cli_option *opt, const char *arg)

@@ -72,7 +72,13 @@ typedef struct afd_serving_params {
     double quantile;       /* of TTFT and TPOT, in (0, 1) (0: 0.9) */
 } afd_serving_params;
 
-enum { AFD_SERVING_LIMIT_NONE = 0, AFD_SERVING_LIMIT_PREFILL, AFD_SERVING_LIMIT_DECODE };
+enum {
+    AFD_SERVING_LIMIT_NONE = 0,
+    AFD_SERVING_LIMIT_PREFILL, /* the prefill stage cannot keep up */
+    AFD_SERVING_LIMIT_DECODE,  /* the decode stage cannot keep up */
+    AFD_SERVING_LIMIT_TTFT,    /* the TTFT SLO binds */
+    AFD_SERVING_LIMIT_TPOT     /* the TPOT SLO binds */
+};
 
 typedef struct afd_serving_result {
     double ttft_mean, ttft_q;  /* time to first token, mean and quantile */
@@ -94,8 +100,42 @@ AFD_API afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_r
 /* Collocated serving with prefill priority, N instances.  Errors as above. */
 AFD_API afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out);
 
-/* Name of a limit: "none", "prefill", "decode". */
+/* Name of a limit: "none", "prefill", "decode", "ttft", "tpot". */
 AFD_API const char *afd_serving_limit_name(int limit);
+
+/* The largest arrival rate the configuration sustains at all (colloc != 0:
+ * collocated, N instances; else disaggregated):
+ *   prefill     c max_k k / S(k)  (k = 1 .. B)
+ *   decode      ND B / ((G - 1) t(B))
+ *   collocated  N / (S(k)/k + (G - 1) t(B) / B), the best k
+ * (every instance busy, every batch full).  +inf for a stage that has no
+ * work (G = 1); NaN for bad parameters. */
+AFD_API double afd_serving_capacity(const afd_serving_params *p, int colloc);
+
+/* Feasibility of a rate for afd_goodput_bisect: 1 feasible, 0 not, negative
+ * on failure (the search stops with AFD_ENUMERIC). */
+typedef int (*afd_feasible_fn)(double lambda, void *ctx);
+
+/* Goodput by bisection, BestServe's Algorithm 8 with its loop test the right
+ * way round: the printed "while lambda_u - lambda_l < eps" never runs (the
+ * initial gap is wide), so the bracket [lo, hi] is halved while
+ * hi - lo > rel_tol hi, keeping lo feasible and hi infeasible.  hi is not
+ * tested (it should be a capacity, infeasible by construction); if lo is not
+ * feasible the goodput is 0.  Feasibility is assumed monotone in lambda
+ * (a simulator with common random numbers is nearly so).  AFD_EINVAL for
+ * 0 < lo < hi violated or rel_tol outside (0, 1). */
+AFD_API afd_status afd_goodput_bisect(afd_feasible_fn feasible, void *ctx, double lo, double hi,
+                                      double rel_tol, double *goodput);
+
+/* The goodput of the closed forms: the largest rate whose TTFT and TPOT
+ * quantiles (p->quantile, P90 by default) meet ttft_slo and tpot_slo, by
+ * afd_goodput_bisect from capacity 1e-4 up to the capacity, to rel_tol.
+ * *limit tells what fails just above it (an SLO, or a stage's stability);
+ * AFD_SERVING_LIMIT_TTFT or _TPOT with goodput 0 when the SLO cannot be met
+ * even at the lightest load.  lambda in p is ignored. */
+AFD_API afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double ttft_slo,
+                                       double tpot_slo, double rel_tol, double *goodput,
+                                       int *limit);
 
 #ifdef __cplusplus
 }

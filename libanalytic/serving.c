@@ -22,6 +22,8 @@ const char *afd_serving_limit_name(int limit)
 {
     return limit == AFD_SERVING_LIMIT_PREFILL  ? "prefill"
            : limit == AFD_SERVING_LIMIT_DECODE ? "decode"
+           : limit == AFD_SERVING_LIMIT_TTFT   ? "ttft"
+           : limit == AFD_SERVING_LIMIT_TPOT   ? "tpot"
                                                : "none";
 }
 
@@ -228,4 +230,122 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         out->tpot_mean = out->tpot_q = NAN;
     }
     return AFD_OK;
+}
+
+double afd_serving_capacity(const afd_serving_params *p, int colloc)
+{
+    const afd_hw *hw;
+    double best = 0, m, tb, dec;
+    unsigned k;
+    if (p == NULL || check(p) != AFD_OK || (colloc ? p->instances < 1 : p->prefill < 1 ||
+                                                                           p->decode < 1))
+        return NAN;
+    hw = p->hw;
+    m = p->output - 1;
+    tb = hw->decode_beta + p->decode_bmax * (hw->decode_gamma +
+                                             hw->decode_alpha * (p->prompt + p->output / 2));
+    dec = m * tb / p->decode_bmax; /* decode time per request at the full batch */
+    for (k = 1; k <= p->prefill_bmax; k++) {
+        double s = batch_time(hw, k, p->prompt) / k, rate;
+        rate = colloc ? p->instances / (s + dec) : p->prefill / s;
+        if (rate > best)
+            best = rate;
+    }
+    if (!colloc && m > 0 && p->decode / dec < best)
+        best = p->decode / dec;
+    return best;
+}
+
+afd_status afd_goodput_bisect(afd_feasible_fn feasible, void *ctx, double lo, double hi,
+                              double rel_tol, double *goodput)
+{
+    int f;
+    *goodput = NAN;
+    if (!(lo > 0 && lo < hi && isfinite(hi)) || !(rel_tol > 0 && rel_tol < 1))
+        return AFD_EINVAL;
+    f = feasible(lo, ctx);
+    if (f < 0)
+        return AFD_ENUMERIC;
+    if (f == 0) {
+        *goodput = 0;
+        return AFD_OK;
+    }
+    while (hi - lo > rel_tol * hi) {
+        double mid = 0.5 * (lo + hi);
+        f = feasible(mid, ctx);
+        if (f < 0)
+            return AFD_ENUMERIC;
+        if (f)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *goodput = lo;
+    return AFD_OK;
+}
+
+struct cf_ctx {
+    afd_serving_params p;
+    int colloc;
+    double ttft_slo, tpot_slo;
+    int limit;   /* why the last infeasible rate failed */
+    afd_status failure;
+};
+
+static int cf_feasible(double lambda, void *ctx)
+{
+    struct cf_ctx *c = ctx;
+    afd_serving_result r;
+    afd_status st;
+    c->p.lambda = lambda;
+    st = c->colloc ? afd_serving_colloc(&c->p, &r) : afd_serving_disagg(&c->p, &r);
+    if (st == AFD_EUNSTABLE) {
+        c->limit = r.limit;
+        return 0;
+    }
+    if (st != AFD_OK) {
+        c->failure = st;
+        return -1;
+    }
+    if (r.ttft_q > c->ttft_slo) {
+        c->limit = AFD_SERVING_LIMIT_TTFT;
+        return 0;
+    }
+    if (r.tpot_q > c->tpot_slo) { /* NaN (one output token) passes */
+        c->limit = AFD_SERVING_LIMIT_TPOT;
+        return 0;
+    }
+    return 1;
+}
+
+afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double ttft_slo,
+                               double tpot_slo, double rel_tol, double *goodput, int *limit)
+{
+    struct cf_ctx c;
+    double cap;
+    afd_status st;
+    *goodput = NAN;
+    *limit = AFD_SERVING_LIMIT_NONE;
+    if (p == NULL || !(ttft_slo > 0) || !(tpot_slo > 0))
+        return AFD_EINVAL;
+    c.p = *p;
+    c.p.lambda = 1; /* for the check only */
+    cap = afd_serving_capacity(&c.p, colloc);
+    if (!(cap > 0) || !isfinite(cap))
+        return AFD_EINVAL;
+    c.colloc = colloc;
+    c.ttft_slo = ttft_slo;
+    c.tpot_slo = tpot_slo;
+    c.limit = AFD_SERVING_LIMIT_NONE;
+    c.failure = AFD_OK;
+    st = afd_goodput_bisect(cf_feasible, &c, cap * 1e-4, cap, rel_tol, goodput);
+    if (st == AFD_ENUMERIC)
+        st = c.failure;
+    if (st == AFD_OK && c.limit == AFD_SERVING_LIMIT_NONE) {
+        /* the capacity itself is not tested: above the goodput a stage saturates */
+        c.p.lambda = cap;
+        cf_feasible(cap * (1 - 1e-9), &c);
+    }
+    *limit = c.limit;
+    return st;
 }

@@ -47,7 +47,7 @@
  * percentiles that grow with the run length.  The engine counts the requests
  * in the system at the arrivals that end the first, second and last third
  * of the run; it flags the run unstable when that backlog rises across both
- * thirds, each time by more than 2% of a third's arrivals and by more than
+ * thirds, each time by more than 1% of a third's arrivals and by more than
  * 50 requests.  A stable queue's backlog does not trend; an overloaded one
  * keeps the excess of every third (even when prefill priority starves the
  * decodes, so that early requests finish last).
@@ -172,6 +172,14 @@ typedef struct afd_serve_result {
  * workload without kept rows), AFD_ENOMEM.  On error the result is NaN. */
 AFD_API afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out,
                                  afd_error *err);
+
+/* Goodput by simulation: the largest Poisson rate in [lo, hi] whose run
+ * (p with lambda replaced; the same seed at every rate, so the runs share
+ * their uniforms) is stable with P90 TTFT <= ttft_slo and P90 TPOT <=
+ * tpot_slo, found by afd_goodput_bisect (afd_serving.h) to rel_tol; 0 if lo
+ * fails.  Errors: those of afd_serve_run and afd_goodput_bisect. */
+AFD_API afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double tpot_slo,
+                                     double lo, double hi, double rel_tol, double *goodput);
 
 /* ---- the engine's services to policies */
 

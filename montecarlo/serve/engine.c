@@ -440,13 +440,13 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
 }
 
 /* Instability: the backlog (requests in the system at an arrival) rises
- * across both thirds of the run by more than 2% of the arrivals and 50. */
+ * across both thirds of the run by more than 1% of the arrivals and 50. */
 static void trend(const uint64_t bk[3], uint64_t total, afd_serve_result *out)
 {
     double third = (double)(total / 3), d1 = (double)bk[1] - (double)bk[0],
            d2 = (double)bk[2] - (double)bk[1];
     out->growth = (d1 + d2) / (2 * third);
-    if (d1 > 0.02 * third && d2 > 0.02 * third && d1 > 50 && d2 > 50)
+    if (d1 > 0.01 * third && d2 > 0.01 * third && d1 > 50 && d2 > 50)
         out->unstable = 1;
 }
 
