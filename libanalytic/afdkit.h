@@ -22,6 +22,8 @@
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_deadline.h"
+#include "afd_priority.h"
 #include "afd_model.h"
 #include "afd_device.h"
 #include "afd_estimate.h"
