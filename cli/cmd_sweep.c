@@ -14,7 +14,7 @@ static const cli_option sweep_options[] = {
 };
 static const cli_group sweep_group = {"Options", sweep_options};
 static const cli_group *const sweep_groups[] = {&sweep_group, &cli_workload_group, &cli_hw_group,
-                                                &cli_output_group, NULL};
+                                                &cli_output_group, &cli_shard_group, NULL};
 
 struct args {
     double B;
@@ -52,6 +52,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     if ((rc = cli_system_load(cmd, &c, a.B, &s, NULL)) != 0)
         goto out;
+    cli_shard_list(&c.out, &a.rs);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {

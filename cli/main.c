@@ -23,6 +23,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_goodput,
     &cli_cmd_hist,
     &cli_cmd_plot,
+    &cli_cmd_merge,
     NULL,
 };
 
