@@ -65,4 +65,11 @@ afd_status afd_priv_queue_truncation(double a, double c, double target, int with
 afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, double hi,
                           double epsabs, double epsrel, double *root);
 
+
+/* Read a whole file of at most max bytes into a malloc'ed, NUL-terminated
+ * buffer (*buf, *len).  AFD_EIO (open, read, a directory), AFD_EPARSE (too
+ * large), AFD_ENOMEM; *buf is NULL on error. */
+afd_status afd_priv_read_file(const char *path, size_t max, char **buf, size_t *len,
+                              afd_error *err);
+
 #endif /* AFD_INTERNAL_H */

@@ -47,6 +47,9 @@ def cases(nbdata, tmp):
         "goodput": GEO + ["--prefill-b", "1e-4", "--ttft-slo", "0.5", "--decode-step",
                           "0.03", "--tpot-slo", "0.05", "--slots-per-instance", "64",
                           "--total", "8"],
+        "serve": ["--arch", "colloc", "--hw", os.path.join(tmp, "lat.hw"), "--lambda", "2/s",
+                  "--lengths", "1000,11", "--requests", "200", "--batches", "2",
+                  "--ttft-slo", "0.2s", "--tpot-slo", "30ms"],
         "hist": ["--trace", code, "--bins", "10"],
         "plot": ["--list"],
         # merge: the parts are written by prepare(); see MERGE_PARTS.
@@ -66,6 +69,14 @@ def write_calibration_data(tmp):
                 s = (1103515245 * s + 12345) % 2147483648
                 x = x0 + i * dx
                 f.write("%d,%.9f\n" % (x, a * x + b + 4 * s / 2147483648 - 2))
+
+
+def write_latency_file(tmp):
+    """A latency file with the serving laws, as tests/cli/serve.cases writes it."""
+    with open(os.path.join(tmp, "lat.hw"), "w") as f:
+        f.write("alpha_a = 1\nbeta_a = 0\nalpha_f = 1\nbeta_f = 0\nalpha_c = 0\nbeta_c = 0\n"
+                "unit = ms\nprefill_a = 20\nprefill_b = 0.1\nprefill_c = 1e-5\n"
+                "decode_beta = 30\ndecode_gamma = 0.1\ndecode_alpha = 1e-4\n")
 
 
 def command_paths(afdkit):
@@ -204,6 +215,7 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="afdkit-json.") as tmp:
         write_calibration_data(tmp)
+        write_latency_file(tmp)
         table = cases(nbdata, tmp)
         paths = command_paths(afdkit)
         if len(paths) < 10:
@@ -217,6 +229,7 @@ def main():
             try:
                 if path == "merge":
                     check_merge(afdkit, tmp, failures)
+                    print("ok   merge")
                 else:
                     n = check(afdkit, path, table[path], failures)
                     print("ok   %s (%s rows)" % (path, n))
