@@ -77,9 +77,7 @@ static const cli_option output_options[] = {
 const cli_group cli_output_group = {"Output", output_options};
 
 static const cli_option shard_options[] = {
-    {"shard", 0, "K/N",
-     "evaluate only items K, K+N, K+2N, ... of the list (1 <= K <= N); 'afdkit merge' "
-     "joins the parts",
+    {"shard", 0, "K/N", "evaluate list items K, K+N, K+2N, ... only ('afdkit merge' joins)",
      OPT_SHARD},
     {NULL, 0, NULL, NULL, 0},
 };
