@@ -14,6 +14,8 @@ static const cli_command *const commands[] = {
     &cli_cmd_kappa,
     &cli_cmd_ratio,
     &cli_cmd_sweep,
+    &cli_cmd_model,
+    &cli_cmd_estimate,
     &cli_cmd_hw,
     &cli_cmd_calibrate,
     &cli_cmd_sim,

@@ -10,6 +10,7 @@
 #include "afd_status.h"
 #include "afd_parse.h"
 #include "afd_csv.h"
+#include "afd_event.h"
 #include "afd_trace.h"
 #include "afd_renewal.h"
 #include "afd_barrier.h"

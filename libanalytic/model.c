@@ -31,7 +31,7 @@ static afd_status get_int(json_t *root, const char *key, int required, double *o
     double x;
     if (!v || json_is_null(v)) {
         if (required)
-            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing key \"%s\"", key);
+            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing key '%s'", key);
         return AFD_OK;
     }
     if (json_is_integer(v))
@@ -39,10 +39,10 @@ static afd_status get_int(json_t *root, const char *key, int required, double *o
     else if (json_is_real(v))
         x = json_real_value(v);
     else
-        return afd_priv_fail(err, AFD_EPARSE, 0, 0, "\"%s\" must be a number", key);
+        return afd_priv_fail(err, AFD_EPARSE, 0, 0, "'%s' must be a number", key);
     if (!(x >= 0) || x != floor(x) || x > 1e9)
         return afd_priv_fail(err, AFD_EPARSE, 0, 0,
-                             "\"%s\" must be a non-negative integer below 1e9: %g", key, x);
+                             "'%s' must be a non-negative integer below 1e9: %g", key, x);
     *out = x;
     return AFD_OK;
 }
@@ -61,7 +61,7 @@ static afd_status dtype_bytes(const char *s, double *out, afd_error *err)
             return AFD_OK;
         }
     return afd_priv_fail(err, AFD_EPARSE, 0, 0,
-                         "unknown torch_dtype \"%.40s\" (bfloat16, float16, float32, "
+                         "unknown torch_dtype '%.40s' (bfloat16, float16, float32, "
                          "float8_e4m3fn)", s);
 }
 
@@ -189,7 +189,7 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
         v = json_object_get(root, "dtype");
     if (v && !json_is_null(v)) {
         if (!json_is_string(v)) {
-            st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "\"torch_dtype\" must be a string");
+            st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "'torch_dtype' must be a string");
             goto done;
         }
         st = dtype_bytes(json_string_value(v), &x, err);

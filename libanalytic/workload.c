@@ -43,7 +43,7 @@ void afd_workload_free(afd_workload *w)
 static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p, uint64_t d)
 {
     if (max_rows != 0 && w->n_kept >= max_rows)
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     if (w->n_kept == *cap) {
         size_t ncap = *cap ? 2 * *cap : 4096;
         uint64_t *np, *nd;

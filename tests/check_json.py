@@ -51,6 +51,9 @@ def cases(nbdata, tmp):
                   "--lengths", "1000,11", "--requests", "200", "--batches", "2",
                   "--ttft-slo", "0.2s", "--tpot-slo", "30ms"],
         "hist": ["--trace", code, "--bins", "10"],
+        "model": ["--model", "llama-3.1-8b"],
+        "estimate": ["--model", "codellama-34b", "--device", "ascend-910b3", "--tp", "4",
+                     "--phase", "decode", "-s", "2111"],
         "plot": ["--list"],
         # merge: the parts are written by prepare(); see MERGE_PARTS.
         "merge": [],
