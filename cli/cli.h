@@ -251,6 +251,30 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out);
 /* -B N: an integer micro-batch >= 1 (at most 2^31). */
 int cli_batch(const char *cmd, const char *arg, double *B);
 
+/* ---- cost option group (cli/cost_opts.c): prices and powers of the
+ * Attention and FFN devices.  The group's options have ids >= OPT_COMMAND,
+ * so a command's own() forwards them to cli_cost_option. */
+enum { OPT_PRICE_A = 190, OPT_PRICE_F, OPT_POWER_A, OPT_POWER_F };
+#define CLI_IS_COST_OPTION(id) ((id) >= OPT_PRICE_A && (id) <= OPT_POWER_F)
+
+typedef struct cli_cost_args {
+    double price_a, price_f; /* per device-hour; NAN: not given */
+    double power_a, power_f; /* watts; NAN: not given */
+    int have_price, have_power;
+    double unit_seconds;     /* seconds per time unit of the latency model, NAN: none */
+} cli_cost_args;
+
+extern const cli_group cli_cost_group;
+void cli_cost_init(cli_cost_args *a);
+int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, const char *arg);
+/* After parsing: both of a pair or neither (usage error otherwise); the
+ * time unit of hw (a warning when it is not a unit of time). */
+int cli_cost_finish(const char *cmd, cli_cost_args *a, const afd_hw *hw);
+/* Tokens per dollar / per joule of an rA-1F bundle with cycle time tau
+ * (afd_bundle_per_cost); NAN without prices / powers. */
+double cli_cost_per_dollar(const cli_cost_args *a, double r, double B, double tau);
+double cli_cost_per_joule(const cli_cost_args *a, double r, double B, double tau);
+
 /* ---- the shared argument loop (cli/common.c) */
 
 typedef struct cli_common {
@@ -306,6 +330,9 @@ extern const cli_command cli_cmd_calibrate;
 extern const cli_command cli_cmd_sim;
 extern const cli_command cli_cmd_pd;
 extern const cli_command cli_cmd_goodput;
+extern const cli_command cli_cmd_serve;
+extern const cli_command cli_cmd_estimate;
+extern const cli_command cli_cmd_model;
 extern const cli_command cli_cmd_mc;
 extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;

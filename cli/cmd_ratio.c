@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -18,13 +19,15 @@ static const cli_option ratio_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group ratio_group = {"Options", ratio_options};
-static const cli_group *const ratio_groups[] = {&ratio_group, &cli_workload_group, &cli_hw_group,
+static const cli_group *const ratio_groups[] = {&ratio_group,    &cli_workload_group,
+                                                &cli_hw_group,   &cli_cost_group,
                                                 &cli_output_group, NULL};
 
 struct args {
     double B;
     int64_t r_max, max_n, top;
     cli_list rs;
+    cli_cost_args cost;
 };
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
@@ -32,6 +35,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     struct args *a = ctx;
     if (opt == NULL)
         return cli_usage_error("ratio", "unexpected argument '%s'", arg);
+    if (CLI_IS_COST_OPTION(opt->id))
+        return cli_cost_option("ratio", &a->cost, opt, arg);
     switch (opt->id) {
     case OPT_B: return cli_batch("ratio", arg, &a->B);
     case OPT_R_MAX: return cli_integer("ratio", opt->name, arg, 1, CLI_LIST_MAX, &a->r_max);
@@ -44,8 +49,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     return cli_usage_error("ratio", "internal error: unhandled option --%s", opt->name);
 }
 
-static void row(cli_table *t, const char *rule, double r, double thr, double tau, unsigned bind,
-                double r_cont, double se)
+static void row(cli_table *t, const cli_cost_args *cost, double B, const char *rule, double r,
+                double thr, double tau, unsigned bind, double r_cont, double se)
 {
     cli_table_str(t, rule);
     cli_table_real(t, r);
@@ -56,7 +61,33 @@ static void row(cli_table *t, const char *rule, double r, double thr, double tau
     cli_table_real(t, se);
     cli_table_real(t, r_cont - 1.96 * se);
     cli_table_real(t, r_cont + 1.96 * se);
+    if (cost->have_price)
+        cli_table_real(t, cli_cost_per_dollar(cost, r, B, tau));
+    if (cost->have_power)
+        cli_table_real(t, cli_cost_per_joule(cost, r, B, tau));
     cli_table_end_row(t);
+}
+
+/* The barrier-aware integer ratio maximising tokens per unit of cost when
+ * the FFN device costs w times an Attention device (afd_ratio.h), with its
+ * continuous optimum and standard error. */
+static int cost_row(const char *cmd, cli_table *t, const afd_system *s, const cli_cost_args *cost,
+                    const char *rule, double w, const double *feasible, size_t nf, double lo,
+                    double hi, const afd_renewal_stats *ws)
+{
+    afd_cycle best;
+    double r_cont, se;
+    afd_status st = afd_ratio_cost_g(s, w, feasible, nf, &best, NULL);
+    if (st == AFD_OK)
+        st = afd_ratio_cost_se(s, w, 'g', best.r, lo, hi, ws->theta_se, ws->nu_se,
+                               ws->cov_theta_nu, &r_cont, &se);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "rule %s: %s", rule, afd_strerror(st));
+    if (best.r == hi && nf > 1)
+        cli_warn(cmd, "the %s optimum r = %.0f is the largest feasible value; raise --r-max",
+                 rule, best.r);
+    row(t, cost, s->B, rule, best.r, best.thr_g, best.tau_g, best.bind, r_cont, se);
+    return 0;
 }
 
 static int topologies(const char *cmd, const afd_system *s, const struct args *a, cli_table *t)
@@ -89,7 +120,7 @@ static int topologies(const char *cmd, const afd_system *s, const struct args *a
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    struct args a = {NAN, 128, 0, 5, {0, NULL}};
+    struct args a = {NAN, 128, 0, 5, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN}};
     cli_common c;
     afd_system s;
     afd_renewal_stats ws;
@@ -103,6 +134,7 @@ static int run(const cli_command *self, int argc, char **argv)
     int rc;
 
     cli_common_init(&c);
+    cli_cost_init(&a.cost);
     rc = cli_parse_args(self, argc, argv, &c, own, &a);
     if (rc != CLI_CONTINUE)
         goto out;
@@ -110,7 +142,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "-B N is required");
         goto out;
     }
-    if ((rc = cli_system_load(cmd, &c, a.B, &s, &ws)) != 0)
+    if ((rc = cli_system_load(cmd, &c, a.B, &s, &ws)) != 0 ||
+        (rc = cli_cost_finish(cmd, &a.cost, &s.hw)) != 0)
         goto out;
 
     st = afd_ratio_mf(&s, &mf, &err);
@@ -162,13 +195,35 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_begin(t, "rule", "r", "thr", "tau", "bind", "r_cont", "r_se", "r_lo", "r_hi");
+    {
+        static const char *const cols[] = {"rule", "r",      "thr",  "tau",
+                                           "bind", "r_cont", "r_se", "r_lo",
+                                           "r_hi", NULL,     NULL,   NULL};
+        const char *names[12];
+        size_t n = 9;
+        memcpy(names, cols, sizeof names);
+        if (a.cost.have_price)
+            names[n++] = "thr_per_dollar";
+        if (a.cost.have_power)
+            names[n++] = "thr_per_joule";
+        cli_table_begin(t, names[0], names[1], names[2], names[3], names[4], names[5], names[6],
+                        names[7], names[8], names[9], names[10]);
+    }
     {
         afd_cycle at_mf;
         afd_cycle_eval(&s, mf.r, &at_mf);
-        row(t, "mf", mf.r, mf.thr, mf.tau, at_mf.bind, mf_cont, mf_se);
+        row(t, &a.cost, s.B, "mf", mf.r, mf.thr, mf.tau, at_mf.bind, mf_cont, mf_se);
     }
-    row(t, "g", g.r, g.thr_g, g.tau_g, g.bind, g_cont, g_se);
+    row(t, &a.cost, s.B, "g", g.r, g.thr_g, g.tau_g, g.bind, g_cont, g_se);
+    if ((a.cost.have_price &&
+         (rc = cost_row(cmd, t, &s, &a.cost, "cost", a.cost.price_f / a.cost.price_a, feasible,
+                        nf, lo, hi, &ws)) != 0) ||
+        (a.cost.have_power &&
+         (rc = cost_row(cmd, t, &s, &a.cost, "energy", a.cost.power_f / a.cost.power_a,
+                        feasible, nf, lo, hi, &ws)) != 0)) {
+        cli_table_discard(t);
+        goto out;
+    }
     if (a.max_n > 0 && (rc = topologies(cmd, &s, &a, t)) != 0) {
         cli_table_discard(t);
         goto out;
@@ -185,7 +240,8 @@ const cli_command cli_cmd_ratio = {
     .name = "ratio",
     .path = "ratio",
     .summary = "recommended Attention/FFN ratio: mean-field and barrier-aware rules",
-    .usage = "ratio WORKLOAD HARDWARE -B N [--r-max N | --r LIST] [--max-instances N]",
+    .usage = "ratio WORKLOAD HARDWARE -B N [--r-max N | --r LIST] [--max-instances N]\n"
+             "       [--price-a X --price-f Y] [--power-a W --power-f W]",
     .description =
         "Prints one row per rule: rule r thr tau bind r_cont r_se r_lo r_hi.\n"
         "\n"
@@ -202,6 +258,17 @@ const cli_command cli_cmd_ratio = {
         "their covariance, and [r_lo, r_hi] = r_cont -+ 1.96 r_se a 95% interval: if it\n"
         "is wide, the trace is too short to pin the ratio down.  Closed-form workloads\n"
         "have r_se = 0.\n"
+        "\n"
+        "rule cost (with --price-a and --price-f): the integer r of the feasible set\n"
+        "  maximising tokens per dollar of the bundle, rB / (tau_G (r price_a + price_f)),\n"
+        "  which depends on the prices only through w = price_f / price_a; equal prices\n"
+        "  give the ratio of rule g.  Under the mean field the optimum stays at the\n"
+        "  balance point for w up to r_0^2 alpha_f B / beta_f and never falls below it.\n"
+        "rule energy (with --power-a and --power-f): the same with watts, tokens per\n"
+        "  joule.  Every row then gains thr_per_dollar (tokens per dollar; prices per\n"
+        "  hour) and thr_per_joule columns at its r and tau.  Devices are paid and\n"
+        "  powered while provisioned, busy or idle.  A latency model in cycles gives\n"
+        "  tokens per cycle per unit of cost instead (with a warning).\n"
         "\n"
         "With --max-instances N a second block lists the best xA-yF topologies with\n"
         "x + y <= N (r = x/y need not be an integer: 7A-2F is r = 3.5), the barrier\n"

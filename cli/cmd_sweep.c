@@ -13,12 +13,14 @@ static const cli_option sweep_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sweep_group = {"Options", sweep_options};
-static const cli_group *const sweep_groups[] = {&sweep_group, &cli_workload_group, &cli_hw_group,
+static const cli_group *const sweep_groups[] = {&sweep_group,    &cli_workload_group,
+                                                &cli_hw_group,   &cli_cost_group,
                                                 &cli_output_group, NULL};
 
 struct args {
     double B;
     cli_list rs;
+    cli_cost_args cost;
 };
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
@@ -26,6 +28,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     struct args *a = ctx;
     if (opt == NULL)
         return cli_usage_error("sweep", "unexpected argument '%s'", arg);
+    if (CLI_IS_COST_OPTION(opt->id))
+        return cli_cost_option("sweep", &a->cost, opt, arg);
     if (opt->id == OPT_B)
         return cli_batch("sweep", arg, &a->B);
     cli_list_free(&a->rs);
@@ -35,7 +39,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    struct args a = {NAN, {0, NULL}};
+    struct args a = {NAN, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN}};
     cli_common c;
     afd_system s;
     cli_table *t;
@@ -43,6 +47,7 @@ static int run(const cli_command *self, int argc, char **argv)
     int rc;
 
     cli_common_init(&c);
+    cli_cost_init(&a.cost);
     rc = cli_parse_args(self, argc, argv, &c, own, &a);
     if (rc != CLI_CONTINUE)
         goto out;
@@ -50,7 +55,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, isnan(a.B) ? "-B N is required" : "--r LIST is required");
         goto out;
     }
-    if ((rc = cli_system_load(cmd, &c, a.B, &s, NULL)) != 0)
+    if ((rc = cli_system_load(cmd, &c, a.B, &s, NULL)) != 0 ||
+        (rc = cli_cost_finish(cmd, &a.cost, &s.hw)) != 0)
         goto out;
 
     t = cli_table_new(&c.out);
@@ -59,8 +65,21 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_begin(t, "r", "tau_mf", "thr_mf", "tau_g", "thr_g", "bind", "p_attention",
-                    "barrier", "eta_a_mf", "eta_f_mf", "eta_a_g", "eta_f_g");
+    {
+        const char *extra[5] = {NULL, NULL, NULL, NULL, NULL};
+        size_t n = 0;
+        if (a.cost.have_price) {
+            extra[n++] = "thr_per_dollar";
+            extra[n++] = "thr_per_dollar_mf";
+        }
+        if (a.cost.have_power) {
+            extra[n++] = "thr_per_joule";
+            extra[n++] = "thr_per_joule_mf";
+        }
+        cli_table_begin(t, "r", "tau_mf", "thr_mf", "tau_g", "thr_g", "bind", "p_attention",
+                        "barrier", "eta_a_mf", "eta_f_mf", "eta_a_g", "eta_f_g", extra[0],
+                        extra[1], extra[2], extra[3]);
+    }
     for (k = 0; k < a.rs.n; k++) {
         afd_cycle cy;
         afd_status st = afd_cycle_eval(&s, a.rs.v[k], &cy);
@@ -81,6 +100,14 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, cy.eta_f_mf);
         cli_table_real(t, cy.eta_a_g);
         cli_table_real(t, cy.eta_f_g);
+        if (a.cost.have_price) {
+            cli_table_real(t, cli_cost_per_dollar(&a.cost, cy.r, s.B, cy.tau_g));
+            cli_table_real(t, cli_cost_per_dollar(&a.cost, cy.r, s.B, cy.tau_mf));
+        }
+        if (a.cost.have_power) {
+            cli_table_real(t, cli_cost_per_joule(&a.cost, cy.r, s.B, cy.tau_g));
+            cli_table_real(t, cli_cost_per_joule(&a.cost, cy.r, s.B, cy.tau_mf));
+        }
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -93,7 +120,8 @@ const cli_command cli_cmd_sweep = {
     .name = "sweep",
     .path = "sweep",
     .summary = "cycle times and throughput per instance against r",
-    .usage = "sweep WORKLOAD HARDWARE -B N --r LIST",
+    .usage = "sweep WORKLOAD HARDWARE -B N --r LIST [--price-a X --price-f Y]\n"
+             "       [--power-a W --power-f W]",
     .description =
         "Prints one row per r: r tau_mf thr_mf tau_g thr_g bind p_attention barrier\n"
         "eta_a_mf eta_f_mf eta_a_g eta_f_g.\n"
@@ -108,7 +136,12 @@ const cli_command cli_cmd_sweep = {
         "then uses Phi(m)^r, and max(r, 1) workers below 1.  eta_a and eta_f are the\n"
         "idle fractions of an Attention worker and of the FFN that a cycle time implies,\n"
         "1 - mu_A / tau and 1 - t_FFN / tau, for tau_mf and tau_g: the theory beside\n"
-        "sim's measured eta_a and eta_f.",
+        "sim's measured eta_a and eta_f.\n"
+        "\n"
+        "With --price-a and --price-f: thr_per_dollar and thr_per_dollar_mf, the tokens\n"
+        "per dollar of the bundle, 3600 rB / (tau (r price_a + price_f)) with tau in\n"
+        "seconds (tau_G and tau_mf; prices per device-hour).  With --power-a and\n"
+        "--power-f: thr_per_joule and thr_per_joule_mf, rB / (tau (r power_a + power_f)).",
     .groups = sweep_groups,
     .run = run,
 };

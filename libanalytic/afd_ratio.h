@@ -125,6 +125,75 @@ AFD_API afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, doub
                                 double theta_se, double nu_se, double cov, double *r_cont,
                                 double *se);
 
+/* ---- cost and energy as objectives
+ *
+ * An rA-1F bundle whose Attention devices cost c_A and whose FFN device
+ * costs c_F = w c_A per hour (or draw P_A and P_F = w P_A watts) produces
+ * rB / tau tokens per time unit for r c_A + c_F per hour, so its tokens per
+ * dollar (per joule) are
+ *     rB / (tau (r c_A + c_F)) = V_w(r) / c_A,   V_w(r) = rB / ((r + w) tau).
+ * The optimum depends on prices only through w; w = 1 (equal prices) gives
+ * V_1 = Thr, eq. (1): the rules below then pick exactly the ratio of the
+ * throughput-per-instance rules above.
+ *
+ * Mean field (tau = tau_mf, eq. 8).  tau_mf is mu_A below the balance point
+ * r_0 (candidate 0 of eq. 10) and a line alpha rB + beta above it.
+ *   Below r_0:  V_w = rB / ((r + w) mu_A) increases in r for every w > 0,
+ *               so the optimum is never below the balance point.
+ *   On a line:  d/dr log V_w = 1/r - 1/(r + w) - alpha B / (alpha rB + beta)
+ *               = (w beta - alpha B r^2) / (r (r + w)(alpha rB + beta)),
+ *               so V_w rises up to r_w = sqrt(w beta / (alpha B)) and falls
+ *               after it.
+ * Hence the optimum is one of eq. (10)'s candidates with the square roots
+ * scaled by sqrt(w): r_0, sqrt(w beta_c / (alpha_c B)),
+ * sqrt(w beta_f / (alpha_f B)), and the kink of the communication and FFN
+ * lines.  With the line l that binds just above r_0 (the FFN when
+ * communication is hidden), V_w falls right after r_0 iff
+ * r_0 >= sqrt(w beta_l / (alpha_l B)), i.e. iff
+ *     w <= w_max = r_0^2 alpha_l B / beta_l;
+ * a steeper line that takes over later has a smaller stationary point
+ * (larger alpha, smaller beta) and cannot make V_w rise again.  So the
+ * optimum stays at the balance point for every 0 < w <= w_max and moves to
+ * sqrt(w beta_l / (alpha_l B)) > r_0 above it.  For the paper's Table 3 with
+ * B = 256 and theta = 599, r_0 = 9.555 and w_max = 19.4: the FFN device must
+ * cost 19 times an Attention device before the balance point stops being
+ * the cheapest ratio.
+ *
+ * Barrier aware (tau = tau_G, eq. 9).  log V_w(r) = log(rB / tau_G(r)) -
+ * log(r + w), and for r' > r the difference log V_w(r') - log V_w(r) gains
+ * log((r + w)/(r' + w)), which increases with w: V_w has increasing
+ * differences in (r, w), so by Topkis' theorem the smallest maximiser over
+ * any feasible set never decreases as w grows (the FFN getting dearer never
+ * lowers the optimal ratio; cheaper FFN devices never raise it). */
+
+/* The mean-field optimum of V_w (the candidates above).  out->candidate[]
+ * holds the weighted candidates, out->thr and out->thr_candidate[] the
+ * objective V_w (Thr_mf when w = 1), out->tau tau_mf at r.  afd_ratio_mf is
+ * this with w = 1.  AFD_EINVAL for a bad system or w not in (0, inf);
+ * AFD_EEMPTY as afd_ratio_mf. */
+AFD_API afd_status afd_ratio_cost_mf(const afd_system *s, double w, afd_mf_result *out,
+                                     afd_error *err);
+
+/* w_max above: the largest FFN-to-Attention price ratio for which the
+ * mean-field optimum of V_w is the balance point r_0 (+inf when the binding
+ * line has beta = 0).  AFD_EEMPTY when there is no balance point at r > 0. */
+AFD_API afd_status afd_cost_balance_limit(const afd_system *s, double *w_max, afd_error *err);
+
+/* The r of rs[0..n) maximising V_w with tau_G (ties: the smaller r);
+ * *value (may be NULL) gets V_w there.  afd_ratio_g is this with w = 1. */
+AFD_API afd_status afd_ratio_cost_g(const afd_system *s, double w, const double *rs, size_t n,
+                                    afd_cycle *best, double *value);
+
+/* The real r in [lo, hi] maximising V_w with tau_G, as
+ * afd_ratio_g_continuous (which is this with w = 1). */
+AFD_API afd_status afd_ratio_cost_g_continuous(const afd_system *s, double w, double lo,
+                                               double hi, double *r_star);
+
+/* afd_ratio_se for the weighted rules (afd_ratio_se is this with w = 1). */
+AFD_API afd_status afd_ratio_cost_se(const afd_system *s, double w, char rule, double r_g,
+                                     double lo, double hi, double theta_se, double nu_se,
+                                     double cov, double *r_cont, double *se);
+
 /* ---- xA-yF topologies */
 
 typedef struct afd_topology {

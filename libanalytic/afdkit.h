@@ -18,9 +18,13 @@
 #include "afd_tail.h"
 #include "afd_hw.h"
 #include "afd_ratio.h"
+#include "afd_cost.h"
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
+#include "afd_model.h"
+#include "afd_device.h"
+#include "afd_estimate.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -92,4 +92,11 @@ int afd_priv_parse_datetime(const char *p, size_t n, double *out);
 struct afd_csv;
 afd_status afd_priv_csv_open_src(afd_priv_src *src, struct afd_csv **out, afd_error *err);
 
+
+/* Read a whole file of at most max bytes into a malloc'ed, NUL-terminated
+ * buffer (*buf, *len).  AFD_EIO (open, read, a directory), AFD_EPARSE (too
+ * large), AFD_ENOMEM; *buf is NULL on error. */
+afd_status afd_priv_read_file(const char *path, size_t max, char **buf, size_t *len,
+                              afd_error *err);
+
 #endif /* AFD_INTERNAL_H */

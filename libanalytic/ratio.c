@@ -121,7 +121,20 @@ static double positive_finite(double v)
     return v > 0 && isfinite(v) ? v : NAN;
 }
 
-afd_status afd_ratio_mf(const afd_system *s, afd_mf_result *out, afd_error *err)
+/* The objective of the weighted rules, rB / ((r + w) tau): tokens per time
+ * unit per unit of Attention-device price when an FFN device costs w times
+ * an Attention device.  For w = 1 it is the throughput per instance, eq. (1). */
+static double weighted(double r, double B, double w, double tau)
+{
+    return r * B / ((r + w) * tau);
+}
+
+static int weight_ok(double w)
+{
+    return w > 0 && isfinite(w);
+}
+
+afd_status afd_ratio_cost_mf(const afd_system *s, double w, afd_mf_result *out, afd_error *err)
 {
     const afd_hw *h = &s->hw;
     double mu_a, B = s->B, c0c, c0f;
@@ -136,33 +149,39 @@ afd_status afd_ratio_mf(const afd_system *s, afd_mf_result *out, afd_error *err)
     st = afd_system_check(s, err);
     if (st != AFD_OK)
         return st;
+    if (!weight_ok(w))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "the FFN-to-Attention price ratio must be > 0 and finite: %g", w);
     mu_a = h->alpha_a * B * s->theta + h->beta_a;
 
-    /* eq. (10) */
+    /* eq. (10), the square-root candidates scaled by sqrt(w) (afd_ratio.h) */
     if (h->alpha_c > 0)
         c0c = (mu_a - h->beta_c) / (h->alpha_c * B);
     else /* flat communication line: it never crosses mu_A, or always exceeds it */
         c0c = mu_a >= h->beta_c ? INFINITY : -INFINITY;
     c0f = (mu_a - h->beta_f) / (h->alpha_f * B);
     out->candidate[0] = positive_finite(c0c < c0f ? c0c : c0f);
-    out->candidate[1] = h->alpha_c > 0 ? positive_finite(sqrt(h->beta_c / (h->alpha_c * B))) : NAN;
-    out->candidate[2] = positive_finite(sqrt(h->beta_f / (h->alpha_f * B)));
+    out->candidate[1] =
+        h->alpha_c > 0 ? positive_finite(sqrt(w * h->beta_c / (h->alpha_c * B))) : NAN;
+    out->candidate[2] = positive_finite(sqrt(w * h->beta_f / (h->alpha_f * B)));
     out->candidate[3] = h->alpha_f != h->alpha_c
                             ? positive_finite((h->beta_c - h->beta_f) / (B * (h->alpha_f - h->alpha_c)))
                             : NAN;
 
     for (k = 0; k < 4; k++) {
         afd_cycle c;
+        double v;
         if (isnan(out->candidate[k]))
             continue;
         st = afd_cycle_eval(s, out->candidate[k], &c);
         if (st != AFD_OK)
             return st;
-        out->thr_candidate[k] = c.thr_mf;
-        if (out->which < 0 || c.thr_mf > out->thr) {
+        v = weighted(c.r, B, w, c.tau_mf);
+        out->thr_candidate[k] = v;
+        if (out->which < 0 || v > out->thr) {
             out->which = k;
             out->r = out->candidate[k];
-            out->thr = c.thr_mf;
+            out->thr = v;
             out->tau = c.tau_mf;
         }
     }
@@ -173,34 +192,91 @@ afd_status afd_ratio_mf(const afd_system *s, afd_mf_result *out, afd_error *err)
     return AFD_OK;
 }
 
+afd_status afd_ratio_mf(const afd_system *s, afd_mf_result *out, afd_error *err)
+{
+    return afd_ratio_cost_mf(s, 1, out, err);
+}
+
+afd_status afd_cost_balance_limit(const afd_system *s, double *w_max, afd_error *err)
+{
+    const afd_hw *h = &s->hw;
+    double mu_a, B = s->B, rc, rf, r0, alpha, beta;
+    afd_status st;
+
+    *w_max = NAN;
+    if ((st = afd_system_check(s, err)) != AFD_OK)
+        return st;
+    mu_a = h->alpha_a * B * s->theta + h->beta_a;
+    rc = h->alpha_c > 0 ? (mu_a - h->beta_c) / (h->alpha_c * B)
+                        : (mu_a >= h->beta_c ? INFINITY : -INFINITY);
+    rf = (mu_a - h->beta_f) / (h->alpha_f * B);
+    /* the line that meets mu_A first binds just above the balance point */
+    if (rc < rf) {
+        r0 = rc;
+        alpha = h->alpha_c;
+        beta = h->beta_c;
+    } else {
+        r0 = rf;
+        alpha = h->alpha_f;
+        beta = h->beta_f;
+    }
+    if (!(r0 > 0) || !isfinite(r0))
+        return afd_priv_fail(err, AFD_EEMPTY, 0, 0,
+                             "no balance point: the Attention time never meets the "
+                             "communication or FFN line at a positive r");
+    /* V_w decreases just above r0 iff r0 >= sqrt(w beta / (alpha B)) */
+    *w_max = beta > 0 ? r0 * r0 * alpha * B / beta : INFINITY;
+    return AFD_OK;
+}
+
 /* ---- eq. (12) */
 
-afd_status afd_ratio_g(const afd_system *s, const double *rs, size_t n, afd_cycle *best)
+afd_status afd_ratio_cost_g(const afd_system *s, double w, const double *rs, size_t n,
+                            afd_cycle *best, double *value)
 {
     size_t k;
+    double bestv = NAN;
     cycle_nan(best);
+    if (value != NULL)
+        *value = NAN;
+    if (!weight_ok(w))
+        return AFD_EINVAL;
     if (n == 0)
         return AFD_EEMPTY;
     for (k = 0; k < n; k++) {
         afd_cycle c;
+        double v;
         afd_status st = afd_cycle_eval(s, rs[k], &c);
-        if (st != AFD_OK)
+        if (st != AFD_OK) {
+            cycle_nan(best);
             return st;
-        if (k == 0 || c.thr_g > best->thr_g || (c.thr_g == best->thr_g && c.r < best->r))
+        }
+        v = weighted(c.r, s->B, w, c.tau_g);
+        if (k == 0 || v > bestv || (v == bestv && c.r < best->r)) {
             *best = c;
+            bestv = v;
+        }
     }
+    if (value != NULL)
+        *value = bestv;
     return AFD_OK;
 }
 
-static afd_status thr_g_at(const afd_system *s, double r, double *thr)
+afd_status afd_ratio_g(const afd_system *s, const double *rs, size_t n, afd_cycle *best)
+{
+    return afd_ratio_cost_g(s, 1, rs, n, best, NULL);
+}
+
+static afd_status value_g_at(const afd_system *s, double w, double r, double *v)
 {
     afd_cycle c;
     afd_status st = afd_cycle_eval(s, r, &c);
-    *thr = c.thr_g;
+    *v = weighted(c.r, s->B, w, c.tau_g);
     return st;
 }
 
-afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, double *r_star)
+afd_status afd_ratio_cost_g_continuous(const afd_system *s, double w, double lo, double hi,
+                                       double *r_star)
 {
     const double phi = (sqrt(5.0) - 1) / 2;
     double a = lo, b = hi, x1, x2, f1, f2;
@@ -208,11 +284,11 @@ afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, dou
     int it;
 
     *r_star = NAN;
-    if (!(lo > 0) || !(hi >= lo) || !isfinite(hi))
+    if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || !weight_ok(w))
         return AFD_EINVAL;
     x1 = b - phi * (b - a);
     x2 = a + phi * (b - a);
-    if ((st = thr_g_at(s, x1, &f1)) != AFD_OK || (st = thr_g_at(s, x2, &f2)) != AFD_OK)
+    if ((st = value_g_at(s, w, x1, &f1)) != AFD_OK || (st = value_g_at(s, w, x2, &f2)) != AFD_OK)
         return st;
     for (it = 0; it < 200 && b - a > 1e-5 * b; it++) {
         if (f1 >= f2) {
@@ -220,13 +296,13 @@ afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, dou
             x2 = x1;
             f2 = f1;
             x1 = b - phi * (b - a);
-            st = thr_g_at(s, x1, &f1);
+            st = value_g_at(s, w, x1, &f1);
         } else {
             a = x1;
             x1 = x2;
             f1 = f2;
             x2 = a + phi * (b - a);
-            st = thr_g_at(s, x2, &f2);
+            st = value_g_at(s, w, x2, &f2);
         }
         if (st != AFD_OK)
             return st;
@@ -239,7 +315,8 @@ afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, dou
     b = b + 1e-5 * b < hi ? b + 1e-5 * b : hi;
     for (it = 0; it < 100 && b - a > 1e-12 * b; it++) {
         double m = 0.5 * (a + b), h = 1e-4 * m;
-        if ((st = thr_g_at(s, m + h, &f1)) != AFD_OK || (st = thr_g_at(s, m - h, &f2)) != AFD_OK)
+        if ((st = value_g_at(s, w, m + h, &f1)) != AFD_OK ||
+            (st = value_g_at(s, w, m - h, &f2)) != AFD_OK)
             return st;
         if (f1 > f2)
             a = m;
@@ -250,28 +327,35 @@ afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, dou
     return AFD_OK;
 }
 
+afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double hi, double *r_star)
+{
+    return afd_ratio_cost_g_continuous(s, 1, lo, hi, r_star);
+}
+
 /* The optimal ratio of a rule as a function of (theta, nu); for 'g' within
  * [lo, hi]. */
-static afd_status rule_r(const afd_system *s, char rule, double lo, double hi, double *r)
+static afd_status rule_r(const afd_system *s, double w, char rule, double lo, double hi, double *r)
 {
     if (rule == 'm') {
         afd_mf_result mf;
-        afd_status st = afd_ratio_mf(s, &mf, NULL);
+        afd_status st = afd_ratio_cost_mf(s, w, &mf, NULL);
         *r = mf.r;
         return st;
     }
-    return afd_ratio_g_continuous(s, lo, hi, r);
+    return afd_ratio_cost_g_continuous(s, w, lo, hi, r);
 }
 
-afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, double hi,
-                        double theta_se, double nu_se, double cov, double *r_cont, double *se)
+afd_status afd_ratio_cost_se(const afd_system *s, double w, char rule, double r_g, double lo,
+                             double hi, double theta_se, double nu_se, double cov, double *r_cont,
+                             double *se)
 {
     afd_system p = *s, m = *s;
     double r0, rp, rm, d_theta = 0, d_nu = 0, h, v;
     afd_status st;
 
     *r_cont = *se = NAN;
-    if ((rule != 'm' && rule != 'g') || !(theta_se >= 0) || !(nu_se >= 0) || !isfinite(cov))
+    if ((rule != 'm' && rule != 'g') || !(theta_se >= 0) || !(nu_se >= 0) || !isfinite(cov) ||
+        !weight_ok(w))
         return AFD_EINVAL;
     if (rule == 'g') {
         lo = r_g - 1 > lo ? r_g - 1 : lo;
@@ -280,15 +364,15 @@ afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, d
         if (!(hi >= lo))
             return AFD_EINVAL;
     }
-    if ((st = rule_r(s, rule, lo, hi, &r0)) != AFD_OK)
+    if ((st = rule_r(s, w, rule, lo, hi, &r0)) != AFD_OK)
         return st;
     *r_cont = r0;
     if (theta_se > 0) {
         h = 1e-3 * (s->theta > 0 ? s->theta : 1);
         p.theta = s->theta + h;
         m.theta = s->theta - h > 0 ? s->theta - h : 0;
-        if ((st = rule_r(&p, rule, lo, hi, &rp)) != AFD_OK ||
-            (st = rule_r(&m, rule, lo, hi, &rm)) != AFD_OK)
+        if ((st = rule_r(&p, w, rule, lo, hi, &rp)) != AFD_OK ||
+            (st = rule_r(&m, w, rule, lo, hi, &rm)) != AFD_OK)
             return st;
         d_theta = (rp - rm) / (p.theta - m.theta);
         p.theta = m.theta = s->theta;
@@ -297,8 +381,8 @@ afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, d
         h = 1e-3 * (s->nu > 0 ? s->nu : 1);
         p.nu = s->nu + h;
         m.nu = s->nu - h > 0 ? s->nu - h : 0;
-        if ((st = rule_r(&p, rule, lo, hi, &rp)) != AFD_OK ||
-            (st = rule_r(&m, rule, lo, hi, &rm)) != AFD_OK)
+        if ((st = rule_r(&p, w, rule, lo, hi, &rp)) != AFD_OK ||
+            (st = rule_r(&m, w, rule, lo, hi, &rm)) != AFD_OK)
             return st;
         d_nu = (rp - rm) / (p.nu - m.nu);
     }
@@ -306,6 +390,12 @@ afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, d
         2 * d_theta * d_nu * cov;
     *se = sqrt(v > 0 ? v : 0);
     return AFD_OK;
+}
+
+afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, double hi,
+                        double theta_se, double nu_se, double cov, double *r_cont, double *se)
+{
+    return afd_ratio_cost_se(s, 1, rule, r_g, lo, hi, theta_se, nu_se, cov, r_cont, se);
 }
 
 /* ---- xA-yF */

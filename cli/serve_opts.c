@@ -1,0 +1,206 @@
+/* serve_opts.c: options of the serving simulator (see serve_opts.h). */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve_opts.h"
+
+static const cli_option arch_options[] = {
+    {"arch", 0, "A", "colloc, chunked or disagg (required)", OPT_SV_ARCH},
+    {"instances", 'n', "N", "colloc, chunked: instances (default 1)", OPT_SV_INSTANCES},
+    {"prefill", 0, "NP", "disagg: prefill instances (default 1)", OPT_SV_PREFILL},
+    {"decode", 0, "ND", "disagg: decode instances (default 1)", OPT_SV_DECODE},
+    {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
+    {"decode-bmax", 0, "B", "sequences decoded together per instance (default 16)",
+     OPT_SV_DBMAX},
+    {"chunk", 0, "S", "chunked: tokens per iteration, > --decode-bmax (default 512)",
+     OPT_SV_CHUNK},
+    {"pseudo-batch", 0, "TAU",
+     "disagg: BestServe's per-request decode at pseudo batch max(floor((b+1)/TAU), 1)",
+     OPT_SV_PSEUDO},
+    {"kv-bytes-per-token", 0, "X", "disagg: KV-cache bytes per prompt token (default 0)",
+     OPT_SV_KVB},
+    {"net-gbps", 0, "G", "disagg: transfer bandwidth per prefill instance, GB/s", OPT_SV_NET},
+    {"kv-latency", 0, "T", "disagg: fixed time per KV transfer (default 0)", OPT_SV_KVLAT},
+    {NULL, 0, NULL, NULL, 0},
+};
+const cli_group cli_serve_arch_group = {"Architecture", arch_options};
+
+static const cli_option run_options[] = {
+    {"lambda", 'l', "RATE", "Poisson arrival rate, e.g. 3.5/s", OPT_SV_LAMBDA},
+    {"lengths", 0, "P,G", "fixed prompt and output tokens (or a workload below)",
+     OPT_SV_LENGTHS},
+    {"requests", 0, "N", "requests measured (default 10000)", OPT_SV_REQUESTS},
+    {"warmup", 0, "N", "requests simulated first and discarded (default 1000)", OPT_SV_WARMUP},
+    {"batches", 0, "K", "batches for the standard errors (default 32)", OPT_SV_BATCHES},
+    {"seed", 0, "S", "random seed (default 1)", OPT_SV_SEED},
+    {"ttft-slo", 0, "T", "time-to-first-token SLO, e.g. 1500ms", OPT_SV_TTFT},
+    {"tpot-slo", 0, "T", "time-per-output-token SLO, e.g. 70ms", OPT_SV_TPOT},
+    {"allow-unstable", 0, NULL, "print the finite run of an unstable system (with a warning)",
+     OPT_SV_UNSTABLE},
+    {NULL, 0, NULL, NULL, 0},
+};
+const cli_group cli_serve_run_group = {"Run", run_options};
+
+void cli_serve_init(cli_serve_args *a, const char *cmd)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->instances = a->prefill = a->decode = 1;
+    a->prefill_bmax = 4;
+    a->decode_bmax = 16;
+    a->chunk = 512;
+    a->requests = 10000;
+    a->warmup = 1000;
+    a->batches = AFD_SERVE_BATCHES;
+    a->seed = 1;
+    a->net_gbps = NAN;
+}
+
+static int lengths(const char *cmd, const char *arg, int64_t *p, int64_t *g)
+{
+    cli_list l;
+    int rc = cli_list_parse(cmd, "lengths", arg, 1, 1, 1e9, &l);
+    if (rc != 0)
+        return rc;
+    if (l.n != 2) {
+        cli_list_free(&l);
+        return cli_usage_error(cmd, "--lengths takes two numbers P,G (prompt and output "
+                                    "tokens): '%s'",
+                               arg);
+    }
+    *p = (int64_t)l.v[0];
+    *g = (int64_t)l.v[1];
+    cli_list_free(&l);
+    return 0;
+}
+
+int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
+{
+    const char *cmd = a->cmd;
+    switch (opt->id) {
+    case OPT_SV_ARCH:
+        if (afd_serve_policy_find(arg) == NULL)
+            return cli_usage_error(cmd, "--arch: unknown architecture '%s' (colloc, chunked, "
+                                        "disagg)",
+                                   arg);
+        a->arch = arg;
+        return 0;
+    case OPT_SV_INSTANCES:
+        return cli_integer(cmd, opt->name, arg, 1, AFD_SERVE_MAX_INSTANCES, &a->instances);
+    case OPT_SV_PREFILL:
+        return cli_integer(cmd, opt->name, arg, 1, AFD_SERVE_MAX_INSTANCES, &a->prefill);
+    case OPT_SV_DECODE:
+        return cli_integer(cmd, opt->name, arg, 1, AFD_SERVE_MAX_INSTANCES, &a->decode);
+    case OPT_SV_PBMAX: return cli_integer(cmd, opt->name, arg, 1, 65536, &a->prefill_bmax);
+    case OPT_SV_DBMAX: return cli_integer(cmd, opt->name, arg, 1, 65536, &a->decode_bmax);
+    case OPT_SV_CHUNK: return cli_integer(cmd, opt->name, arg, 2, 1 << 24, &a->chunk);
+    case OPT_SV_PSEUDO: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->pseudo_tau);
+    case OPT_SV_KVB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->kv_bytes);
+    case OPT_SV_NET: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->net_gbps);
+    case OPT_SV_KVLAT: a->kv_latency = arg; return 0;
+    case OPT_SV_LAMBDA: a->lambda = arg; return 0;
+    case OPT_SV_TTFT: a->ttft_slo = arg; return 0;
+    case OPT_SV_TPOT: a->tpot_slo = arg; return 0;
+    case OPT_SV_LENGTHS: return lengths(cmd, arg, &a->prompt, &a->output);
+    case OPT_SV_REQUESTS:
+        return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_SERVE_MAX_REQUESTS, &a->requests);
+    case OPT_SV_WARMUP: return cli_integer(cmd, opt->name, arg, 0, INT64_C(1) << 40, &a->warmup);
+    case OPT_SV_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
+    case OPT_SV_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
+    case OPT_SV_UNSTABLE: a->allow_unstable = 1; return 0;
+    }
+    return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
+}
+
+void cli_serve_setup_free(cli_serve_setup *su)
+{
+    if (su->have_wl)
+        afd_workload_free(&su->wl);
+    su->have_wl = 0;
+}
+
+int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
+                      cli_serve_setup *su)
+{
+    const char *cmd = a->cmd;
+    afd_serve_params *p = &su->params;
+    afd_serve_config *cf = &p->config;
+    double kvlat = 0;
+    int rc;
+
+    memset(su, 0, sizeof *su);
+    if (a->arch == NULL)
+        return cli_usage_error(cmd, "--arch colloc|chunked|disagg is required");
+    if (need_lambda && a->lambda == NULL)
+        return cli_usage_error(cmd, "--lambda RATE is required (e.g. --lambda 3.5/s)");
+    if (c->hw.hw == NULL)
+        return cli_usage_error(cmd, "--hw FILE is required: a latency file with the serving "
+                                    "laws prefill_a ... decode_alpha and a unit");
+    if ((rc = cli_hw_load(cmd, &c->hw, &su->hw)) != 0)
+        return rc;
+    if (!afd_hw_has_prefill(&su->hw) || !afd_hw_has_decode(&su->hw))
+        return cli_usage_error(cmd, "%s: the latency file has no %s law (prefill_a prefill_b "
+                                    "prefill_c, decode_beta decode_gamma decode_alpha)",
+                               c->hw.hw, afd_hw_has_prefill(&su->hw) ? "decode" : "prefill");
+    if (afd_unit_seconds(su->hw.unit, &su->unit_seconds) != AFD_OK)
+        return cli_usage_error(cmd, "%s: unit '%s' has no conversion to seconds; serve reports "
+                                    "milliseconds and needs unit = s, ms or us",
+                               c->hw.hw, su->hw.unit[0] ? su->hw.unit : "(none)");
+    p->hw = &su->hw;
+    p->policy = afd_serve_policy_find(a->arch);
+    p->lambda = NAN;
+    if (a->lambda != NULL && (rc = cli_rate(cmd, "lambda", a->lambda, su->hw.unit, &p->lambda)) != 0)
+        return rc;
+    if (a->lambda != NULL && !(p->lambda > 0))
+        return cli_usage_error(cmd, "--lambda must be > 0: '%s'", a->lambda);
+    p->ttft_slo = p->tpot_slo = INFINITY;
+    if (a->ttft_slo != NULL &&
+        (rc = cli_time(cmd, "ttft-slo", a->ttft_slo, su->hw.unit, &p->ttft_slo)) != 0)
+        return rc;
+    if (a->tpot_slo != NULL &&
+        (rc = cli_time(cmd, "tpot-slo", a->tpot_slo, su->hw.unit, &p->tpot_slo)) != 0)
+        return rc;
+    if (!(p->ttft_slo > 0) || !(p->tpot_slo > 0))
+        return cli_usage_error(cmd, "SLOs must be > 0");
+    if (a->kv_latency != NULL &&
+        (rc = cli_time(cmd, "kv-latency", a->kv_latency, su->hw.unit, &kvlat)) != 0)
+        return rc;
+    if (!(kvlat >= 0))
+        return cli_usage_error(cmd, "--kv-latency must be >= 0");
+    if (a->kv_bytes > 0 && isnan(a->net_gbps))
+        return cli_usage_error(cmd, "--kv-bytes-per-token needs --net-gbps");
+    cf->instances = (unsigned)a->instances;
+    cf->prefill = (unsigned)a->prefill;
+    cf->decode = (unsigned)a->decode;
+    cf->prefill_bmax = (unsigned)a->prefill_bmax;
+    cf->decode_bmax = (unsigned)a->decode_bmax;
+    cf->chunk = (unsigned)a->chunk;
+    cf->pseudo_tau = a->pseudo_tau;
+    cf->kv_time_fixed = kvlat;
+    cf->kv_time_per_token =
+        a->kv_bytes > 0 ? a->kv_bytes / (a->net_gbps * 1e9) / su->unit_seconds : 0;
+    p->requests = (uint64_t)a->requests;
+    p->warmup = (uint64_t)a->warmup;
+    p->batches = (unsigned)a->batches;
+    p->seed = (uint64_t)a->seed;
+    if (a->output > 0) {
+        p->prompt = (uint32_t)a->prompt;
+        p->output = (uint32_t)a->output;
+    } else {
+        if (c->wl.trace == NULL && !c->wl.geometric)
+            return cli_usage_error(cmd, "no request lengths: give --lengths P,G, --trace FILE "
+                                        "or --geometric --mu-p MP --mu-d MD");
+        if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, &su->wl)) != 0)
+            return rc;
+        su->have_wl = 1;
+        p->workload = &su->wl;
+    }
+    if ((uint64_t)a->batches > p->requests)
+        return cli_usage_error(cmd, "--requests (%lld) must be at least --batches (%lld)",
+                               (long long)a->requests, (long long)a->batches);
+    return 0;
+}

@@ -1,0 +1,53 @@
+/* serve_opts.h: the options of the serving simulator shared by afdkit serve
+ * and afdkit strategies. */
+#ifndef AFD_CLI_SERVE_OPTS_H
+#define AFD_CLI_SERVE_OPTS_H
+
+#include <stdint.h>
+
+#include "afd_serve.h"
+#include "cli.h"
+
+/* Option ids 300..349 belong to these groups. */
+enum {
+    OPT_SV_ARCH = 300, OPT_SV_INSTANCES, OPT_SV_PREFILL, OPT_SV_DECODE, OPT_SV_PBMAX,
+    OPT_SV_DBMAX, OPT_SV_CHUNK, OPT_SV_PSEUDO, OPT_SV_KVB, OPT_SV_NET, OPT_SV_KVLAT,
+    OPT_SV_LAMBDA, OPT_SV_LENGTHS, OPT_SV_REQUESTS, OPT_SV_WARMUP, OPT_SV_BATCHES,
+    OPT_SV_SEED, OPT_SV_TTFT, OPT_SV_TPOT, OPT_SV_UNSTABLE, OPT_SV_LAST
+};
+
+typedef struct cli_serve_args {
+    const char *cmd;
+    const char *arch;
+    int64_t instances, prefill, decode, prefill_bmax, decode_bmax, chunk;
+    double pseudo_tau, kv_bytes, net_gbps;
+    const char *lambda, *ttft_slo, *tpot_slo, *kv_latency; /* parsed once the unit is known */
+    int64_t prompt, output; /* --lengths, 0 if not given */
+    int64_t requests, warmup, batches, seed;
+    int allow_unstable;
+} cli_serve_args;
+
+extern const cli_group cli_serve_arch_group;
+extern const cli_group cli_serve_run_group;
+
+void cli_serve_init(cli_serve_args *a, const char *cmd);
+/* Handle an option of the two groups; 0 or an exit code. */
+int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg);
+
+typedef struct cli_serve_setup {
+    afd_serve_params params;
+    afd_hw hw;
+    afd_workload wl;
+    int have_wl;
+    double unit_seconds; /* seconds per unit of the latency laws */
+} cli_serve_setup;
+
+/* Load the latency file and the workload, convert the times and rates to the
+ * latency unit and fill su->params (need_lambda: --lambda is required).
+ * 0 or an exit code after printing an error; on success free su with
+ * cli_serve_setup_free. */
+int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
+                      cli_serve_setup *su);
+void cli_serve_setup_free(cli_serve_setup *su);
+
+#endif /* AFD_CLI_SERVE_OPTS_H */

@@ -1,0 +1,68 @@
+/* afd_device.h: an accelerator's specifications and efficiencies, for the
+ * adapted roofline of BestServe (Section 2.3, eq. 3-5, and Section 3.3).
+ *
+ * A device file is key = value text ('#' starts a comment):
+ *   peak_tflops   dense 16-bit peak, 10^12 FLOP/s           S_c
+ *   hbm_tbps      memory bandwidth, 10^12 B/s                S_m
+ *   hbm_gb        memory per device, 10^9 B
+ *   net_gbps      tensor-parallel link bandwidth, 10^9 B/s   S_+
+ *   mfu mbu comm_eff              e_c, e_m, e_+ for both phases
+ *   mfu_prefill mbu_prefill comm_eff_prefill   optional, per phase
+ *   mfu_decode mbu_decode comm_eff_decode      (default: the shared value)
+ *   dispatch_rmsnorm_ms dispatch_attention_ms dispatch_mlp_ms
+ *                 CPU dispatch time per module (0: no dispatch model)
+ *   comm_latency_ms  fixed cost of one all-reduce (default 0)
+ *   mem_util      fraction of hbm_gb the server may use (default 0.9)
+ *   price_per_hour power_w   optional, for cost tables
+ * Every number is checked against a plausibility range (afd_device_check), so
+ * that 3350 meant as GB/s is refused as TB/s with the range in the message.
+ */
+#ifndef AFD_DEVICE_H
+#define AFD_DEVICE_H
+
+#include <stddef.h>
+
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum afd_phase { AFD_PREFILL = 0, AFD_DECODE = 1 } afd_phase;
+
+typedef struct afd_device {
+    char name[64];
+    double peak_tflops, hbm_tbps, hbm_gb, net_gbps;
+    double mfu[2], mbu[2], comm_eff[2]; /* indexed by afd_phase */
+    double dispatch_ms[3];              /* rmsnorm, attention, mlp */
+    double comm_latency_ms;
+    double mem_util;
+    double price_per_hour, power_w;     /* NAN when not given */
+} afd_device;
+
+/* Plausibility: peak_tflops in [1, 20000], hbm_tbps in [0.05, 50],
+ * hbm_gb in [1, 2000], net_gbps in [1, 10000], efficiencies in (0, 1],
+ * dispatch times in [0, 100] ms, comm_latency_ms in [0, 100],
+ * mem_util in (0, 1], price_per_hour in [0, 1000], power_w in [1, 10000].
+ * err->text names the key, the value and the range. */
+AFD_API afd_status afd_device_check(const afd_device *d, afd_error *err);
+/* Parse key = value text; errors name the line.  Required: peak_tflops,
+ * hbm_tbps, hbm_gb, net_gbps, and mfu, mbu, comm_eff unless both phase
+ * values are given.  name may be NULL. */
+AFD_API afd_status afd_device_parse(const char *text, size_t len, const char *name,
+                                    afd_device *out, afd_error *err);
+AFD_API afd_status afd_device_read(const char *path, afd_device *out, afd_error *err);
+/* A bundled preset by name ("h100-sxm"); AFD_EINVAL if unknown. */
+AFD_API afd_status afd_device_preset_load(const char *name, afd_device *out, afd_error *err);
+/* A preset name if one matches, else a device file. */
+AFD_API afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err);
+/* Name and key = value text (with its source comments) of the i-th preset;
+ * NULL past the last. */
+AFD_API const char *afd_device_preset_name(size_t i);
+AFD_API const char *afd_device_preset_text(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_DEVICE_H */

@@ -1,0 +1,122 @@
+/* afd_estimate.h: BestServe's estimator (Section 3.3, Algorithm 1,
+ * Appendices A-B): the time of one forward pass from the model and the device.
+ *
+ * Every operator i of a module has a work W_i (FLOP) and a memory traffic Q_i
+ * (bytes); its time is the adapted roofline (eq. 3, 5)
+ *     t_i = max(W_i / (e_c S_c), Q_i / (e_m S_m)),
+ * a module's compute time is the sum over its operators (eq. 7, 10-12), and
+ * with tensor parallelism of size t each attention and MLP module adds an
+ * all-reduce (eq. 8).  Algorithm 1 overlaps the CPU's dispatch of a module
+ * with the device's computation of the previous ones.
+ *
+ * Two sets of operator forms:
+ *   - afdkit's (default): Tables 1-2 and 6-13 with the tensor-parallel
+ *     division applied consistently (each device holds h_q/t query heads,
+ *     ceil(h_kv/t) key/value heads, h_0/t MLP columns, and reads the whole
+ *     replicated activation), the score operators fused as FlashAttention
+ *     runs them (Tables 8-9's work over the causal pairs, the traffic of
+ *     reading Q, K, V once per key/value head and writing the output), the
+ *     KV-cache update a write of the new token, an all-reduce moving
+ *     2 (t-1)/t of the activation bytes, plus the output head; MoE and MLA
+ *     modules for DeepSeek-V3-style models;
+ *   - the paper's (paper_forms = 1, dense models): Tables 6, 10, 12, 7, 11,
+ *     13 and eq. 8 exactly as printed, misprints included, the kappa terms
+ *     of eq. 12 left out (the paper gives no kappa), no output head.
+ * docs/reproduction.md compares both with BestServe's Table 3.
+ */
+#ifndef AFD_ESTIMATE_H
+#define AFD_ESTIMATE_H
+
+#include <stddef.h>
+
+#include "afd_device.h"
+#include "afd_hw.h"
+#include "afd_model.h"
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afd_estimate_options {
+    double tp;           /* tensor-parallel size t >= 1 (integer) */
+    afd_phase phase;     /* AFD_PREFILL or AFD_DECODE */
+    double batch;        /* b >= 1 sequences */
+    double seq;          /* s >= 1: prompt length (prefill) or context
+                          * length including the new token (decode) */
+    int paper_forms;     /* 1: the paper's printed tables (dense models) */
+    int no_dispatch;     /* 1: ignore the device's dispatch times */
+} afd_estimate_options;
+
+enum { AFD_ESTIMATE_MAX_OPS = 48 };
+
+typedef struct afd_estimate_op {
+    char module[12];     /* "rmsnorm", "attention", "mlp", "moe", "head" */
+    char name[16];       /* "q_proj", "qk", "gate_proj", ... */
+    double work;         /* W, FLOP, per device */
+    double traffic;      /* Q, bytes, per device */
+    double time_s;       /* roofline time, seconds */
+    int compute_bound;   /* W/Q above the critical intensity (eq. 4) */
+} afd_estimate_op;
+
+typedef struct afd_estimate_module {
+    char name[12];       /* rmsnorm, attention, rmsnorm, mlp | moe */
+    double dispatch_s;   /* CPU dispatch time of the module */
+    double compute_s;    /* sum of its operators' roofline times */
+    double comm_s;       /* all-reduce after it (0 without TP) */
+} afd_estimate_module;
+
+typedef struct afd_estimate {
+    /* One block: the MoE block for MoE models, else the dense block. */
+    afd_estimate_module module[4];
+    double block_s;            /* Algorithm 1 for that block */
+    /* One forward pass of the whole model: every layer (dense and MoE
+     * blocks each with their own Algorithm 1 time) and the output head. */
+    double forward_s;
+    double forward_dispatch_s; /* dispatch summed over layers */
+    double forward_compute_s;  /* compute summed over layers and the head */
+    double forward_comm_s;     /* communication summed over layers */
+    size_t n_ops;              /* operators of the block shown, then the head */
+    afd_estimate_op ops[AFD_ESTIMATE_MAX_OPS];
+} afd_estimate;
+
+/* Estimate one forward pass.  AFD_EINVAL (err names it) for t < 1 or not an
+ * integer, b < 1, s < 1, heads not divisible by t, paper_forms on a
+ * MoE/MLA model.  Outputs NAN on error. */
+AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
+                                        const afd_estimate_options *o, afd_estimate *out,
+                                        afd_error *err);
+
+/* Fill hw with laws fitted (GSL weighted least squares, weights 1/t^2 so the
+ * fit minimises relative error) to the estimator over a grid, in
+ * milliseconds, for an instance of tp devices:
+ *   prefill batch, prompts P_i:  a + b sum P_i + c sum P_i^2
+ *        (grid: b in {1, 2, 4, 8}, P in {128, ..., 16384});
+ *   decode step, b sequences holding K tokens:  beta + gamma b + alpha K
+ *        (grid: b in {1, ..., 256}, context in {128, ..., 16384});
+ * fit_max_rel_err = the largest |fit - estimate| / estimate over both grids.
+ * The six AFD coefficients are the decode attention (alpha_a per KV token,
+ * beta_a fixed) and MLP/MoE (alpha_f per sequence, beta_f fixed) parts of the
+ * same fit done per module type, and alpha_c/beta_c the whole model's
+ * Attention-FFN activation transfer (2 h dtype bytes per sequence and layer
+ * each way over net_gbps x comm_eff_decode; beta_c = layers x
+ * comm_latency_ms).  unit = "ms", model and device named. */
+AFD_API afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
+                                     afd_hw *hw, afd_error *err);
+
+/* KV-cache bytes per token of context held by one instance of tp devices:
+ * GQA heads are split over the devices but never below one head per device
+ * (2 layers d dtype max(h_kv, t)); the MLA latent is replicated on each. */
+AFD_API double afd_kv_bytes_per_token(const afd_model *m, double tp);
+
+/* KV-cache capacity of one instance, in tokens: (mem_util hbm_gb 10^9 tp -
+ * weight bytes) / afd_kv_bytes_per_token.  AFD_EINVAL when the weights do
+ * not fit (err says how much memory they need); *tokens NAN then. */
+AFD_API afd_status afd_kv_capacity_tokens(const afd_model *m, const afd_device *d, double tp,
+                                          double *tokens, afd_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_ESTIMATE_H */

@@ -1,0 +1,97 @@
+/* afd_model.h: a transformer's dimensions from its Hugging Face config.json.
+ *
+ * Two families are understood:
+ *   - dense LLaMA-style decoders (LLaMA, Mistral, Qwen2, CodeLlama): hidden_size,
+ *     intermediate_size, num_attention_heads, num_key_value_heads (grouped-query
+ *     attention; absent means multi-head), num_hidden_layers, vocab_size,
+ *     head_dim (absent: hidden_size / num_attention_heads), torch_dtype,
+ *     tie_word_embeddings, attention_bias (Qwen2 has biases on Q, K, V);
+ *   - DeepSeek-V3 style MoE with multi-head latent attention (MLA):
+ *     n_routed_experts, num_experts_per_tok, moe_intermediate_size,
+ *     n_shared_experts, first_k_dense_replace (the first layers keep a dense
+ *     MLP of intermediate_size), kv_lora_rank, q_lora_rank (null: a full
+ *     query projection), qk_rope_head_dim, qk_nope_head_dim, v_head_dim.
+ *
+ * Weights are stored at torch_dtype, or at one byte per parameter when the
+ * config carries quantization_config.quant_method = "fp8" (DeepSeek-V3's
+ * released checkpoint); the KV cache is kept at torch_dtype.
+ *
+ * Presets are the configs of public checkpoints, bundled verbatim (their
+ * sources are listed by afd_model_preset_source and in data/models/SOURCES).
+ */
+#ifndef AFD_MODEL_H
+#define AFD_MODEL_H
+
+#include <stddef.h>
+
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afd_model {
+    char name[64];        /* preset name or the file's base name */
+    double hidden;        /* h, hidden_size */
+    double intermediate;  /* h_0, intermediate_size (dense MLP) */
+    double heads;         /* h_q, num_attention_heads */
+    double kv_heads;      /* h_kv, num_key_value_heads */
+    double head_dim;      /* head_dim */
+    double layers;        /* num_hidden_layers */
+    double vocab;         /* vocab_size */
+    double dtype_bytes;   /* bytes per activation / KV element (torch_dtype) */
+    double weight_bytes_per_param; /* dtype_bytes, or 1 for fp8 checkpoints */
+    int tied_embeddings;  /* tie_word_embeddings */
+    int qkv_bias;         /* biases on the Q, K, V projections */
+    /* MoE (0 when dense) */
+    int moe;
+    double n_routed_experts, experts_per_tok, moe_intermediate, n_shared_experts;
+    double first_k_dense; /* layers [0, first_k_dense) keep the dense MLP */
+    /* MLA (0 when absent) */
+    int mla;
+    double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+} afd_model;
+
+/* Parse a config.json text (len bytes) with jansson.  Required keys:
+ * hidden_size, num_attention_heads, num_hidden_layers, vocab_size, and
+ * intermediate_size unless every layer is MoE; each a positive integer.
+ * Errors name the key (and the line and column of a JSON syntax error);
+ * head_dim must divide nothing in particular but heads must be a multiple of
+ * kv_heads.  name may be NULL. */
+AFD_API afd_status afd_model_parse(const char *text, size_t len, const char *name,
+                                   afd_model *out, afd_error *err);
+/* Read a config.json file (at most 1 MiB); name = the path's base name. */
+AFD_API afd_status afd_model_read(const char *path, afd_model *out, afd_error *err);
+/* A bundled preset by name ("llama-3.1-70b"); AFD_EINVAL if unknown. */
+AFD_API afd_status afd_model_preset_load(const char *name, afd_model *out, afd_error *err);
+/* A preset name if one matches, else a config.json path. */
+AFD_API afd_status afd_model_load(const char *name_or_path, afd_model *out, afd_error *err);
+/* Name, config.json text and source (URL and revision) of the i-th preset;
+ * NULL past the last. */
+AFD_API const char *afd_model_preset_name(size_t i);
+AFD_API const char *afd_model_preset_json(size_t i);
+AFD_API const char *afd_model_preset_source(size_t i);
+
+/* Parameters of the decoder (embeddings, every layer, final norm, and the
+ * output head unless tied; DeepSeek-V3's multi-token-prediction module is
+ * not counted, as inference without speculative decoding does not load it):
+ *   dense layer: h (q + 2 kv) + q h + 3 h h_0 + 2 h  (+ q + 2 kv biases)
+ *   with q = h_q d, kv = h_kv d;
+ *   MLA: h r_q + r_q + r_q h_q (d_nope + d_rope) + h (r_kv + d_rope) + r_kv
+ *        + r_kv h_q (d_nope + d_v) + h_q d_v h   (r_q = 0: h h_q (d_nope + d_rope));
+ *   MoE layer: 3 h d_e (N_routed + N_shared) + h N_routed (router). */
+AFD_API double afd_model_params(const afd_model *m);
+/* Parameters read per token by a forward pass: the above with only the
+ * experts_per_tok routed experts of each MoE layer. */
+AFD_API double afd_model_active_params(const afd_model *m);
+/* afd_model_params x weight_bytes_per_param. */
+AFD_API double afd_model_weight_bytes(const afd_model *m);
+/* KV-cache bytes per token of context, whole model:
+ *   GQA: 2 layers h_kv d dtype_bytes;  MLA: layers (r_kv + d_rope) dtype_bytes. */
+AFD_API double afd_model_kv_bytes_per_token(const afd_model *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_MODEL_H */

@@ -1,0 +1,265 @@
+/* device.c: accelerator descriptions (key = value files and bundled presets). */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afd_device.h"
+#include "afd_parse.h"
+#include "internal.h"
+#include "presets.h"
+
+#define MAX_FILE (64 * 1024)
+
+enum {
+    K_PEAK, K_HBM, K_HBM_GB, K_NET, K_MFU, K_MBU, K_COMM, K_MFU_P, K_MBU_P, K_COMM_P,
+    K_MFU_D, K_MBU_D, K_COMM_D, K_DISP_N, K_DISP_A, K_DISP_M, K_COMM_LAT, K_MEM_UTIL,
+    K_PRICE, K_POWER, N_KEYS
+};
+
+static const struct {
+    const char *name;
+    double lo, hi;
+    int lo_open;
+    const char *unit;
+} keys[N_KEYS] = {
+    {"peak_tflops", 1, 20000, 0, "TFLOP/s"},
+    {"hbm_tbps", 0.05, 50, 0, "TB/s"},
+    {"hbm_gb", 1, 2000, 0, "GB"},
+    {"net_gbps", 1, 10000, 0, "GB/s"},
+    {"mfu", 0, 1, 1, ""},
+    {"mbu", 0, 1, 1, ""},
+    {"comm_eff", 0, 1, 1, ""},
+    {"mfu_prefill", 0, 1, 1, ""},
+    {"mbu_prefill", 0, 1, 1, ""},
+    {"comm_eff_prefill", 0, 1, 1, ""},
+    {"mfu_decode", 0, 1, 1, ""},
+    {"mbu_decode", 0, 1, 1, ""},
+    {"comm_eff_decode", 0, 1, 1, ""},
+    {"dispatch_rmsnorm_ms", 0, 100, 0, "ms"},
+    {"dispatch_attention_ms", 0, 100, 0, "ms"},
+    {"dispatch_mlp_ms", 0, 100, 0, "ms"},
+    {"comm_latency_ms", 0, 100, 0, "ms"},
+    {"mem_util", 0, 1, 1, ""},
+    {"price_per_hour", 0, 1000, 0, "per hour"},
+    {"power_w", 1, 10000, 0, "W"},
+};
+
+static void device_nan(afd_device *d)
+{
+    int i;
+    memset(d, 0, sizeof *d);
+    d->peak_tflops = d->hbm_tbps = d->hbm_gb = d->net_gbps = NAN;
+    for (i = 0; i < 2; i++)
+        d->mfu[i] = d->mbu[i] = d->comm_eff[i] = NAN;
+    for (i = 0; i < 3; i++)
+        d->dispatch_ms[i] = NAN;
+    d->comm_latency_ms = d->mem_util = d->price_per_hour = d->power_w = NAN;
+}
+
+static afd_status check_one(int k, double v, afd_error *err)
+{
+    const char *u = keys[k].unit;
+    int ok = isfinite(v) && (keys[k].lo_open ? v > keys[k].lo : v >= keys[k].lo) &&
+             v <= keys[k].hi;
+    if (ok)
+        return AFD_OK;
+    return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s = %g is outside the plausible range %s%g, %g]%s%s",
+                         keys[k].name, v, keys[k].lo_open ? "(" : "[", keys[k].lo, keys[k].hi,
+                         *u ? " " : "", u);
+}
+
+afd_status afd_device_check(const afd_device *d, afd_error *err)
+{
+    const double req[4] = {d->peak_tflops, d->hbm_tbps, d->hbm_gb, d->net_gbps};
+    afd_status st;
+    int i;
+    afd_error_clear(err);
+    for (i = 0; i < 4; i++)
+        if ((st = check_one(K_PEAK + i, req[i], err)) != AFD_OK)
+            return st;
+    for (i = 0; i < 2; i++) {
+        if ((st = check_one(i ? K_MFU_D : K_MFU_P, d->mfu[i], err)) != AFD_OK ||
+            (st = check_one(i ? K_MBU_D : K_MBU_P, d->mbu[i], err)) != AFD_OK ||
+            (st = check_one(i ? K_COMM_D : K_COMM_P, d->comm_eff[i], err)) != AFD_OK)
+            return st;
+    }
+    for (i = 0; i < 3; i++)
+        if ((st = check_one(K_DISP_N + i, d->dispatch_ms[i], err)) != AFD_OK)
+            return st;
+    if ((st = check_one(K_COMM_LAT, d->comm_latency_ms, err)) != AFD_OK ||
+        (st = check_one(K_MEM_UTIL, d->mem_util, err)) != AFD_OK)
+        return st;
+    if (!isnan(d->price_per_hour) && (st = check_one(K_PRICE, d->price_per_hour, err)) != AFD_OK)
+        return st;
+    if (!isnan(d->power_w) && (st = check_one(K_POWER, d->power_w, err)) != AFD_OK)
+        return st;
+    return AFD_OK;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_device *out,
+                            afd_error *err)
+{
+    double v[N_KEYS];
+    long at[N_KEYS] = {0};
+    size_t pos = 0;
+    long line = 0;
+    afd_device d;
+    afd_status st;
+    int k, ph;
+
+    afd_error_clear(err);
+    device_nan(out);
+    for (k = 0; k < N_KEYS; k++)
+        v[k] = NAN;
+    while (pos < len) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
+        size_t a = 0, b = n, eq, ke;
+        char shown[64];
+        pos += n + (nl != NULL);
+        line++;
+        while (a < b && is_space(s[a]))
+            a++;
+        while (b > a && is_space(s[b - 1]))
+            b--;
+        if (a == b || s[a] == '#')
+            continue;
+        if (memchr(s + a, '\0', b - a) != NULL)
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "NUL byte in the line");
+        for (eq = a; eq < b && s[eq] != '='; eq++)
+            ;
+        if (eq == b) {
+            afd_priv_show(s + a, b - a, shown, sizeof shown);
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "expected key = value: '%s'", shown);
+        }
+        ke = eq;
+        while (ke > a && is_space(s[ke - 1]))
+            ke--;
+        for (eq++; eq < b && is_space(s[eq]); eq++)
+            ;
+        for (k = 0; k < N_KEYS; k++)
+            if (strlen(keys[k].name) == ke - a && memcmp(keys[k].name, s + a, ke - a) == 0)
+                break;
+        if (k == N_KEYS) {
+            afd_priv_show(s + a, ke - a, shown, sizeof shown);
+            return afd_priv_fail(err, AFD_EPARSE, line, 0,
+                                 "unknown key '%s' (expected peak_tflops, hbm_tbps, hbm_gb, "
+                                 "net_gbps, mfu, mbu, comm_eff[_prefill|_decode], "
+                                 "dispatch_{rmsnorm,attention,mlp}_ms, comm_latency_ms, "
+                                 "mem_util, price_per_hour or power_w)", shown);
+        }
+        if (at[k])
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice (line %ld)",
+                                 keys[k].name, at[k]);
+        at[k] = line;
+        st = afd_parse_double_n(s + eq, b - eq, &v[k]);
+        if (st != AFD_OK) {
+            afd_priv_show(s + eq, b - eq, shown, sizeof shown);
+            return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: not a number: '%s'",
+                                 keys[k].name, shown);
+        }
+        st = check_one(k, v[k], err);
+        if (st != AFD_OK) {
+            err->line = line;
+            return st;
+        }
+    }
+    device_nan(&d);
+    snprintf(d.name, sizeof d.name, "%s", name ? name : "");
+    for (k = K_PEAK; k <= K_NET; k++)
+        if (isnan(v[k]))
+            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing key '%s'", keys[k].name);
+    d.peak_tflops = v[K_PEAK];
+    d.hbm_tbps = v[K_HBM];
+    d.hbm_gb = v[K_HBM_GB];
+    d.net_gbps = v[K_NET];
+    for (ph = 0; ph < 2; ph++) {
+        const int shared[3] = {K_MFU, K_MBU, K_COMM};
+        const int own[2][3] = {{K_MFU_P, K_MBU_P, K_COMM_P}, {K_MFU_D, K_MBU_D, K_COMM_D}};
+        double *dst[3] = {&d.mfu[ph], &d.mbu[ph], &d.comm_eff[ph]};
+        for (k = 0; k < 3; k++) {
+            double x = !isnan(v[own[ph][k]]) ? v[own[ph][k]] : v[shared[k]];
+            if (isnan(x))
+                return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing key '%s' (or '%s')",
+                                     keys[shared[k]].name, keys[own[ph][k]].name);
+            *dst[k] = x;
+        }
+    }
+    for (k = 0; k < 3; k++)
+        d.dispatch_ms[k] = isnan(v[K_DISP_N + k]) ? 0 : v[K_DISP_N + k];
+    d.comm_latency_ms = isnan(v[K_COMM_LAT]) ? 0 : v[K_COMM_LAT];
+    d.mem_util = isnan(v[K_MEM_UTIL]) ? 0.9 : v[K_MEM_UTIL];
+    d.price_per_hour = v[K_PRICE];
+    d.power_w = v[K_POWER];
+    st = afd_device_check(&d, err);
+    if (st == AFD_OK)
+        *out = d;
+    return st;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+afd_status afd_device_read(const char *path, afd_device *out, afd_error *err)
+{
+    char *buf;
+    size_t n;
+    afd_status st;
+    device_nan(out);
+    afd_error_clear(err);
+    st = afd_priv_read_file(path, MAX_FILE, &buf, &n, err);
+    if (st != AFD_OK)
+        return st;
+    st = afd_device_parse(buf, n, base_name(path), out, err);
+    free(buf);
+    return st;
+}
+
+static size_t n_presets(void)
+{
+    size_t i = 0;
+    while (afd_priv_device_presets[i].name)
+        i++;
+    return i;
+}
+
+afd_status afd_device_preset_load(const char *name, afd_device *out, afd_error *err)
+{
+    size_t i;
+    for (i = 0; i < n_presets(); i++)
+        if (strcmp(afd_priv_device_presets[i].name, name) == 0)
+            return afd_device_parse(afd_priv_device_presets[i].text,
+                                    strlen(afd_priv_device_presets[i].text), name, out, err);
+    device_nan(out);
+    return afd_priv_fail(err, AFD_EINVAL, 0, 0, "unknown device preset '%.40s'", name);
+}
+
+afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err)
+{
+    size_t i;
+    for (i = 0; i < n_presets(); i++)
+        if (strcmp(afd_priv_device_presets[i].name, name_or_path) == 0)
+            return afd_device_preset_load(name_or_path, out, err);
+    return afd_device_read(name_or_path, out, err);
+}
+
+const char *afd_device_preset_name(size_t i)
+{
+    return i < n_presets() ? afd_priv_device_presets[i].name : NULL;
+}
+
+const char *afd_device_preset_text(size_t i)
+{
+    return i < n_presets() ? afd_priv_device_presets[i].text : NULL;
+}

@@ -1,0 +1,567 @@
+/* estimate.c: BestServe's estimator (Section 3.3, Algorithm 1, Appendices
+ * A-B) and the serving laws fitted to it. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+
+#include "afd_estimate.h"
+#include "internal.h"
+
+enum { M_NORM1, M_ATTN, M_NORM2, M_FFN };
+
+typedef struct ctx {
+    const afd_model *m;
+    const afd_device *d;
+    double t;          /* tensor-parallel size */
+    int ph;            /* afd_phase */
+    int paper;         /* the paper's printed forms */
+    double b, s;       /* batch, sequence (prefill) or context (decode) */
+    double csc, msm;   /* e_c S_c (FLOP/s), e_m S_m (B/s) */
+    double e, ew;      /* bytes per activation element, per weight */
+    afd_estimate *rec; /* where to record operators, or NULL */
+    const char *module;
+} ctx;
+
+/* The adapted roofline, eq. (3)/(5): t = max(W / (e_c S_c), Q / (e_m S_m)). */
+static double op(ctx *c, const char *name, double W, double Q)
+{
+    double tc = W / c->csc, tm = Q / c->msm, time = tc > tm ? tc : tm;
+    if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
+        afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
+        snprintf(o->module, sizeof o->module, "%s", c->module);
+        snprintf(o->name, sizeof o->name, "%s", name);
+        o->work = W;
+        o->traffic = Q;
+        o->time_s = time;
+        o->compute_bound = tc > tm;
+    }
+    return time;
+}
+
+/* RMSNorm, Tables 6 (prefill, n = bs) and 7 (decode, n = b); the bytes are
+ * the paper's at 2 bytes per element, scaled to the model's dtype.  The
+ * norm is replicated on every tensor-parallel device (Section B.1). */
+static double rmsnorm(ctx *c, double n)
+{
+    double h = c->m->hidden, k = c->paper ? 1 : c->e / 2;
+    c->module = "rmsnorm";
+    return op(c, "pow", n * h, k * 4 * n * h) + op(c, "mean", n * h, k * (2 * n * h + 2 * n)) +
+           op(c, "add", n, k * 4 * n) + op(c, "rsqrt", n, k * 4 * n) +
+           op(c, "mul", n * h, k * (4 * n * h + 2 * n)) +
+           op(c, "mul_w", n * h, k * (4 * n * h + 2 * h));
+}
+
+/* Attention exactly as Tables 10 (prefill) and 11 (decode) print it, with
+ * kappa terms (update, repeat_kv, upcast) left out. */
+static double attention_paper(ctx *c)
+{
+    double h = c->m->hidden, hq = c->m->heads, r = c->m->kv_heads / c->m->heads;
+    double t = c->t, b = c->b, s = c->s;
+    c->module = "attention";
+    if (c->ph == AFD_PREFILL)
+        return op(c, "q_proj", 2 * b * s * h * h / t, 2 * (2 * b * s * h + h * h) / t) +
+               op(c, "k_proj", 2 * b * s * h * h * r / t,
+                  2 * (b * s * h + h * h * r / t + b * s * h * r / t)) +
+               op(c, "v_proj", 2 * b * s * h * h * r / t,
+                  2 * (b * s * h + h * h * r / t + b * s * h * r / t)) +
+               op(c, "rope", 3.5 * b * s * h * (1 + r), 2 * b * s * h * (8.5 + 8.5 * r + 2 / hq)) +
+               op(c, "qk", 2 * b * s * s * h / t, 2 * (2 * b * s * h + b * hq * s * s) / t) +
+               op(c, "div", b * hq * s * s / t, 4 * b * hq * s * s / t) +
+               op(c, "mask", b * hq * s * s / t, 2 * (2 * b * hq * s * s / t + b * s * s)) +
+               op(c, "softmax", 3 * b * hq * s * s / t, 4 * b * hq * s * s / t) +
+               op(c, "av", 2 * b * s * s * h / t, 2 * (b * hq * s * s + 2 * b * s * h) / t) +
+               op(c, "o_proj", 2 * b * s * h * h / t, 2 * (b * s * h + b * s * h / t + h * h));
+    return op(c, "q_proj", 2 * b * h * h / t, 2 * (2 * b * h + h * h) / t) +
+           op(c, "k_proj", 2 * b * h * h * r, 2 * (b * h + h * h * r / t + b * h * r / t)) +
+           op(c, "v_proj", 2 * b * h * h * r / t, 2 * (b * h + h * h * r / t + b * h * r / t)) +
+           op(c, "rope", 3.5 * b * h * (1 + r), 2 * b * h * (8.5 + 8.5 * r + 2 / hq)) +
+           op(c, "qk", 2 * b * s * h / t, 2 * b * (h + h * s + hq * s) / t) +
+           op(c, "div", b * hq * s / t, 4 * b * hq * s / t) +
+           op(c, "mask", b * hq * s / t, 2 * (2 * b * hq * s / t + b * s)) +
+           op(c, "softmax", 3 * b * hq * s, 4 * b * hq * s / t) +
+           op(c, "av", 2 * b * s * h / t, 2 * b * (h + h * s + hq * s) / t) +
+           op(c, "o_proj", 2 * b * h * h / t, 2 * (b * h + h * h / t + b * h / t));
+}
+
+/* MLP exactly as Tables 12 (prefill) and 13 (decode) print it. */
+static double mlp_paper(ctx *c)
+{
+    double h = c->m->hidden, h0 = c->m->intermediate, t = c->t, b = c->b, s = c->s;
+    double n = c->ph == AFD_PREFILL ? b * s : b;
+    double gemm_q = 2 * (n * (h + h0) + h * h0) / t;
+    c->module = "mlp";
+    return op(c, "gate_proj", 2 * n * h * h0 / t, gemm_q) + op(c, "silu", 5 * n * h0 / t, 4 * n * h0 / t) +
+           op(c, "up_proj", 2 * n * h * h0 / t, gemm_q) +
+           op(c, "mul", n * h0 / t, 6 * b * s * h0 / t) +
+           op(c, "down_proj", 2 * n * h * h0 / t, gemm_q) + op(c, "add", n * h / t, 4 * n * h0 / t);
+}
+
+/* A linear layer of n tokens, k inputs to m outputs per device. */
+static double gemm(ctx *c, const char *name, double n, double k, double m)
+{
+    return op(c, name, 2 * n * k * m, c->e * n * k + c->ew * k * m + c->e * n * m);
+}
+
+/* Grouped-query attention per device: h_q/t query heads, ceil(h_kv/t)
+ * key/value heads (replicated when t > h_kv), the input replicated.  The
+ * projections and RoPE follow Tables 8-11; the score operators (QK^T,
+ * scaling, mask, softmax, @V) are one fused kernel as serving engines run
+ * them (FlashAttention): their work is Tables 8-9's, over the causal pairs
+ * s (s + 1) / 2 in prefill, and their traffic only reads Q, K, V once per
+ * key/value head and writes the output (the s^2 score matrix never reaches
+ * memory).  The decode update writes the new token's keys and values. */
+static double attention_gqa(ctx *c)
+{
+    const afd_model *m = c->m;
+    double h = m->hidden, d = m->head_dim, t = c->t, b = c->b, s = c->s, e = c->e;
+    double hq = m->heads / t, q = hq * d, kv = ceil(m->kv_heads / t) * d;
+    double n = c->ph == AFD_PREFILL ? b * s : b;
+    double pairs = c->ph == AFD_PREFILL ? b * s * (s + 1) / 2 : b * s;
+    double sum;
+    c->module = "attention";
+    sum = gemm(c, "q_proj", n, h, q) + gemm(c, "k_proj", n, h, kv) + gemm(c, "v_proj", n, h, kv) +
+          op(c, "rope", 3.5 * n * (q + kv), e * n * (8.5 * (q + kv) + 2 * d));
+    if (c->ph == AFD_PREFILL)
+        sum += op(c, "attn", 4 * pairs * q + 5 * pairs * hq, e * (2 * n * q + 2 * n * kv));
+    else
+        sum += op(c, "update", 0, 2 * e * b * kv) +
+               op(c, "attn", 4 * pairs * q + 5 * pairs * hq, e * (2 * b * q + 2 * pairs * kv));
+    return sum + gemm(c, "o_proj", n, q, h);
+}
+
+/* Multi-head latent attention (DeepSeek-V2/V3) per device: h_q/t heads, the
+ * latent projections and the latent cache replicated.  Prefill decompresses
+ * keys and values and runs fused causal attention over h_q/t heads of
+ * d_nope + d_rope (values d_v); decode absorbs W_UK and W_UV into the query
+ * and output and attends over the latent, reading r_kv + d_rope bytes per
+ * cached token once. */
+static double attention_mla(ctx *c)
+{
+    const afd_model *m = c->m;
+    double h = m->hidden, t = c->t, b = c->b, s = c->s, e = c->e;
+    double hq = m->heads / t, dn = m->qk_nope_head_dim, dr = m->qk_rope_head_dim;
+    double dv = m->v_head_dim, rq = m->q_lora_rank, rkv = m->kv_lora_rank;
+    double n = c->ph == AFD_PREFILL ? b * s : b;
+    double sum = 0;
+    c->module = "attention";
+    if (rq > 0)
+        sum += gemm(c, "q_a", n, h, rq) + gemm(c, "q_b", n, rq, hq * (dn + dr));
+    else
+        sum += gemm(c, "q_proj", n, h, hq * (dn + dr));
+    sum += gemm(c, "kv_a", n, h, rkv + dr) +
+           op(c, "rope", 3.5 * n * (hq + 1) * dr, e * n * 8.5 * (hq + 1) * dr);
+    if (c->ph == AFD_PREFILL) {
+        double pairs = b * s * (s + 1) / 2;
+        sum += gemm(c, "kv_b", n, rkv, hq * (dn + dv)) +
+               op(c, "attn", 2 * pairs * hq * (dn + dr + dv) + 5 * pairs * hq,
+                  e * n * hq * (2 * (dn + dr) + 2 * dv));
+    } else {
+        double pairs = b * s;
+        sum += op(c, "update", 0, e * b * (rkv + dr)) + gemm(c, "q_absorb", b * hq, dn, rkv) +
+               op(c, "attn", 2 * pairs * hq * (2 * rkv + dr) + 5 * pairs * hq,
+                  e * (pairs * (rkv + dr) + b * hq * (2 * rkv + dr))) +
+               gemm(c, "v_absorb", b * hq, rkv, dv);
+    }
+    return sum + gemm(c, "o_proj", n, hq * dv, h);
+}
+
+/* Gated MLP (Tables 1, 2, 12, 13) of width w per device: gate and up
+ * projections, SiLU (read, write), product (two reads, a write), down
+ * projection; the residual add after the all-reduce reads two and writes one. */
+static double mlp(ctx *c, double n, double w, int residual)
+{
+    double h = c->m->hidden, e = c->e;
+    double sum = gemm(c, "gate_proj", n, h, w) + op(c, "silu", 5 * n * w, 2 * e * n * w) +
+                 gemm(c, "up_proj", n, h, w) + op(c, "mul", n * w, 3 * e * n * w) +
+                 gemm(c, "down_proj", n, w, h);
+    if (residual)
+        sum += op(c, "add", n * h, 3 * e * n * h);
+    return sum;
+}
+
+/* MoE layer: router, the routed experts (each sliced over the t devices),
+ * the shared experts, the weighted combination.  n tokens touch
+ * N (1 - (1 - k/N)^n) distinct experts on average (uniform routing), whose
+ * weights are read once. */
+static double moe(ctx *c, double n)
+{
+    const afd_model *m = c->m;
+    double h = m->hidden, e = c->e, N = m->n_routed_experts, k = m->experts_per_tok;
+    double w = m->moe_intermediate / c->t, touched = N * -expm1(n * log1p(-k / N));
+    double sum;
+    if (k >= N)
+        touched = N;
+    c->module = "moe";
+    sum = gemm(c, "router", n, h, N) +
+          op(c, "experts", 6 * n * k * h * w, c->ew * touched * 3 * h * w + e * n * k * (2 * h + 3 * w)) +
+          op(c, "expert_act", 6 * n * k * w, 5 * e * n * k * w);
+    if (m->n_shared_experts > 0)
+        sum += mlp(c, n, m->n_shared_experts * w, 0);
+    c->module = "moe";
+    return sum + op(c, "combine", n * k * h, e * n * h * (k + 1));
+}
+
+/* All-reduce after a module: eq. (8) as printed (b s h / t elements over
+ * e_+ S_+), or a ring all-reduce moving 2 (t-1)/t of the activation bytes,
+ * plus the device's fixed latency. */
+static double allreduce(const ctx *c, double n)
+{
+    double h = c->m->hidden, bw = c->d->comm_eff[c->ph] * c->d->net_gbps * 1e9;
+    if (c->t <= 1)
+        return 0;
+    if (c->paper)
+        return n * h / c->t / bw;
+    return 2 * (c->t - 1) / c->t * n * h * c->e / bw + c->d->comm_latency_ms * 1e-3;
+}
+
+/* Algorithm 1 for one block: dispatch of module i overlaps the computation
+ * of modules before it; communication follows the computation. */
+static double algorithm1(const afd_estimate_module *mod)
+{
+    double td = 0, tc = 0;
+    int i;
+    for (i = 0; i < 4; i++) {
+        td += mod[i].dispatch_s;
+        if (td > tc)
+            tc = td + mod[i].compute_s;
+        else
+            tc += mod[i].compute_s;
+        tc += mod[i].comm_s;
+    }
+    return tc;
+}
+
+/* One block (dense or MoE) into mod[4]. */
+static void block(ctx *c, int moe_layer, int use_dispatch, afd_estimate_module *mod)
+{
+    double n = c->ph == AFD_PREFILL ? c->b * c->s : c->b;
+    const char *names[4] = {"rmsnorm", "attention", "rmsnorm", moe_layer ? "moe" : "mlp"};
+    int i;
+    mod[M_NORM1].compute_s = rmsnorm(c, n);
+    if (c->paper)
+        mod[M_ATTN].compute_s = attention_paper(c);
+    else
+        mod[M_ATTN].compute_s = c->m->mla ? attention_mla(c) : attention_gqa(c);
+    mod[M_NORM2].compute_s = rmsnorm(c, n);
+    if (c->paper)
+        mod[M_FFN].compute_s = mlp_paper(c);
+    else if (moe_layer)
+        mod[M_FFN].compute_s = moe(c, n);
+    else {
+        c->module = "mlp";
+        mod[M_FFN].compute_s = mlp(c, n, c->m->intermediate / c->t, 1);
+    }
+    for (i = 0; i < 4; i++) {
+        snprintf(mod[i].name, sizeof mod[i].name, "%s", names[i]);
+        mod[i].dispatch_s = use_dispatch ? c->d->dispatch_ms[i == M_FFN ? 2 : i == M_ATTN] * 1e-3 : 0;
+        mod[i].comm_s = (i == M_ATTN || i == M_FFN) ? allreduce(c, n) : 0;
+    }
+}
+
+static void estimate_nan(afd_estimate *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    for (i = 0; i < 4; i++)
+        o->module[i].dispatch_s = o->module[i].compute_s = o->module[i].comm_s = NAN;
+    o->block_s = o->forward_s = o->forward_dispatch_s = o->forward_compute_s = NAN;
+    o->forward_comm_s = NAN;
+}
+
+afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
+                                const afd_estimate_options *o, afd_estimate *out, afd_error *err)
+{
+    ctx c;
+    afd_estimate_module dense[4], moel[4];
+    double n_moe, n_dense, head = 0;
+    int i;
+
+    afd_error_clear(err);
+    estimate_nan(out);
+    if (!(o->tp >= 1) || o->tp != floor(o->tp) || o->tp > 1024)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "tensor-parallel size must be an integer in [1, 1024]: %g", o->tp);
+    if (!(o->batch >= 1) || o->batch > 1e9)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "batch must be in [1, 1e9]: %g", o->batch);
+    if (!(o->seq >= 1) || o->seq > 1e8)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "sequence length must be in [1, 1e8]: %g", o->seq);
+    if (o->phase != AFD_PREFILL && o->phase != AFD_DECODE)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "unknown phase %d", (int)o->phase);
+    if (fmod(m->heads, o->tp) != 0)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "tensor-parallel size %g does not divide the %g attention heads",
+                             o->tp, m->heads);
+    if (o->paper_forms && (m->moe || m->mla))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "the paper's forms cover dense LLaMA-family models only");
+    c.m = m;
+    c.d = d;
+    c.t = o->tp;
+    c.ph = o->phase;
+    c.paper = o->paper_forms;
+    c.b = o->batch;
+    c.s = o->seq;
+    c.csc = d->mfu[c.ph] * d->peak_tflops * 1e12;
+    c.msm = d->mbu[c.ph] * d->hbm_tbps * 1e12;
+    c.e = c.paper ? 2 : m->dtype_bytes;
+    c.ew = c.paper ? 2 : m->weight_bytes_per_param;
+    c.rec = NULL;
+    n_moe = m->moe ? m->layers - m->first_k_dense : 0;
+    n_dense = m->layers - n_moe;
+    if (n_dense > 0) {
+        c.rec = n_moe > 0 ? NULL : out;
+        block(&c, 0, !o->no_dispatch, dense);
+    }
+    if (n_moe > 0) {
+        c.rec = out;
+        block(&c, 1, !o->no_dispatch, moel);
+    }
+    c.rec = out;
+    if (!c.paper) {
+        /* Output head on the last token of each sequence, vocabulary split. */
+        c.module = "head";
+        head = gemm(&c, "lm_head", c.b, m->hidden, m->vocab / c.t);
+    }
+    memcpy(out->module, n_moe > 0 ? moel : dense, sizeof out->module);
+    out->block_s = algorithm1(out->module);
+    out->forward_s = head;
+    out->forward_dispatch_s = out->forward_comm_s = 0;
+    out->forward_compute_s = head;
+    for (i = 0; i < 4; i++) {
+        if (n_dense > 0) {
+            out->forward_dispatch_s += n_dense * dense[i].dispatch_s;
+            out->forward_compute_s += n_dense * dense[i].compute_s;
+            out->forward_comm_s += n_dense * dense[i].comm_s;
+        }
+        if (n_moe > 0) {
+            out->forward_dispatch_s += n_moe * moel[i].dispatch_s;
+            out->forward_compute_s += n_moe * moel[i].compute_s;
+            out->forward_comm_s += n_moe * moel[i].comm_s;
+        }
+    }
+    if (n_dense > 0)
+        out->forward_s += n_dense * algorithm1(dense);
+    if (n_moe > 0)
+        out->forward_s += n_moe * algorithm1(moel);
+    return AFD_OK;
+}
+
+/* ---- KV cache */
+
+double afd_kv_bytes_per_token(const afd_model *m, double tp)
+{
+    if (m->mla)
+        return tp * afd_model_kv_bytes_per_token(m);
+    return 2 * m->layers * (m->kv_heads > tp ? m->kv_heads : tp) * m->head_dim * m->dtype_bytes;
+}
+
+afd_status afd_kv_capacity_tokens(const afd_model *m, const afd_device *d, double tp,
+                                  double *tokens, afd_error *err)
+{
+    double mem = d->mem_util * d->hbm_gb * 1e9 * tp, w = afd_model_weight_bytes(m);
+    afd_error_clear(err);
+    *tokens = NAN;
+    if (!(tp >= 1))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "tensor-parallel size must be >= 1: %g", tp);
+    if (w >= mem)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "the weights (%.1f GB) do not fit in %g x %.3g GB x mem_util %g "
+                             "= %.1f GB", w / 1e9, tp, d->hbm_gb, d->mem_util, mem / 1e9);
+    *tokens = floor((mem - w) / afd_kv_bytes_per_token(m, tp));
+    return AFD_OK;
+}
+
+/* ---- serving laws */
+
+enum { MAX_GRID = 256 };
+
+typedef struct grid {
+    size_t n;
+    double x[MAX_GRID][3]; /* regressors */
+    double y[MAX_GRID];
+} grid;
+
+/* Non-negative weighted least squares of y on the columns of x (3 or fewer
+ * used), weights 1/y^2: every subset of the columns is fitted with GSL and
+ * the best fit whose coefficients are all >= 0 is kept (the exact
+ * non-negative solution for three unknowns).  Returns the largest relative
+ * error of the kept fit, or NAN if none. */
+static double fit_nonneg(const grid *g, int ncol, double *coef)
+{
+    double best = INFINITY, best_err = NAN;
+    int mask, j;
+    for (j = 0; j < 3; j++)
+        coef[j] = 0;
+    for (mask = 1; mask < (1 << ncol); mask++) {
+        int cols[3], p = 0, ok = 1;
+        gsl_matrix *X, *cov;
+        gsl_vector *y, *w, *cf;
+        gsl_multifit_linear_workspace *ws;
+        double chisq, c[3] = {0, 0, 0}, maxe = 0;
+        size_t i;
+        for (j = 0; j < ncol; j++)
+            if (mask & (1 << j))
+                cols[p++] = j;
+        if ((size_t)p > g->n)
+            continue;
+        X = gsl_matrix_alloc(g->n, (size_t)p);
+        y = gsl_vector_alloc(g->n);
+        w = gsl_vector_alloc(g->n);
+        cf = gsl_vector_alloc((size_t)p);
+        cov = gsl_matrix_alloc((size_t)p, (size_t)p);
+        ws = gsl_multifit_linear_alloc(g->n, (size_t)p);
+        if (!X || !y || !w || !cf || !cov || !ws)
+            ok = 0;
+        if (ok) {
+            for (i = 0; i < g->n; i++) {
+                for (j = 0; j < p; j++)
+                    gsl_matrix_set(X, i, (size_t)j, g->x[i][cols[j]]);
+                gsl_vector_set(y, i, g->y[i]);
+                gsl_vector_set(w, i, 1 / (g->y[i] * g->y[i]));
+            }
+            ok = gsl_multifit_wlinear(X, w, y, cf, cov, &chisq, ws) == GSL_SUCCESS;
+        }
+        if (ok)
+            for (j = 0; j < p; j++) {
+                c[cols[j]] = gsl_vector_get(cf, (size_t)j);
+                if (!(c[cols[j]] >= 0))
+                    ok = 0;
+            }
+        if (ok && chisq < best) {
+            for (i = 0; i < g->n; i++) {
+                double f = c[0] * g->x[i][0] + c[1] * g->x[i][1] + c[2] * g->x[i][2];
+                double r = fabs(f - g->y[i]) / g->y[i];
+                if (r > maxe)
+                    maxe = r;
+            }
+            best = chisq;
+            best_err = maxe;
+            memcpy(coef, c, sizeof c);
+        }
+        gsl_multifit_linear_free(ws);
+        gsl_matrix_free(cov);
+        gsl_vector_free(cf);
+        gsl_vector_free(w);
+        gsl_vector_free(y);
+        gsl_matrix_free(X);
+    }
+    return best_err;
+}
+
+/* Per-module decode times of the whole model (ms): attention side (norms,
+ * attention, its all-reduce) and FFN side (MLP/MoE, its all-reduce, head). */
+static afd_status decode_split(const afd_model *m, const afd_device *d, double tp, double b,
+                               double s, double *attn, double *ffn, afd_error *err)
+{
+    afd_estimate e;
+    afd_estimate_options o = {.tp = tp, .phase = AFD_DECODE, .batch = b, .seq = s, .no_dispatch = 1};
+    afd_status st = afd_estimate_forward(m, d, &o, &e, err);
+    if (st != AFD_OK)
+        return st;
+    /* Attention is the same in every layer; the FFN side (dense and MoE
+     * layers, the head) is the rest of the forward pass. */
+    *attn = m->layers * (e.module[M_NORM1].compute_s + e.module[M_ATTN].compute_s +
+                         e.module[M_NORM2].compute_s + e.module[M_ATTN].comm_s);
+    *ffn = e.forward_compute_s + e.forward_comm_s - *attn;
+    *attn *= 1e3;
+    *ffn *= 1e3;
+    return AFD_OK;
+}
+
+afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp, afd_hw *hw,
+                             afd_error *err)
+{
+    static const double P[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+    static const double B[] = {1, 2, 4, 8};
+    static const double DB[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    static const double DS[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+    grid g, ga, gf;
+    afd_estimate e;
+    afd_status st;
+    double coef[3], cap, err_p, err_d, err_a, err_f;
+    size_t i, j;
+
+    afd_error_clear(err);
+    afd_hw_init(hw);
+    st = afd_kv_capacity_tokens(m, d, tp, &cap, err);
+    if (st != AFD_OK)
+        goto done;
+    /* Prefill: a + b sum P + c sum P^2 over batches of equal prompts. */
+    g.n = 0;
+    for (i = 0; i < sizeof B / sizeof B[0]; i++)
+        for (j = 0; j < sizeof P / sizeof P[0]; j++) {
+            afd_estimate_options o = {.tp = tp, .phase = AFD_PREFILL, .batch = B[i], .seq = P[j]};
+            st = afd_estimate_forward(m, d, &o, &e, err);
+            if (st != AFD_OK)
+                goto done;
+            g.x[g.n][0] = 1;
+            g.x[g.n][1] = B[i] * P[j];
+            g.x[g.n][2] = B[i] * P[j] * P[j];
+            g.y[g.n++] = e.forward_s * 1e3;
+        }
+    err_p = fit_nonneg(&g, 3, coef);
+    hw->prefill_a = coef[0];
+    hw->prefill_b = coef[1];
+    hw->prefill_c = coef[2];
+    /* Decode: beta + gamma b + alpha K, K = b s, over what fits in memory. */
+    g.n = ga.n = gf.n = 0;
+    for (i = 0; i < sizeof DB / sizeof DB[0]; i++)
+        for (j = 0; j < sizeof DS / sizeof DS[0]; j++) {
+            afd_estimate_options o = {.tp = tp, .phase = AFD_DECODE, .batch = DB[i], .seq = DS[j]};
+            double K = DB[i] * DS[j], ta, tf;
+            if (K > cap && g.n > 0)
+                continue;
+            st = afd_estimate_forward(m, d, &o, &e, err);
+            if (st == AFD_OK)
+                st = decode_split(m, d, tp, DB[i], DS[j], &ta, &tf, err);
+            if (st != AFD_OK)
+                goto done;
+            g.x[g.n][0] = 1;
+            g.x[g.n][1] = DB[i];
+            g.x[g.n][2] = K;
+            g.y[g.n++] = e.forward_s * 1e3;
+            ga.x[ga.n][0] = 1;
+            ga.x[ga.n][1] = K;
+            ga.x[ga.n][2] = 0;
+            ga.y[ga.n++] = ta;
+            gf.x[gf.n][0] = 1;
+            gf.x[gf.n][1] = DB[i];
+            gf.x[gf.n][2] = 0;
+            gf.y[gf.n++] = tf;
+        }
+    err_d = fit_nonneg(&g, 3, coef);
+    hw->decode_beta = coef[0];
+    hw->decode_gamma = coef[1];
+    hw->decode_alpha = coef[2];
+    err_a = fit_nonneg(&ga, 2, coef);
+    hw->beta_a = coef[0];
+    hw->alpha_a = coef[1];
+    err_f = fit_nonneg(&gf, 2, coef);
+    hw->beta_f = coef[0];
+    hw->alpha_f = coef[1];
+    if (isnan(err_p) || isnan(err_d) || isnan(err_a) || isnan(err_f) || !(hw->alpha_a > 0) ||
+        !(hw->alpha_f > 0)) {
+        st = afd_priv_fail(err, AFD_ENUMERIC, 0, 0, "no non-negative least-squares fit of the laws");
+        goto done;
+    }
+    hw->alpha_c = m->layers * 2 * 2 * m->hidden * m->dtype_bytes /
+                  (d->comm_eff[AFD_DECODE] * d->net_gbps * 1e9) * 1e3;
+    hw->beta_c = m->layers * d->comm_latency_ms;
+    hw->fit_max_rel_err = err_p > err_d ? err_p : err_d;
+    snprintf(hw->unit, sizeof hw->unit, "ms");
+    snprintf(hw->model, sizeof hw->model, "%s", m->name);
+    snprintf(hw->device, sizeof hw->device, "%s", d->name);
+    st = afd_hw_check(hw, err);
+done:
+    if (st != AFD_OK) {
+        afd_error saved = err ? *err : (afd_error){0};
+        afd_hw_init(hw);
+        if (err)
+            *err = saved;
+    }
+    return st;
+}

@@ -1,0 +1,203 @@
+/* afd_serve.h: a request-level discrete-event simulator of LLM serving.
+ *
+ * Design note
+ * -----------
+ * One engine, many architectures.  The engine owns time, the event heap
+ * (ordered by time, then by insertion sequence, so ties resolve in the order
+ * they were scheduled), the request table, the arrival process, the latency
+ * laws and the measurements.  It knows nothing of prefill, decode, chunks or
+ * KV transfer.  An architecture is a *policy*: a table of four callbacks
+ * (afd_serve_policy) that owns its instances and queues and decides what
+ * each instance does next.
+ *
+ *   engine -> policy   init(engine, config) -> state
+ *                      arrive(state, engine, request)      a request enters
+ *                      event(state, engine, kind, a, b)    an event it scheduled fires
+ *                      fini(state)
+ *   policy -> engine   afd_serve_at(e, t, kind, a, b)      schedule an event
+ *                      afd_serve_first_token(e, r)         TTFT of r is now
+ *                      afd_serve_finish(e, r)              r's last token is now
+ *                      afd_serve_req(e, r)                 prompt, output, arrival, class,
+ *                                                          deadline, one word for the policy
+ *                      afd_serve_prefill_time, afd_serve_decode_step   the latency laws
+ *                      afd_serve_u01(e)                    the policy's own random stream
+ *
+ * Every iteration of an instance is one event; a decode step costs O(1) plus
+ * O(log b) per sequence that finishes in it (a heap of finishing steps), so
+ * a request costs about (output tokens / batch) events, not one per token.
+ * Later architectures are further policies with their own configuration
+ * (afd_serve_config.extra): a hybrid of prefill-heavy and decode-heavy
+ * chunked instances that hands decodes between them schedules its own
+ * hand-over events; two-tier serving with deadlines and offloading reads
+ * each request's class and deadline (afd_serve_request) and schedules its
+ * own deadline events.  Neither needs a change to the engine.
+ *
+ * Metrics.  Per request: TTFT = first token - arrival; TPOT = (last token -
+ * first token) / (output - 1), the mean inter-token time of that request
+ * (undefined, and not counted, for one output token); end-to-end = last token -
+ * arrival.  The prefill produces the first output token, so a request with
+ * G output tokens takes G - 1 decode steps.  The first `warmup` requests (in
+ * arrival order) are simulated and discarded.  Means and the 50th, 90th and
+ * 99th percentiles of the measured requests are reported with batch-means
+ * standard errors: the measured requests are cut into K consecutive batches
+ * in arrival order, se = sd(batch values) / sqrt(K) (sectioning, as
+ * afd_mdc_sim).  A percentile is the empirical ceil(q n)-th smallest.
+ *
+ * Instability.  A finite run of an unstable system always finishes, with
+ * percentiles that grow with the run length.  The engine counts the requests
+ * in the system at the arrivals that end the first, second and last third
+ * of the run; it flags the run unstable when that backlog rises across both
+ * thirds, each time by more than 2% of a third's arrivals and by more than
+ * 50 requests.  A stable queue's backlog does not trend; an overloaded one
+ * keeps the excess of every third (even when prefill priority starves the
+ * decodes, so that early requests finish last).
+ *
+ * Random numbers (afd_philox.h), seed from the parameters:
+ *   stream 0  interarrival time of request n: uniform n (-log(u) / lambda)
+ *   stream 1  lengths of request n: uniform 2n (trace row, or P of the
+ *             geometric model) and 2n + 1 (D of the geometric model)
+ *   stream 2  the policy's own stream (afd_serve_u01), read in order.
+ *
+ * Times are in the unit of the latency laws (afd_hw.unit); rates in its
+ * inverse.
+ */
+#ifndef AFD_SERVE_H
+#define AFD_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "afd_hw.h"
+#include "afd_status.h"
+#include "afd_workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Requests measured are at most this many (three doubles kept each). */
+#define AFD_SERVE_MAX_REQUESTS (UINT64_C(1) << 27)
+#define AFD_SERVE_MAX_INSTANCES 4096u
+#define AFD_SERVE_BATCHES 32u /* default number of batches for the standard errors */
+
+typedef struct afd_serve_engine afd_serve_engine;
+
+/* A request as the policy sees it. */
+typedef struct afd_serve_request {
+    double arrival;   /* time it entered */
+    double first;     /* time of its first token (NaN before) */
+    double deadline;  /* arrival + the class deadline (+inf if none) */
+    uint32_t prompt;  /* P >= 1 */
+    uint32_t output;  /* G >= 1 output tokens */
+    int cls;          /* service class (0 unless a policy assigns one) */
+    uint64_t word;    /* free for the policy */
+} afd_serve_request;
+
+/* Architecture-level knobs shared by the built-in policies.  A policy reads
+ * the ones it needs and checks them in init; `extra` carries what a later
+ * policy needs beyond these. */
+typedef struct afd_serve_config {
+    unsigned instances;    /* colloc, chunked: N >= 1 */
+    unsigned prefill;      /* disagg: prefill instances >= 1 */
+    unsigned decode;       /* disagg: decode instances >= 1 */
+    unsigned prefill_bmax; /* requests per prefill batch >= 1 */
+    unsigned decode_bmax;  /* sequences decoded together >= 1 */
+    unsigned chunk;        /* chunked: tokens per iteration, > decode_bmax */
+    double pseudo_tau;     /* disagg: > 0 selects BestServe's per-request decode with
+                              pseudo batch size max(floor((b + 1) / tau), 1); 0: per step */
+    double kv_time_per_token; /* disagg: KV transfer time per prompt token (>= 0) */
+    double kv_time_fixed;     /* disagg: fixed part of a transfer (>= 0) */
+    const void *extra;        /* policy-specific, NULL for the built-in ones */
+} afd_serve_config;
+
+typedef struct afd_serve_policy {
+    const char *name;
+    const char *summary;
+    /* Check cfg, allocate the state.  AFD_EINVAL with err->text naming the
+     * knob when cfg does not suit the policy. */
+    afd_status (*init)(afd_serve_engine *e, const afd_serve_config *cfg, void **state,
+                       afd_error *err);
+    void (*arrive)(void *state, afd_serve_engine *e, uint32_t r);
+    void (*event)(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b);
+    void (*fini)(void *state);
+} afd_serve_policy;
+
+/* Built-in policies: "colloc", "chunked", "disagg".  NULL if unknown. */
+AFD_API const afd_serve_policy *afd_serve_policy_find(const char *name);
+/* The i-th built-in policy, NULL past the last. */
+AFD_API const afd_serve_policy *afd_serve_policy_at(size_t i);
+
+typedef struct afd_serve_params {
+    const afd_serve_policy *policy;
+    afd_serve_config config;
+    const afd_hw *hw;            /* prefill and decode laws required */
+    /* Arrivals: Poisson at lambda > 0, or the given nondecreasing times
+     * (times != NULL, n_times >= warmup + requests; lambda ignored). */
+    double lambda;
+    const double *times;
+    size_t n_times;
+    /* Lengths: fixed (prompt, output >= 1, workload == NULL), or drawn from
+     * a workload: TRACE with kept rows (row uniform; with `times`, row n in
+     * order, cycling), GEOMETRIC (P, D ~ Geometric on {1, 2, ...}). */
+    uint32_t prompt, output;
+    const afd_workload *workload;
+    uint64_t requests;     /* measured, >= batches */
+    uint64_t warmup;       /* simulated first and discarded */
+    unsigned batches;      /* K >= 2 (0: AFD_SERVE_BATCHES) */
+    double ttft_slo, tpot_slo; /* for the attainment; +inf or NaN: none */
+    uint64_t seed;
+} afd_serve_params;
+
+typedef struct afd_serve_stat {
+    double mean, mean_se;
+    double p50, p50_se, p90, p90_se, p99, p99_se;
+} afd_serve_stat;
+
+typedef struct afd_serve_result {
+    afd_serve_stat ttft, tpot, e2e;
+    double throughput;                /* measured completions per unit time */
+    double attainment, attainment_se; /* fraction meeting both SLOs */
+    uint64_t completed;               /* measured requests (K floor(requests / K)) */
+    uint64_t tpot_count;              /* of which with output >= 2 */
+    int unstable;                     /* see the design note */
+    double growth;                    /* fraction of the arrivals of the last two
+                                         thirds still in the system at the end of arrivals */
+    uint64_t backlog;                 /* requests in the system when the last arrived */
+    uint64_t events;                  /* events processed */
+    double end_time;                  /* time of the last event */
+} afd_serve_result;
+
+/* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy
+ * refuses its configuration: err->text says which knob), AFD_EEMPTY (a
+ * workload without kept rows), AFD_ENOMEM.  On error the result is NaN. */
+AFD_API afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out,
+                                 afd_error *err);
+
+/* ---- the engine's services to policies */
+
+/* Current simulated time. */
+AFD_API double afd_serve_now(const afd_serve_engine *e);
+/* Schedule an event for the policy at time t >= now; kind, a and b are the
+ * policy's.  AFD_ENOMEM if the heap cannot grow (the run then fails). */
+AFD_API afd_status afd_serve_at(afd_serve_engine *e, double t, int kind, uint32_t a, uint64_t b);
+AFD_API afd_serve_request *afd_serve_req(afd_serve_engine *e, uint32_t r);
+/* Record the first token of r at the current time. */
+AFD_API void afd_serve_first_token(afd_serve_engine *e, uint32_t r);
+/* Record the last token of r at the current time and free r. */
+AFD_API void afd_serve_finish(afd_serve_engine *e, uint32_t r);
+/* Fail the run with status st (memory); the engine stops at the next event. */
+AFD_API void afd_serve_fail(afd_serve_engine *e, afd_status st);
+/* Next uniform of the policy stream (stream 2). */
+AFD_API double afd_serve_u01(afd_serve_engine *e);
+/* The latency laws of afd_hw:
+ *   prefill of a batch of n prompts:  a + b sum P + c sum P^2   (n >= 1)
+ *   one decode step of b sequences holding K KV tokens: beta + gamma b + alpha K */
+AFD_API double afd_serve_prefill_time(const afd_serve_engine *e, double sum_p, double sum_p2);
+AFD_API double afd_serve_decode_step(const afd_serve_engine *e, double b, double k);
+AFD_API const afd_hw *afd_serve_hw(const afd_serve_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_SERVE_H */

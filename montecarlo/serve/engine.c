@@ -1,0 +1,619 @@
+/* engine.c: the request-level serving engine (see afd_serve.h). */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_statistics_double.h>
+
+#include "afd_philox.h"
+#include "serve_internal.h"
+
+/* ------------------------------------------------------------ event heap */
+
+int serve_heap_push(serve_heap *h, double t, int kind, uint32_t a, uint64_t b)
+{
+    serve_event ev;
+    size_t i;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        serve_event *v = realloc(h->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        h->v = v;
+        h->cap = cap;
+    }
+    ev.t = t;
+    ev.seq = h->seq++;
+    ev.b = b;
+    ev.a = a;
+    ev.kind = kind;
+    for (i = h->n++; i > 0; i = (i - 1) / 2) { /* sift up */
+        size_t p = (i - 1) / 2;
+        if (!serve_ev_less(&ev, &h->v[p]))
+            break;
+        h->v[i] = h->v[p];
+    }
+    h->v[i] = ev;
+    return 0;
+}
+
+void serve_heap_pop(serve_heap *h, serve_event *ev)
+{
+    serve_event last;
+    size_t i = 0, n;
+    *ev = h->v[0];
+    n = --h->n;
+    if (n == 0)
+        return;
+    last = h->v[n];
+    for (;;) { /* sift the last entry down from the root */
+        size_t l = 2 * i + 1, m;
+        if (l >= n)
+            break;
+        m = l + 1 < n && serve_ev_less(&h->v[l + 1], &h->v[l]) ? l + 1 : l;
+        if (!serve_ev_less(&h->v[m], &last))
+            break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    h->v[i] = last;
+}
+
+void serve_heap_free(serve_heap *h)
+{
+    free(h->v);
+    memset(h, 0, sizeof *h);
+}
+
+/* ------------------------------------------------------------------ fifo */
+
+int serve_fifo_push(serve_fifo *q, uint32_t r)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64, k;
+        uint32_t *v = malloc(cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        for (k = 0; k < q->n; k++)
+            v[k] = q->v[(q->head + k) % q->cap];
+        free(q->v);
+        q->v = v;
+        q->head = 0;
+        q->cap = cap;
+    }
+    q->v[(q->head + q->n) % q->cap] = r;
+    q->n++;
+    return 0;
+}
+
+void serve_fifo_free(serve_fifo *q)
+{
+    free(q->v);
+    memset(q, 0, sizeof *q);
+}
+
+/* --------------------------------------------------------------- decoder */
+
+int serve_decoder_add(serve_decoder *d, const afd_serve_request *q, uint32_t r)
+{
+    /* G output tokens: the prefill gave the first, G - 1 steps give the rest. */
+    if (serve_heap_push(&d->finish, (double)(d->steps + q->output - 1), 0, r, 0) != 0)
+        return -1;
+    d->kv += (double)q->prompt + 1;
+    d->running++;
+    return 0;
+}
+
+void serve_decoder_step_done(serve_decoder *d, afd_serve_engine *e)
+{
+    d->steps++;
+    d->kv += d->running; /* each sequence attends to one more token next step */
+    while (d->finish.n > 0 && d->finish.v[0].t <= (double)d->steps) {
+        serve_event ev;
+        const afd_serve_request *q;
+        serve_heap_pop(&d->finish, &ev);
+        q = afd_serve_req(e, ev.a);
+        d->kv -= (double)q->prompt + q->output; /* P + 1 + (G - 1) steps */
+        d->running--;
+        afd_serve_finish(e, ev.a);
+    }
+    if (d->running == 0)
+        d->kv = 0; /* no drift from rounding */
+}
+
+void serve_decoder_free(serve_decoder *d)
+{
+    serve_heap_free(&d->finish);
+}
+
+/* ---------------------------------------------------------------- engine */
+
+struct afd_serve_engine {
+    const afd_serve_params *p;
+    const afd_hw *hw;
+    double now;
+    afd_status status;
+    serve_heap heap;
+    /* request slots */
+    afd_serve_request *req;
+    uint64_t *index; /* arrival number of the request in each slot */
+    uint32_t *free_slots;
+    size_t n_slots, n_free;
+    uint64_t in_system;
+    /* measurements */
+    uint64_t first, m; /* measured: arrival numbers first .. first + m - 1 */
+    double *ttft, *tpot, *e2e;
+    double last_finish;
+    double t0; /* arrival of the first measured request */
+    afd_philox_cursor policy_rng;
+    uint64_t events;
+};
+
+double afd_serve_now(const afd_serve_engine *e)
+{
+    return e->now;
+}
+
+afd_status afd_serve_at(afd_serve_engine *e, double t, int kind, uint32_t a, uint64_t b)
+{
+    if (serve_heap_push(&e->heap, t < e->now ? e->now : t, kind, a, b) != 0) {
+        e->status = AFD_ENOMEM;
+        return AFD_ENOMEM;
+    }
+    return AFD_OK;
+}
+
+afd_serve_request *afd_serve_req(afd_serve_engine *e, uint32_t r)
+{
+    return &e->req[r];
+}
+
+void afd_serve_first_token(afd_serve_engine *e, uint32_t r)
+{
+    e->req[r].first = e->now;
+}
+
+void afd_serve_finish(afd_serve_engine *e, uint32_t r)
+{
+    const afd_serve_request *q = &e->req[r];
+    uint64_t n = e->index[r];
+    if (n >= e->first && n - e->first < e->m) {
+        size_t k = (size_t)(n - e->first);
+        e->ttft[k] = q->first - q->arrival;
+        e->tpot[k] = q->output >= 2 ? (e->now - q->first) / (q->output - 1) : NAN;
+        e->e2e[k] = e->now - q->arrival;
+        if (e->now > e->last_finish)
+            e->last_finish = e->now;
+    }
+    e->free_slots[e->n_free++] = r;
+    e->in_system--;
+}
+
+void afd_serve_fail(afd_serve_engine *e, afd_status st)
+{
+    if (e->status == AFD_OK)
+        e->status = st;
+}
+
+double afd_serve_u01(afd_serve_engine *e)
+{
+    return afd_philox_next(&e->policy_rng);
+}
+
+double afd_serve_prefill_time(const afd_serve_engine *e, double sum_p, double sum_p2)
+{
+    return e->hw->prefill_a + e->hw->prefill_b * sum_p + e->hw->prefill_c * sum_p2;
+}
+
+double afd_serve_decode_step(const afd_serve_engine *e, double b, double k)
+{
+    return e->hw->decode_beta + e->hw->decode_gamma * b + e->hw->decode_alpha * k;
+}
+
+const afd_hw *afd_serve_hw(const afd_serve_engine *e)
+{
+    return e->hw;
+}
+
+/* A free request slot, growing the table; UINT32_MAX when memory runs out. */
+static uint32_t take_slot(afd_serve_engine *e)
+{
+    if (e->n_free == 0) {
+        size_t cap = e->n_slots ? 2 * e->n_slots : 1024, k;
+        afd_serve_request *req;
+        uint64_t *index;
+        uint32_t *fs;
+        if (cap > UINT32_MAX)
+            return UINT32_MAX;
+        req = realloc(e->req, cap * sizeof *req);
+        if (req != NULL)
+            e->req = req;
+        index = realloc(e->index, cap * sizeof *index);
+        if (index != NULL)
+            e->index = index;
+        fs = realloc(e->free_slots, cap * sizeof *fs);
+        if (fs != NULL)
+            e->free_slots = fs;
+        if (req == NULL || index == NULL || fs == NULL)
+            return UINT32_MAX;
+        for (k = cap; k > e->n_slots; k--)
+            e->free_slots[e->n_free++] = (uint32_t)(k - 1);
+        e->n_slots = cap;
+    }
+    return e->free_slots[--e->n_free];
+}
+
+/* Geometric on {1, 2, ...} with mean mu >= 1, by inversion of one uniform. */
+static uint32_t geometric(double mu, double u)
+{
+    double k;
+    if (mu <= 1)
+        return 1;
+    k = ceil(log(u) / log1p(-1 / mu));
+    return k < 1 ? 1 : k > 4e9 ? 4000000000u : (uint32_t)k;
+}
+
+static void lengths(const afd_serve_params *p, uint64_t n, uint32_t *prompt, uint32_t *output)
+{
+    const afd_workload *w = p->workload;
+    if (w == NULL) {
+        *prompt = p->prompt;
+        *output = p->output;
+    } else if (w->kind == AFD_WORKLOAD_TRACE) {
+        size_t row;
+        if (p->times != NULL) {
+            row = (size_t)(n % w->n_kept);
+        } else {
+            row = (size_t)(afd_philox_u01(p->seed, 1, 2 * n) * (double)w->n_kept);
+            if (row >= w->n_kept)
+                row = w->n_kept - 1;
+        }
+        *prompt = w->prompt[row] ? (uint32_t)w->prompt[row] : 1; /* an empty prompt as 1 token */
+        *output = (uint32_t)w->decode[row];
+    } else {
+        *prompt = geometric(w->mu_p, afd_philox_u01(p->seed, 1, 2 * n));
+        *output = geometric(w->mu_d, afd_philox_u01(p->seed, 1, 2 * n + 1));
+    }
+}
+
+static void stat_nan(afd_serve_stat *s)
+{
+    s->mean = s->mean_se = s->p50 = s->p50_se = s->p90 = s->p90_se = s->p99 = s->p99_se = NAN;
+}
+
+static void set_nan(afd_serve_result *out)
+{
+    memset(out, 0, sizeof *out);
+    stat_nan(&out->ttft);
+    stat_nan(&out->tpot);
+    stat_nan(&out->e2e);
+    out->throughput = out->attainment = out->attainment_se = NAN;
+    out->growth = out->end_time = NAN;
+}
+
+static double quantile(double *x, size_t n, double q)
+{
+    double r = ceil(q * (double)n);
+    size_t k = r < 1 ? 0 : (size_t)r - 1;
+    return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
+}
+
+static void mean_se(const double *x, unsigned k, double *mean, double *se)
+{
+    double m = 0, v = 0;
+    unsigned b, n = 0;
+    for (b = 0; b < k; b++)
+        if (!isnan(x[b])) {
+            m += x[b];
+            n++;
+        }
+    if (n < 2) {
+        *mean = n == 1 ? m : NAN;
+        *se = NAN;
+        return;
+    }
+    m /= n;
+    for (b = 0; b < k; b++)
+        if (!isnan(x[b]))
+            v += (x[b] - m) * (x[b] - m);
+    *mean = m;
+    *se = sqrt(v / (n - 1) / n);
+}
+
+/* Statistics of x[0..m) (NaN entries skipped), batch b = [b len, (b+1) len).
+ * Reorders x. */
+static afd_status summarize(double *x, uint64_t m, unsigned k, double *scratch,
+                            afd_serve_stat *s, uint64_t *count)
+{
+    static const double qs[3] = {0.5, 0.9, 0.99};
+    double *bm = scratch, *bq = scratch + k, *val[3], *se[3];
+    size_t len = (size_t)(m / k), j, n_all;
+    unsigned b, qi;
+    val[0] = &s->p50, val[1] = &s->p90, val[2] = &s->p99;
+    se[0] = &s->p50_se, se[1] = &s->p90_se, se[2] = &s->p99_se;
+    /* compact each batch's finite values to its front, keep the counts */
+    {
+        size_t *cnt = malloc(k * sizeof *cnt);
+        if (cnt == NULL)
+            return AFD_ENOMEM;
+        n_all = 0;
+        for (b = 0; b < k; b++) {
+            double *y = x + (size_t)b * len, sum = 0;
+            size_t c = 0;
+            for (j = 0; j < len; j++)
+                if (!isnan(y[j])) {
+                    sum += y[j];
+                    y[c++] = y[j];
+                }
+            cnt[b] = c;
+            bm[b] = c ? sum / (double)c : NAN;
+            n_all += c;
+        }
+        *count = n_all;
+        mean_se(bm, k, &s->mean, &s->mean_se);
+        for (qi = 0; qi < 3; qi++) {
+            for (b = 0; b < k; b++)
+                bq[b] = cnt[b] ? quantile(x + (size_t)b * len, cnt[b], qs[qi]) : NAN;
+            mean_se(bq, k, val[qi], se[qi]);
+        }
+        if (n_all == 0) {
+            free(cnt);
+            stat_nan(s);
+            return AFD_OK;
+        }
+        /* the overall mean and quantiles from all values: gather them */
+        {
+            size_t at = 0;
+            double sum = 0;
+            for (b = 0; b < k; b++) {
+                memmove(x + at, x + (size_t)b * len, cnt[b] * sizeof *x);
+                at += cnt[b];
+            }
+            for (j = 0; j < n_all; j++)
+                sum += x[j];
+            s->mean = sum / (double)n_all;
+            for (qi = 0; qi < 3; qi++)
+                *val[qi] = quantile(x, n_all, qs[qi]);
+        }
+        free(cnt);
+    }
+    return AFD_OK;
+}
+
+static afd_status check(const afd_serve_params *p, afd_error *err)
+{
+    const afd_workload *w = p->workload;
+    unsigned k = p->batches ? p->batches : AFD_SERVE_BATCHES;
+#define BAD(...)                                                     \
+    do {                                                             \
+        snprintf(err->text, sizeof err->text, __VA_ARGS__);          \
+        return AFD_EINVAL;                                           \
+    } while (0)
+    if (p->policy == NULL)
+        BAD("no policy");
+    if (p->hw == NULL || !afd_hw_has_prefill(p->hw) || !afd_hw_has_decode(p->hw))
+        BAD("the latency model needs the prefill and decode laws (prefill_a, prefill_b, "
+            "prefill_c, decode_beta, decode_gamma, decode_alpha)");
+    if (!(p->hw->prefill_a >= 0 && p->hw->prefill_b >= 0 && p->hw->prefill_c >= 0 &&
+          p->hw->decode_beta >= 0 && p->hw->decode_gamma >= 0 && p->hw->decode_alpha >= 0))
+        BAD("negative latency law coefficient");
+    if (!(p->hw->decode_beta + p->hw->decode_gamma + p->hw->decode_alpha > 0))
+        BAD("the decode step takes no time");
+    if (k < 2)
+        BAD("batches must be >= 2");
+    if (p->requests < k || p->requests > AFD_SERVE_MAX_REQUESTS)
+        BAD("requests must be in [%u, %llu]", k, (unsigned long long)AFD_SERVE_MAX_REQUESTS);
+    if (p->warmup > (UINT64_C(1) << 40))
+        BAD("warm-up too long");
+    if (p->times != NULL) {
+        size_t i;
+        if (p->n_times < p->warmup + p->requests)
+            BAD("%zu arrival times for %llu requests", p->n_times,
+                (unsigned long long)(p->warmup + p->requests));
+        for (i = 0; i < p->n_times; i++)
+            if (!isfinite(p->times[i]) || (i > 0 && p->times[i] < p->times[i - 1]))
+                BAD("arrival time %zu is not finite or decreases", i + 1);
+    } else if (!(p->lambda > 0 && isfinite(p->lambda))) {
+        BAD("the arrival rate must be finite and > 0");
+    }
+    if (w == NULL) {
+        if (p->prompt < 1 || p->output < 1)
+            BAD("prompt and output tokens must be >= 1");
+    } else if (w->kind == AFD_WORKLOAD_TRACE) {
+        size_t i;
+        if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+            return AFD_EEMPTY;
+        for (i = 0; i < w->n_kept; i++)
+            if (w->prompt[i] > 1000000000u || w->decode[i] > 1000000000u || w->decode[i] < 1)
+                BAD("trace request %zu: lengths beyond 10^9 tokens or no output", i + 1);
+    } else if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
+        if (!(w->mu_p >= 1 && w->mu_d >= 1 && w->mu_p < 1e9 && w->mu_d < 1e9))
+            BAD("geometric means must be in [1, 1e9)");
+    } else {
+        BAD("the workload must give request lengths (a trace or the geometric model)");
+    }
+#undef BAD
+    return AFD_OK;
+}
+
+/* Instability: the backlog (requests in the system at an arrival) rises
+ * across both thirds of the run by more than 2% of the arrivals and 50. */
+static void trend(const uint64_t bk[3], uint64_t total, afd_serve_result *out)
+{
+    double third = (double)(total / 3), d1 = (double)bk[1] - (double)bk[0],
+           d2 = (double)bk[2] - (double)bk[1];
+    out->growth = (d1 + d2) / (2 * third);
+    if (d1 > 0.02 * third && d2 > 0.02 * third && d1 > 50 && d2 > 50)
+        out->unstable = 1;
+}
+
+afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_error *err)
+{
+    afd_serve_engine e;
+    afd_error err_local;
+    afd_status st;
+    void *state = NULL;
+    unsigned k;
+    uint64_t total, n = 0;
+    uint64_t bk[3] = {0, 0, 0};
+    double next_arrival, *scratch = NULL;
+    int have_state = 0;
+
+    if (err == NULL)
+        err = &err_local;
+    afd_error_clear(err);
+    set_nan(out);
+    if (p == NULL)
+        return AFD_EINVAL;
+    st = check(p, err);
+    if (st != AFD_OK)
+        return st;
+    k = p->batches ? p->batches : AFD_SERVE_BATCHES;
+    memset(&e, 0, sizeof e);
+    e.p = p;
+    e.hw = p->hw;
+    e.first = p->warmup;
+    e.m = (p->requests / k) * k;
+    total = p->warmup + p->requests;
+    e.ttft = malloc((size_t)e.m * sizeof *e.ttft);
+    e.tpot = malloc((size_t)e.m * sizeof *e.tpot);
+    e.e2e = malloc((size_t)e.m * sizeof *e.e2e);
+    scratch = malloc(2 * (size_t)k * sizeof *scratch);
+    if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || scratch == NULL) {
+        st = AFD_ENOMEM;
+        goto done;
+    }
+    afd_philox_cursor_init(&e.policy_rng, p->seed, 2, 0);
+    st = p->policy->init(&e, &p->config, &state, err);
+    if (st != AFD_OK)
+        goto done;
+    have_state = 1;
+
+    next_arrival = p->times ? p->times[0] : -log(afd_philox_u01(p->seed, 0, 0)) / p->lambda;
+    while (e.status == AFD_OK) {
+        if (n < total && (e.heap.n == 0 || next_arrival <= e.heap.v[0].t)) {
+            uint32_t r = take_slot(&e);
+            afd_serve_request *q;
+            if (r == UINT32_MAX) {
+                e.status = AFD_ENOMEM;
+                break;
+            }
+            e.now = next_arrival;
+            q = &e.req[r];
+            q->arrival = e.now;
+            q->first = NAN;
+            q->deadline = INFINITY;
+            q->cls = 0;
+            q->word = 0;
+            lengths(p, n, &q->prompt, &q->output);
+            e.index[r] = n;
+            if (n == p->warmup)
+                e.t0 = e.now;
+            e.in_system++;
+            n++;
+            if (n == total / 3)
+                bk[0] = e.in_system;
+            else if (n == 2 * (total / 3))
+                bk[1] = e.in_system;
+            if (n == total)
+                bk[2] = out->backlog = e.in_system;
+            else
+                next_arrival = p->times ? p->times[n]
+                                        : next_arrival -
+                                              log(afd_philox_u01(p->seed, 0, n)) / p->lambda;
+            e.events++;
+            p->policy->arrive(state, &e, r);
+        } else if (e.heap.n > 0) {
+            serve_event ev;
+            serve_heap_pop(&e.heap, &ev);
+            e.now = ev.t;
+            e.events++;
+            p->policy->event(state, &e, ev.kind, ev.a, ev.b);
+        } else {
+            break;
+        }
+    }
+    st = e.status;
+    if (st != AFD_OK)
+        goto done;
+    if (e.in_system != 0) { /* a policy that left requests behind is a defect */
+        snprintf(err->text, sizeof err->text, "%s: %llu requests never finished",
+                 p->policy->name, (unsigned long long)e.in_system);
+        st = AFD_ENUMERIC;
+        goto done;
+    }
+
+    {
+        size_t len = (size_t)(e.m / k), j;
+        unsigned b;
+        double *bat = scratch;
+        double tslo = p->ttft_slo > 0 ? p->ttft_slo : INFINITY;
+        double pslo = p->tpot_slo > 0 ? p->tpot_slo : INFINITY;
+        uint64_t cnt, ok = 0;
+        /* attainment per batch, before the arrays are reordered */
+        for (b = 0; b < k; b++) {
+            uint64_t good = 0;
+            for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++) {
+                int met = !(e.ttft[j] > tslo) && !(e.tpot[j] > pslo);
+                good += met;
+            }
+            bat[b] = (double)good / (double)len;
+            ok += good;
+        }
+        mean_se(bat, k, &out->attainment, &out->attainment_se);
+        out->attainment = (double)ok / (double)e.m;
+        out->completed = e.m;
+        if ((st = summarize(e.ttft, e.m, k, scratch, &out->ttft, &cnt)) != AFD_OK ||
+            (st = summarize(e.tpot, e.m, k, scratch, &out->tpot, &out->tpot_count)) != AFD_OK ||
+            (st = summarize(e.e2e, e.m, k, scratch, &out->e2e, &cnt)) != AFD_OK)
+            goto done;
+        trend(bk, total, out);
+    }
+    out->events = e.events;
+    out->end_time = e.now;
+    /* throughput: measured completions over the span from the first measured
+     * arrival to the last measured completion */
+    out->throughput = (double)e.m / (e.last_finish - e.t0);
+done:
+    if (have_state)
+        p->policy->fini(state);
+    serve_heap_free(&e.heap);
+    free(e.req);
+    free(e.index);
+    free(e.free_slots);
+    free(e.ttft);
+    free(e.tpot);
+    free(e.e2e);
+    free(scratch);
+    if (st != AFD_OK) {
+        set_nan(out);
+        if (err->text[0] == '\0')
+            snprintf(err->text, sizeof err->text, "%s", afd_strerror(st));
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------- policies */
+
+static const afd_serve_policy *const builtin[] = {
+    &afd_priv_serve_colloc,
+    &afd_priv_serve_chunked,
+    &afd_priv_serve_disagg,
+};
+
+const afd_serve_policy *afd_serve_policy_at(size_t i)
+{
+    return i < sizeof builtin / sizeof builtin[0] ? builtin[i] : NULL;
+}
+
+const afd_serve_policy *afd_serve_policy_find(const char *name)
+{
+    size_t i;
+    for (i = 0; name != NULL && i < sizeof builtin / sizeof builtin[0]; i++)
+        if (strcmp(builtin[i]->name, name) == 0)
+            return builtin[i];
+    return NULL;
+}

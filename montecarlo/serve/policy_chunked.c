@@ -1,0 +1,199 @@
+/* policy_chunked.c: chunked prefill mixed with decode in every iteration
+ * (Sarathi-Serve: Agrawal et al., OSDI 2024), the baseline of the hybrid and
+ * two-tier architectures.
+ *
+ * N instances; arrivals wait in one FIFO queue.  An iteration of an
+ * instance carries at most `chunk` tokens: first one token for each of its b
+ * running decode sequences, then the rest of the budget for prompt chunks,
+ * in order, of the requests it is prefilling and then of new requests from
+ * the queue, as long as its sequences (decoding plus prefilling) number
+ * fewer than decode_bmax.  chunk > decode_bmax, so a prefill always moves.
+ * An iteration with b decodes (KV tokens K) and chunks c_j of requests
+ * already holding p_j prompt tokens takes
+ *     beta + gamma b + alpha K + sum_j (pb c_j + pc ((p_j + c_j)^2 - p_j^2))    (b >= 1)
+ *     pa + sum_j (pb c_j + pc ((p_j + c_j)^2 - p_j^2))                         (b = 0)
+ * with (pa, pb, pc) the prefill law and (beta, gamma, alpha) the decode step
+ * law: the chunks of one prompt add up to its whole prefill b P + c P^2 (the
+ * quadratic attention term counts each chunk against the tokens before it),
+ * and the fixed cost of the iteration is the decode step's when it decodes,
+ * the prefill's otherwise.  A request's first token comes at the end of the
+ * iteration holding its last chunk; it then decodes on the same instance.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "serve_internal.h"
+
+enum { EV_ITER_DONE = 1 };
+
+typedef struct chunk_inst {
+    serve_decoder dec;
+    serve_fifo pre;        /* requests being prefilled here (word = tokens done) */
+    uint64_t pending;      /* prompt tokens of `pre` not yet prefilled */
+    uint32_t *done;        /* requests whose prefill ends with this iteration */
+    unsigned n_done;
+} chunk_inst;
+
+typedef struct chunked {
+    afd_serve_config c;
+    serve_fifo q;
+    chunk_inst *in;
+    unsigned *idle, n_idle;
+} chunked;
+
+static void fini(void *state)
+{
+    chunked *s = state;
+    unsigned i;
+    if (s == NULL)
+        return;
+    serve_fifo_free(&s->q);
+    if (s->in != NULL)
+        for (i = 0; i < s->c.instances; i++) {
+            serve_decoder_free(&s->in[i].dec);
+            serve_fifo_free(&s->in[i].pre);
+            free(s->in[i].done);
+        }
+    free(s->in);
+    free(s->idle);
+    free(s);
+}
+
+static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **state,
+                       afd_error *err)
+{
+    chunked *s;
+    unsigned i, n = cfg->instances;
+    (void)e;
+    *state = NULL;
+    if (n < 1 || n > AFD_SERVE_MAX_INSTANCES) {
+        snprintf(err->text, sizeof err->text, "chunked needs 1 to %u instances",
+                 AFD_SERVE_MAX_INSTANCES);
+        return AFD_EINVAL;
+    }
+    if (cfg->decode_bmax < 1 || cfg->decode_bmax > 65536) {
+        snprintf(err->text, sizeof err->text, "the decode batch limit must be in 1..65536");
+        return AFD_EINVAL;
+    }
+    if (cfg->chunk <= cfg->decode_bmax) {
+        snprintf(err->text, sizeof err->text,
+                 "the chunk (%u tokens) must exceed the decode batch limit (%u)", cfg->chunk,
+                 cfg->decode_bmax);
+        return AFD_EINVAL;
+    }
+    s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return AFD_ENOMEM;
+    s->c = *cfg;
+    s->in = calloc(n, sizeof *s->in);
+    s->idle = malloc(n * sizeof *s->idle);
+    if (s->in == NULL || s->idle == NULL) {
+        fini(s);
+        return AFD_ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        s->in[i].done = malloc(cfg->decode_bmax * sizeof *s->in[i].done);
+        if (s->in[i].done == NULL) {
+            fini(s);
+            return AFD_ENOMEM;
+        }
+        s->idle[s->n_idle++] = n - 1 - i;
+    }
+    *state = s;
+    return AFD_OK;
+}
+
+/* Plan and start the next iteration of instance i, or mark it idle. */
+static void next(chunked *s, afd_serve_engine *e, unsigned i)
+{
+    chunk_inst *in = &s->in[i];
+    const afd_hw *hw = afd_serve_hw(e);
+    unsigned b = in->dec.running, budget = s->c.chunk - b, k, npre;
+    double t = 0;
+    int any = 0;
+    in->n_done = 0;
+    /* admit new requests while there is room for sequences and the
+     * prefills already here leave budget unused */
+    while (s->q.n > 0 && b + in->pre.n < s->c.decode_bmax && in->pending < budget) {
+        uint32_t r = serve_fifo_pop(&s->q);
+        afd_serve_request *q = afd_serve_req(e, r);
+        q->word = 0;
+        if (serve_fifo_push(&in->pre, r) != 0) {
+            afd_serve_fail(e, AFD_ENOMEM);
+            return;
+        }
+        in->pending += q->prompt;
+    }
+    /* give the budget to the prefills in order; finished ones leave the list */
+    npre = (unsigned)in->pre.n;
+    for (k = 0; k < npre && budget > 0; k++) {
+        uint32_t r = serve_fifo_peek(&in->pre);
+        afd_serve_request *q = afd_serve_req(e, r);
+        double p0 = (double)q->word, c = q->prompt - q->word;
+        if (c > budget)
+            c = budget;
+        t += hw->prefill_b * c + hw->prefill_c * ((p0 + c) * (p0 + c) - p0 * p0);
+        q->word += (uint64_t)c;
+        budget -= (unsigned)c;
+        in->pending -= (uint64_t)c;
+        any = 1;
+        if (q->word == q->prompt) {
+            serve_fifo_pop(&in->pre);
+            in->done[in->n_done++] = r;
+        } else {
+            break; /* budget spent on this one */
+        }
+    }
+    if (b > 0)
+        t += afd_serve_decode_step(e, b, in->dec.kv);
+    else if (any)
+        t += hw->prefill_a;
+    else {
+        s->idle[s->n_idle++] = i;
+        return;
+    }
+    afd_serve_at(e, afd_serve_now(e) + t, EV_ITER_DONE, i, 0);
+}
+
+static void arrive(void *state, afd_serve_engine *e, uint32_t r)
+{
+    chunked *s = state;
+    if (serve_fifo_push(&s->q, r) != 0) {
+        afd_serve_fail(e, AFD_ENOMEM);
+        return;
+    }
+    if (s->n_idle > 0)
+        next(s, e, s->idle[--s->n_idle]);
+}
+
+static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b)
+{
+    chunked *s = state;
+    chunk_inst *in = &s->in[a];
+    unsigned j;
+    (void)kind;
+    (void)b;
+    if (in->dec.running > 0)
+        serve_decoder_step_done(&in->dec, e);
+    for (j = 0; j < in->n_done; j++) {
+        uint32_t r = in->done[j];
+        const afd_serve_request *q = afd_serve_req(e, r);
+        afd_serve_first_token(e, r);
+        if (q->output <= 1)
+            afd_serve_finish(e, r);
+        else if (serve_decoder_add(&in->dec, q, r) != 0)
+            afd_serve_fail(e, AFD_ENOMEM);
+    }
+    next(s, e, a);
+}
+
+const afd_serve_policy afd_priv_serve_chunked = {
+    .name = "chunked",
+    .summary = "decode tokens and prompt chunks mixed in every iteration (Sarathi-Serve)",
+    .init = init,
+    .arrive = arrive,
+    .event = event,
+    .fini = fini,
+};

@@ -1,0 +1,172 @@
+/* policy_colloc.c: collocated serving with prefill priority, never mixing
+ * prefill and decode in one iteration (vLLM's default scheduler; BestServe
+ * Section 3.4.4, Algorithms 4-7).
+ *
+ * N instances each prefill and decode.  Arrivals wait in one FIFO queue.
+ * At every iteration boundary an instance runs, in this order of priority:
+ *   1. a prefill batch of up to prefill_bmax waiting requests, taking
+ *      a + b sum P + c sum P^2, when any request waits for its prefill;
+ *   2. otherwise one decode step of its running sequences (at most
+ *      decode_bmax; its own prefilled requests wait in its local queue for
+ *      a slot, since their KV cache lives there), taking beta + gamma b + alpha K;
+ *   3. otherwise it is idle, and the next arrival starts it at once.
+ * A prefill therefore suspends the instance's decodes for its whole
+ * duration, and a stream of prefills can starve them: the decode capacity
+ * is what the prefills leave.  Unlike BestServe's Algorithm 6, which
+ * suspends running decodes the moment a prefill arrives, a decode step in
+ * flight finishes first (an iteration is not interrupted, as in vLLM); the
+ * difference is at most one step per prefill batch.  Prefilled requests do
+ * not take a decode slot until one is free, so admission to prefill is never
+ * blocked by decode occupancy (BestServe's queues P, Q and S).
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "serve_internal.h"
+
+enum { EV_PREFILL_DONE = 1, EV_STEP_DONE };
+
+typedef struct colloc {
+    afd_serve_config c;
+    serve_fifo pq;
+    serve_fifo *local;  /* per instance: prefilled, waiting for a decode slot */
+    serve_decoder *dec;
+    uint32_t *batch;
+    unsigned *batch_n;
+    unsigned *idle, n_idle;
+} colloc;
+
+static void fini(void *state)
+{
+    colloc *s = state;
+    unsigned i;
+    if (s == NULL)
+        return;
+    serve_fifo_free(&s->pq);
+    for (i = 0; i < s->c.instances; i++) {
+        if (s->local != NULL)
+            serve_fifo_free(&s->local[i]);
+        if (s->dec != NULL)
+            serve_decoder_free(&s->dec[i]);
+    }
+    free(s->local);
+    free(s->dec);
+    free(s->batch);
+    free(s->batch_n);
+    free(s->idle);
+    free(s);
+}
+
+static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **state,
+                       afd_error *err)
+{
+    colloc *s;
+    unsigned i, n = cfg->instances;
+    (void)e;
+    *state = NULL;
+    if (n < 1 || n > AFD_SERVE_MAX_INSTANCES) {
+        snprintf(err->text, sizeof err->text, "colloc needs 1 to %u instances",
+                 AFD_SERVE_MAX_INSTANCES);
+        return AFD_EINVAL;
+    }
+    if (cfg->prefill_bmax < 1 || cfg->decode_bmax < 1 || cfg->prefill_bmax > 65536 ||
+        cfg->decode_bmax > 65536) {
+        snprintf(err->text, sizeof err->text, "batch limits must be in 1..65536");
+        return AFD_EINVAL;
+    }
+    s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return AFD_ENOMEM;
+    s->c = *cfg;
+    s->local = calloc(n, sizeof *s->local);
+    s->dec = calloc(n, sizeof *s->dec);
+    s->batch = malloc((size_t)n * cfg->prefill_bmax * sizeof *s->batch);
+    s->batch_n = calloc(n, sizeof *s->batch_n);
+    s->idle = malloc(n * sizeof *s->idle);
+    if (s->local == NULL || s->dec == NULL || s->batch == NULL || s->batch_n == NULL ||
+        s->idle == NULL) {
+        fini(s);
+        return AFD_ENOMEM;
+    }
+    for (i = 0; i < n; i++)
+        s->idle[s->n_idle++] = n - 1 - i;
+    *state = s;
+    return AFD_OK;
+}
+
+/* The next iteration of instance i, by priority. */
+static void next(colloc *s, afd_serve_engine *e, unsigned i)
+{
+    serve_decoder *d = &s->dec[i];
+    if (s->pq.n > 0) {
+        uint32_t *b = s->batch + (size_t)i * s->c.prefill_bmax;
+        double sp = 0, sp2 = 0;
+        unsigned n = 0;
+        while (n < s->c.prefill_bmax && s->pq.n > 0) {
+            uint32_t r = serve_fifo_pop(&s->pq);
+            double p = afd_serve_req(e, r)->prompt;
+            b[n++] = r;
+            sp += p;
+            sp2 += p * p;
+        }
+        s->batch_n[i] = n;
+        afd_serve_at(e, afd_serve_now(e) + afd_serve_prefill_time(e, sp, sp2), EV_PREFILL_DONE,
+                     i, 0);
+        return;
+    }
+    while (d->running < s->c.decode_bmax && s->local[i].n > 0) {
+        uint32_t r = serve_fifo_pop(&s->local[i]);
+        if (serve_decoder_add(d, afd_serve_req(e, r), r) != 0) {
+            afd_serve_fail(e, AFD_ENOMEM);
+            return;
+        }
+    }
+    if (d->running > 0)
+        afd_serve_at(e, afd_serve_now(e) + afd_serve_decode_step(e, d->running, d->kv),
+                     EV_STEP_DONE, i, 0);
+    else
+        s->idle[s->n_idle++] = i;
+}
+
+static void arrive(void *state, afd_serve_engine *e, uint32_t r)
+{
+    colloc *s = state;
+    if (serve_fifo_push(&s->pq, r) != 0) {
+        afd_serve_fail(e, AFD_ENOMEM);
+        return;
+    }
+    if (s->n_idle > 0)
+        next(s, e, s->idle[--s->n_idle]);
+}
+
+static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b)
+{
+    colloc *s = state;
+    (void)b;
+    if (kind == EV_PREFILL_DONE) {
+        uint32_t *batch = s->batch + (size_t)a * s->c.prefill_bmax;
+        unsigned j;
+        for (j = 0; j < s->batch_n[a]; j++) {
+            uint32_t r = batch[j];
+            afd_serve_first_token(e, r);
+            if (afd_serve_req(e, r)->output <= 1)
+                afd_serve_finish(e, r);
+            else if (serve_fifo_push(&s->local[a], r) != 0)
+                afd_serve_fail(e, AFD_ENOMEM);
+        }
+    } else {
+        serve_decoder_step_done(&s->dec[a], e);
+    }
+    next(s, e, a);
+}
+
+const afd_serve_policy afd_priv_serve_colloc = {
+    .name = "colloc",
+    .summary = "prefill and decode on the same instances, prefill first, never mixed",
+    .init = init,
+    .arrive = arrive,
+    .event = event,
+    .fini = fini,
+};

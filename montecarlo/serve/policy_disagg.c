@@ -1,0 +1,258 @@
+/* policy_disagg.c: disaggregated serving, NP prefill and ND decode instances
+ * (DistServe; BestServe Section 3.4.3, Algorithms 2-3).
+ *
+ * Prefill: one FIFO queue; an idle prefill instance takes up to prefill_bmax
+ * waiting requests as one static batch (BestServe's BATCH) and runs it for
+ * a + b sum P + c sum P^2; the batch's first tokens come out at its end.
+ * KV transfer: each request's KV cache then crosses the prefill instance's
+ * link, kv_time_fixed + kv_time_per_token P, one transfer at a time per
+ * link (FIFO); transfers do not delay the prefill instance's next batch.
+ * Decode (per step, the default): one FIFO queue of transferred requests;
+ * a decode instance runs steps back to back while it holds sequences, each
+ * step taking beta + gamma b + alpha K for its b <= decode_bmax sequences
+ * holding K KV tokens, and admits waiting sequences at every step boundary
+ * (continuous batching).  An idle decode instance starts at once.
+ * Decode (pseudo_tau > 0, BestServe's Algorithm 3): a decode instance has
+ * decode_bmax boxes; a request takes the instance with the most free boxes
+ * and holds one box for (G - 1) steps priced at the pseudo batch size
+ * b' = max(floor((b + 1) / tau), 1), b the boxes busy at insertion:
+ *   T = (G - 1) (beta + gamma b') + alpha b' ((G - 1) P + G (G - 1) / 2),
+ * the sum of the step law over steps j = 1 .. G - 1 holding P + j tokens
+ * each.  It is BestServe's heuristic, kept for comparison; the per-step
+ * mode is the reference.
+ * Routing: the idle instance most recently freed (prefill, per-step
+ * decode); requests with one output token leave after their prefill.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "serve_internal.h"
+
+enum { EV_PREFILL_DONE = 1, EV_KV_DONE, EV_STEP_DONE, EV_BOX_DONE };
+
+typedef struct disagg {
+    afd_serve_config c;
+    serve_fifo pq, dq;       /* waiting for prefill, for a decode slot */
+    uint32_t *batch;         /* prefill instance i: batch[i bmax .. ] */
+    unsigned *batch_n;
+    double *link_free;
+    unsigned *p_idle, n_p_idle; /* stack of idle prefill instances */
+    serve_decoder *dec;
+    unsigned char *stepping;
+    unsigned *d_idle, n_d_idle; /* idle decode instances (per-step mode) */
+    unsigned *boxes;            /* busy boxes (pseudo mode) */
+} disagg;
+
+static void fini(void *state)
+{
+    disagg *s = state;
+    unsigned i;
+    if (s == NULL)
+        return;
+    serve_fifo_free(&s->pq);
+    serve_fifo_free(&s->dq);
+    if (s->dec != NULL)
+        for (i = 0; i < s->c.decode; i++)
+            serve_decoder_free(&s->dec[i]);
+    free(s->dec);
+    free(s->batch);
+    free(s->batch_n);
+    free(s->link_free);
+    free(s->p_idle);
+    free(s->stepping);
+    free(s->d_idle);
+    free(s->boxes);
+    free(s);
+}
+
+static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **state,
+                       afd_error *err)
+{
+    disagg *s;
+    unsigned i;
+    (void)e;
+    *state = NULL;
+    if (cfg->prefill < 1 || cfg->decode < 1 || cfg->prefill > AFD_SERVE_MAX_INSTANCES ||
+        cfg->decode > AFD_SERVE_MAX_INSTANCES) {
+        snprintf(err->text, sizeof err->text, "disagg needs 1 to %u prefill and decode instances",
+                 AFD_SERVE_MAX_INSTANCES);
+        return AFD_EINVAL;
+    }
+    if (cfg->prefill_bmax < 1 || cfg->decode_bmax < 1 || cfg->prefill_bmax > 65536 ||
+        cfg->decode_bmax > 65536) {
+        snprintf(err->text, sizeof err->text, "batch limits must be in 1..65536");
+        return AFD_EINVAL;
+    }
+    if (!(cfg->pseudo_tau >= 0 && isfinite(cfg->pseudo_tau)) ||
+        !(cfg->kv_time_per_token >= 0 && isfinite(cfg->kv_time_per_token)) ||
+        !(cfg->kv_time_fixed >= 0 && isfinite(cfg->kv_time_fixed))) {
+        snprintf(err->text, sizeof err->text,
+                 "the pseudo batch factor and the KV transfer times must be finite and >= 0");
+        return AFD_EINVAL;
+    }
+    s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return AFD_ENOMEM;
+    s->c = *cfg;
+    s->batch = malloc((size_t)cfg->prefill * cfg->prefill_bmax * sizeof *s->batch);
+    s->batch_n = calloc(cfg->prefill, sizeof *s->batch_n);
+    s->link_free = calloc(cfg->prefill, sizeof *s->link_free);
+    s->p_idle = malloc(cfg->prefill * sizeof *s->p_idle);
+    s->dec = calloc(cfg->decode, sizeof *s->dec);
+    s->stepping = calloc(cfg->decode, 1);
+    s->d_idle = malloc(cfg->decode * sizeof *s->d_idle);
+    s->boxes = calloc(cfg->decode, sizeof *s->boxes);
+    if (s->batch == NULL || s->batch_n == NULL || s->link_free == NULL || s->p_idle == NULL ||
+        s->dec == NULL || s->stepping == NULL || s->d_idle == NULL || s->boxes == NULL) {
+        fini(s);
+        return AFD_ENOMEM;
+    }
+    for (i = 0; i < cfg->prefill; i++) /* instance 0 on top */
+        s->p_idle[s->n_p_idle++] = cfg->prefill - 1 - i;
+    for (i = 0; i < cfg->decode; i++)
+        s->d_idle[s->n_d_idle++] = cfg->decode - 1 - i;
+    *state = s;
+    return AFD_OK;
+}
+
+static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
+{
+    uint32_t *b = s->batch + (size_t)i * s->c.prefill_bmax;
+    double sp = 0, sp2 = 0;
+    unsigned n = 0;
+    while (n < s->c.prefill_bmax && s->pq.n > 0) {
+        uint32_t r = serve_fifo_pop(&s->pq);
+        double p = afd_serve_req(e, r)->prompt;
+        b[n++] = r;
+        sp += p;
+        sp2 += p * p;
+    }
+    s->batch_n[i] = n;
+    afd_serve_at(e, afd_serve_now(e) + afd_serve_prefill_time(e, sp, sp2), EV_PREFILL_DONE, i, 0);
+}
+
+/* Per-step decode: admit waiting sequences, then step or go idle. */
+static void decode_next(disagg *s, afd_serve_engine *e, unsigned i)
+{
+    serve_decoder *d = &s->dec[i];
+    while (d->running < s->c.decode_bmax && s->dq.n > 0) {
+        uint32_t r = serve_fifo_pop(&s->dq);
+        if (serve_decoder_add(d, afd_serve_req(e, r), r) != 0) {
+            afd_serve_fail(e, AFD_ENOMEM);
+            return;
+        }
+    }
+    if (d->running > 0) {
+        s->stepping[i] = 1;
+        afd_serve_at(e, afd_serve_now(e) + afd_serve_decode_step(e, d->running, d->kv),
+                     EV_STEP_DONE, i, 0);
+    } else {
+        s->stepping[i] = 0;
+        s->d_idle[s->n_d_idle++] = i;
+    }
+}
+
+/* Pseudo-batch decode: put request r in a box of instance i. */
+static void box_start(disagg *s, afd_serve_engine *e, unsigned i, uint32_t r)
+{
+    const afd_serve_request *q = afd_serve_req(e, r);
+    double bp = floor((s->boxes[i] + 1) / s->c.pseudo_tau), g = q->output, t;
+    const afd_hw *hw = afd_serve_hw(e);
+    if (bp < 1)
+        bp = 1;
+    t = (g - 1) * (hw->decode_beta + hw->decode_gamma * bp) +
+        hw->decode_alpha * bp * ((g - 1) * q->prompt + g * (g - 1) / 2);
+    s->boxes[i]++;
+    afd_serve_at(e, afd_serve_now(e) + t, EV_BOX_DONE, i, r);
+}
+
+static void decode_arrive(disagg *s, afd_serve_engine *e, uint32_t r)
+{
+    if (s->c.pseudo_tau > 0) {
+        unsigned i, best = 0;
+        for (i = 1; i < s->c.decode; i++)
+            if (s->boxes[i] < s->boxes[best])
+                best = i;
+        if (s->boxes[best] < s->c.decode_bmax)
+            box_start(s, e, best, r);
+        else if (serve_fifo_push(&s->dq, r) != 0)
+            afd_serve_fail(e, AFD_ENOMEM);
+        return;
+    }
+    if (serve_fifo_push(&s->dq, r) != 0) {
+        afd_serve_fail(e, AFD_ENOMEM);
+        return;
+    }
+    if (s->n_d_idle > 0)
+        decode_next(s, e, s->d_idle[--s->n_d_idle]);
+}
+
+static void arrive(void *state, afd_serve_engine *e, uint32_t r)
+{
+    disagg *s = state;
+    if (serve_fifo_push(&s->pq, r) != 0) {
+        afd_serve_fail(e, AFD_ENOMEM);
+        return;
+    }
+    if (s->n_p_idle > 0)
+        start_prefill(s, e, s->p_idle[--s->n_p_idle]);
+}
+
+static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b)
+{
+    disagg *s = state;
+    switch (kind) {
+    case EV_PREFILL_DONE: {
+        uint32_t *batch = s->batch + (size_t)a * s->c.prefill_bmax;
+        unsigned j, n = s->batch_n[a];
+        double now = afd_serve_now(e);
+        for (j = 0; j < n; j++) {
+            uint32_t r = batch[j];
+            const afd_serve_request *q = afd_serve_req(e, r);
+            afd_serve_first_token(e, r);
+            if (q->output <= 1) {
+                afd_serve_finish(e, r);
+            } else {
+                double start = s->link_free[a] > now ? s->link_free[a] : now;
+                double dur = s->c.kv_time_fixed + s->c.kv_time_per_token * q->prompt;
+                if (dur > 0) {
+                    s->link_free[a] = start + dur;
+                    afd_serve_at(e, start + dur, EV_KV_DONE, r, 0);
+                } else {
+                    decode_arrive(s, e, r);
+                }
+            }
+        }
+        if (s->pq.n > 0)
+            start_prefill(s, e, a);
+        else
+            s->p_idle[s->n_p_idle++] = a;
+        break;
+    }
+    case EV_KV_DONE:
+        decode_arrive(s, e, a);
+        break;
+    case EV_STEP_DONE:
+        serve_decoder_step_done(&s->dec[a], e);
+        decode_next(s, e, a);
+        break;
+    case EV_BOX_DONE:
+        afd_serve_finish(e, (uint32_t)b);
+        s->boxes[a]--;
+        if (s->dq.n > 0)
+            box_start(s, e, a, serve_fifo_pop(&s->dq));
+        break;
+    }
+}
+
+const afd_serve_policy afd_priv_serve_disagg = {
+    .name = "disagg",
+    .summary = "prefill and decode on separate instances, KV cache transferred between them",
+    .init = init,
+    .arrive = arrive,
+    .event = event,
+    .fini = fini,
+};

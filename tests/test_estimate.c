@@ -1,0 +1,301 @@
+/* test_estimate.c: model and device descriptions, BestServe's estimator
+ * against first principles and the paper's Table 3, the fitted laws, the
+ * KV-cache capacity. */
+#include <config.h>
+
+#include <string.h>
+
+#include "test_util.h"
+
+#include "afd_device.h"
+#include "afd_estimate.h"
+#include "afd_model.h"
+
+static afd_model load_model(const char *name)
+{
+    afd_model m;
+    afd_error e;
+    assert_int_equal(afd_model_load(name, &m, &e), AFD_OK);
+    return m;
+}
+
+static afd_device load_device(const char *name)
+{
+    afd_device d;
+    afd_error e;
+    assert_int_equal(afd_device_load(name, &d, &e), AFD_OK);
+    return d;
+}
+
+/* An ideal device: mfu = mbu = comm_eff = 1, no dispatch. */
+static afd_device ideal(double tflops, double tbps)
+{
+    afd_device d = load_device("h100-sxm");
+    int i;
+    d.peak_tflops = tflops;
+    d.hbm_tbps = tbps;
+    for (i = 0; i < 2; i++)
+        d.mfu[i] = d.mbu[i] = d.comm_eff[i] = 1;
+    for (i = 0; i < 3; i++)
+        d.dispatch_ms[i] = 0;
+    return d;
+}
+
+/* Parameter counts published with the checkpoints: Llama-3.1-8B
+ * 8,030,261,248 and Qwen2.5-14B 14,770,033,664 (the safetensors totals);
+ * by hand for Llama-3.1-8B: embeddings and head 2 x 128256 x 4096, per layer
+ * 4096 (4096 + 2 x 1024) + 4096^2 + 3 x 4096 x 14336 + 2 x 4096, 32 layers,
+ * final norm 4096.  DeepSeek-V3: 671B in all, 37B activated per token
+ * (technical report, arXiv:2412.19437, Section 1). */
+static void parameter_counts(void **state)
+{
+    afd_model m;
+    (void)state;
+    m = load_model("llama-3.1-8b");
+    assert_close(afd_model_params(&m),
+                 2 * 128256.0 * 4096 +
+                     32 * (4096.0 * 6144 + 4096.0 * 4096 + 3 * 4096.0 * 14336 + 2 * 4096) + 4096,
+                 0, 0);
+    assert_close(afd_model_params(&m), 8030261248.0, 0, 0);
+    assert_close(afd_model_weight_bytes(&m), 2 * 8030261248.0, 0, 0);
+    /* GQA: 2 (K, V) x 32 layers x 8 heads x 128 x 2 bytes */
+    assert_close(afd_model_kv_bytes_per_token(&m), 131072, 0, 0);
+    m = load_model("qwen2.5-14b");
+    assert_true(m.qkv_bias);
+    assert_close(afd_model_params(&m), 14770033664.0, 0, 0);
+    m = load_model("deepseek-v3");
+    assert_true(m.moe && m.mla);
+    assert_close(afd_model_params(&m), 671e9, 0.005, 0);
+    assert_close(afd_model_active_params(&m), 37e9, 0.03, 0);
+    assert_close(afd_model_weight_bytes(&m), afd_model_params(&m), 0, 0); /* FP8 */
+    /* MLA: 61 layers x (512 + 64) x 2 bytes */
+    assert_close(afd_model_kv_bytes_per_token(&m), 61 * 576 * 2.0, 0, 0);
+    m = load_model("codellama-34b");
+    assert_close(m.hidden, 8192, 0, 0);
+    assert_close(m.intermediate, 22016, 0, 0);
+    assert_close(m.kv_heads, 8, 0, 0);
+    assert_close(m.layers, 48, 0, 0);
+    assert_non_null(afd_model_preset_source(0));
+    assert_null(afd_model_preset_name(7));
+}
+
+static void model_errors(void **state)
+{
+    afd_model m;
+    afd_error e;
+    const char *bad_json = "{\n  \"hidden_size\": 4096,\n  oops\n}";
+    const char *missing = "{\"hidden_size\": 4096, \"num_attention_heads\": 32}";
+    const char *gqa = "{\"hidden_size\": 4096, \"num_attention_heads\": 32, "
+                      "\"num_key_value_heads\": 5, \"num_hidden_layers\": 2, "
+                      "\"vocab_size\": 10, \"intermediate_size\": 100}";
+    const char *dtype = "{\"hidden_size\": 4096, \"num_attention_heads\": 32, "
+                        "\"num_hidden_layers\": 2, \"vocab_size\": 10, "
+                        "\"intermediate_size\": 100, \"torch_dtype\": \"int3\"}";
+    const char *frac = "{\"hidden_size\": 4096.5, \"num_attention_heads\": 32}";
+    (void)state;
+    assert_int_equal(afd_model_parse(bad_json, strlen(bad_json), NULL, &m, &e), AFD_EPARSE);
+    assert_int_equal(e.line, 3);
+    assert_true(isnan(m.hidden));
+    assert_int_equal(afd_model_parse(missing, strlen(missing), NULL, &m, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "num_hidden_layers"));
+    assert_int_equal(afd_model_parse(gqa, strlen(gqa), NULL, &m, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "multiple"));
+    assert_int_equal(afd_model_parse(dtype, strlen(dtype), NULL, &m, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "int3"));
+    assert_int_equal(afd_model_parse(frac, strlen(frac), NULL, &m, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "hidden_size"));
+    assert_int_equal(afd_model_parse("[1]", 3, NULL, &m, &e), AFD_EPARSE);
+    assert_int_equal(afd_model_load("no-such-model.json", &m, &e), AFD_EIO);
+    assert_int_equal(afd_model_preset_load("llama-9", &m, &e), AFD_EINVAL);
+}
+
+static void device_files(void **state)
+{
+    afd_device d;
+    afd_error e;
+    const char *gbps = "peak_tflops = 989\nhbm_tbps = 3350\nhbm_gb = 80\nnet_gbps = 450\n"
+                       "mfu = 0.7\nmbu = 0.8\ncomm_eff = 0.7\n";
+    const char *phases = "# two phases\npeak_tflops = 313\nhbm_tbps = 1.5\nhbm_gb = 64\n"
+                         "net_gbps = 90\nmfu = 0.65\nmbu_prefill = 0.6\nmbu_decode = 0.3\n"
+                         "comm_eff = 0.5\n";
+    (void)state;
+    assert_int_equal(afd_device_parse(gbps, strlen(gbps), NULL, &d, &e), AFD_EINVAL);
+    assert_int_equal(e.line, 2);
+    assert_non_null(strstr(e.text, "hbm_tbps = 3350 is outside the plausible range [0.05, 50] TB/s"));
+    assert_int_equal(afd_device_parse(phases, strlen(phases), "x", &d, &e), AFD_OK);
+    assert_close(d.mbu[AFD_PREFILL], 0.6, 0, 0);
+    assert_close(d.mbu[AFD_DECODE], 0.3, 0, 0);
+    assert_close(d.mfu[AFD_DECODE], 0.65, 0, 0);
+    assert_close(d.comm_eff[AFD_PREFILL], 0.5, 0, 0);
+    assert_close(d.mem_util, 0.9, 0, 0);
+    assert_close(d.dispatch_ms[1], 0, 0, 0);
+    assert_int_equal(afd_device_parse("mfu = 0.5\n", 10, NULL, &d, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "peak_tflops"));
+    assert_int_equal(afd_device_parse("hbm = 3\n", 8, NULL, &d, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "unknown key 'hbm'"));
+    assert_int_equal(afd_device_parse("mfu = 1.5\n", 10, NULL, &d, &e), AFD_EINVAL);
+    /* BestServe's 910B3: S_m = 1.6 x 2^40 B/s, e_m 0.6 / 0.3 */
+    d = load_device("ascend-910b3");
+    assert_close(d.hbm_tbps * 1e12, 1.6 * 1099511627776.0, 1e-15, 0);
+    assert_close(d.mbu[AFD_DECODE], 0.3, 0, 0);
+    assert_close(d.dispatch_ms[1], 0.190, 0, 0);
+    assert_int_equal(afd_device_load("tpu-v9", &d, &e), AFD_EIO);
+}
+
+/* Batch-1 decode with a one-token context on an ideal device whose compute
+ * is 10^4 times its bandwidth: the step reads every weight once except the
+ * input embedding table (only one row of it), so its time is
+ * (params - V h) x 2 bytes / bandwidth.  The activations (norms, SiLU,
+ * the projections' inputs and outputs: about 0.57 MB per layer against
+ * 436 MB of weights) add 0.13%. */
+static void decode_reads_the_weights(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = ideal(20000, 2);
+    afd_estimate est;
+    afd_error e;
+    afd_estimate_options o = {.tp = 1, .phase = AFD_DECODE, .batch = 1, .seq = 1};
+    double expect = (8030261248.0 - 128256.0 * 4096) * 2 / 2e12;
+    (void)state;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    assert_close(est.forward_s, expect, 2e-3, 0);
+    assert_true(est.forward_s >= expect);
+    /* Tensor parallelism splits the weights: four devices read a quarter
+     * each; the replicated activations now weigh 0.26%. */
+    o.tp = 4;
+    d.comm_latency_ms = 0;
+    d.net_gbps = 10000;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    assert_close(est.forward_s - est.forward_comm_s, expect / 4, 4e-3, 0);
+}
+
+/* A long prefill on a device whose bandwidth is 50 TB/s against 1 PFLOP/s
+ * is compute-bound: 2 x (parameters in the layers) x tokens for the
+ * projections and MLPs, 2 h V for the head on the last token, and the
+ * attention term: causal pairs s (s + 1) / 2 per layer, each 4 h_q d FLOPs
+ * (QK^T and @V) and 5 h_q (scale, mask, softmax). */
+static void prefill_counts_the_flops(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = ideal(1000, 50);
+    afd_estimate est;
+    afd_error e;
+    double s = 8192, V = 128256, h = 4096;
+    afd_estimate_options o = {.tp = 1, .phase = AFD_PREFILL, .batch = 1, .seq = s};
+    double layer_params = 8030261248.0 - 2 * V * h - h;
+    double flops = 2 * layer_params * s + 2 * h * V + 32 * s * (s + 1) / 2 * (4 * 4096 + 5 * 32);
+    (void)state;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    assert_close(est.forward_s, flops / 1e15, 0.02, 0);
+    assert_true(est.forward_s >= flops / 1e15 * (1 - 1e-12));
+}
+
+/* BestServe Table 3(a): CodeLlama-34B on the 910B3, b = 1, s = 2048, t = 4;
+ * the paper's printed forms give RMSNorm 0.223 ms and Attention 2.122 ms. */
+static void table3_printed_forms(void **state)
+{
+    afd_model m = load_model("codellama-34b");
+    afd_device d = load_device("ascend-910b3");
+    afd_estimate est;
+    afd_error e;
+    afd_estimate_options o = {.tp = 4, .phase = AFD_PREFILL, .batch = 1, .seq = 2048,
+                              .paper_forms = 1};
+    (void)state;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    assert_close(est.module[0].compute_s * 1e3, 0.223, 0, 0.0005);
+    assert_close(est.module[1].compute_s * 1e3, 2.122, 0, 0.0005);
+    assert_close(est.module[2].compute_s * 1e3, 0.223, 0, 0.0005);
+    assert_close(est.module[1].dispatch_s * 1e3, 0.190, 1e-12, 0);
+    assert_string_equal(est.module[3].name, "mlp");
+    m = load_model("deepseek-v3");
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_EINVAL);
+}
+
+static void estimate_errors(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = load_device("h100-sxm");
+    afd_estimate est;
+    afd_error e;
+    afd_estimate_options o = {.tp = 3, .phase = AFD_DECODE, .batch = 1, .seq = 10};
+    (void)state;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_EINVAL);
+    assert_non_null(strstr(e.text, "does not divide"));
+    assert_true(isnan(est.forward_s));
+    o.tp = 1.5;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_EINVAL);
+    o.tp = 1;
+    o.batch = 0;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_EINVAL);
+    o.batch = 1;
+    o.seq = NAN;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_EINVAL);
+}
+
+/* Capacity by hand: Llama-3.1-70B on 4 H100s, 0.9 x 80 GB each, weights
+ * 2 x 70,553,706,496 bytes, 2 x 80 x 8 x 128 x 2 = 327,680 bytes per token. */
+static void kv_capacity(void **state)
+{
+    afd_model m = load_model("llama-3.1-70b");
+    afd_device d = load_device("h100-sxm");
+    afd_error e;
+    double tokens;
+    double params = 2 * 128256.0 * 8192 +
+                    80 * (8192.0 * (8192 + 2048) + 8192.0 * 8192 + 3 * 8192.0 * 28672 + 2 * 8192) +
+                    8192;
+    (void)state;
+    assert_close(afd_model_params(&m), params, 0, 0);
+    assert_int_equal(afd_kv_capacity_tokens(&m, &d, 4, &tokens, &e), AFD_OK);
+    assert_close(tokens, floor((0.9 * 80e9 * 4 - 2 * params) / 327680), 0, 0);
+    /* Eight devices, eight KV heads: one head each, same bytes per token. */
+    assert_close(afd_kv_bytes_per_token(&m, 8), 327680, 0, 0);
+    /* Sixteen devices replicate each head twice. */
+    assert_close(afd_kv_bytes_per_token(&m, 16), 2 * 327680.0, 0, 0);
+    assert_int_equal(afd_kv_capacity_tokens(&m, &d, 1, &tokens, &e), AFD_EINVAL);
+    assert_non_null(strstr(e.text, "do not fit"));
+    assert_true(isnan(tokens));
+}
+
+/* The fitted laws reproduce the estimator within the recorded error at a
+ * point of the grid, and the decode law's slope in K is the KV read. */
+static void laws(void **state)
+{
+    afd_model m = load_model("llama-3.1-70b");
+    afd_device d = load_device("h100-sxm");
+    afd_hw hw;
+    afd_error e;
+    afd_estimate est;
+    afd_estimate_options o = {.tp = 4, .phase = AFD_DECODE, .batch = 32, .seq = 2048};
+    double law;
+    (void)state;
+    assert_int_equal(afd_estimate_laws(&m, &d, 4, &hw, &e), AFD_OK);
+    assert_string_equal(hw.unit, "ms");
+    assert_string_equal(hw.model, "llama-3.1-70b");
+    assert_string_equal(hw.device, "h100-sxm");
+    assert_true(afd_hw_has_prefill(&hw) && afd_hw_has_decode(&hw));
+    assert_true(hw.fit_max_rel_err >= 0 && hw.fit_max_rel_err < 0.5);
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    law = hw.decode_beta + hw.decode_gamma * 32 + hw.decode_alpha * 32 * 2048;
+    assert_close(law, est.forward_s * 1e3, hw.fit_max_rel_err, 0);
+    /* alpha: K and V of one token, 80 layers x 2 KV heads per device x 128 x
+     * 2 bytes, over mbu x 3.35 TB/s, in ms */
+    assert_close(hw.decode_alpha, 80 * 2 * 2 * 128 * 2.0 / (d.mbu[1] * 3.35e12) * 1e3, 0.1, 0);
+    o.phase = AFD_PREFILL;
+    o.batch = 2;
+    o.seq = 4096;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    law = hw.prefill_a + hw.prefill_b * 8192 + hw.prefill_c * 2 * 4096.0 * 4096;
+    assert_close(law, est.forward_s * 1e3, hw.fit_max_rel_err, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parameter_counts),         cmocka_unit_test(model_errors),
+        cmocka_unit_test(device_files),             cmocka_unit_test(decode_reads_the_weights),
+        cmocka_unit_test(prefill_counts_the_flops), cmocka_unit_test(table3_printed_forms),
+        cmocka_unit_test(estimate_errors),          cmocka_unit_test(kv_capacity),
+        cmocka_unit_test(laws),
+    };
+    RUN_TESTS(tests);
+}
