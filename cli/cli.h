@@ -34,7 +34,8 @@ int cli_runtime_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Report a library error about a file: "afdkit: CMD: FILE:LINE: text"; the
  * exit code follows the status (AFD_EIO, AFD_ENOMEM, AFD_ENUMERIC and
- * AFD_EUNSTABLE are runtime failures, the rest input errors). */
+ * AFD_EUNSTABLE are runtime failures, the rest, AFD_ELIMIT included, input
+ * errors). */
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err);
 /* Exit code for a library status. */
 int cli_exit_code(afd_status st);
@@ -338,6 +339,7 @@ extern const cli_command cli_cmd_mc_barrier;
 extern const cli_command cli_cmd_mc_slot;
 extern const cli_command cli_cmd_mc_mdc;
 extern const cli_command cli_cmd_mdc;
+extern const cli_command cli_cmd_offload;
 extern const cli_command cli_cmd_hist;
 extern const cli_command cli_cmd_plot;
 

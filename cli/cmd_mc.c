@@ -58,7 +58,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
         return cli_list_parse(cmd, opt->name, arg, 1, 1, AFD_BARRIER_MC_MAX_R, &a->list);
     case OPT_C:
         cli_list_free(&a->list);
-        return cli_list_parse(cmd, opt->name, arg, 1, 1, AFD_MDC_MAX_SERVERS, &a->list);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, AFD_QUEUE_SIM_MAX_SERVERS, &a->list);
     case OPT_TRIALS: return cli_integer(cmd, opt->name, arg, 2, INT64_MAX, &a->trials);
     case OPT_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
     case OPT_PER_SLOT: a->per_slot = 1; return 0;
@@ -68,7 +68,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
         return cli_integer(cmd, opt->name, arg, 0, (int64_t)1 << 46, &a->warmup);
     case OPT_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
     case OPT_CUSTOMERS:
-        return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_MDC_MAX_CUSTOMERS, &a->customers);
+        return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_QUEUE_SIM_MAX_CUSTOMERS, &a->customers);
     case OPT_LAMBDA: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->lambda);
     case OPT_SERVICE: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->service);
     case OPT_SERVICE_TRACE: a->service_trace = arg; return 0;
@@ -126,22 +126,12 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     cli_table *t;
     afd_status st;
     size_t k;
-    double max_r = 0, work;
     int rc = parse(self, argc, argv, &c, &a);
 
     if (rc != CLI_CONTINUE)
         goto out_args;
     if (isnan(a.B) || a.list.n == 0) {
         rc = cli_usage_error(cmd, isnan(a.B) ? "-B N is required" : "--r LIST is required");
-        goto out_args;
-    }
-    for (k = 0; k < a.list.n; k++)
-        max_r = a.list.v[k] > max_r ? a.list.v[k] : max_r;
-    work = (double)a.trials * max_r * (c.wl.geometric && !a.per_slot ? 1 : a.B);
-    if ((uint64_t)a.trials > AFD_BARRIER_MC_MAX_TRIALS || work > (double)AFD_BARRIER_MC_MAX_WORK) {
-        rc = cli_usage_error(cmd, "refused: trials x r x B = %.3g slot draws exceeds the limit "
-                                  "of 2^38 (hours of work); reduce --trials, --r or -B",
-                             work);
         goto out_args;
     }
     if ((rc = load_workload(cmd, &c, &w)) != 0)
@@ -163,9 +153,13 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     p.per_slot = a.per_slot;
     st = afd_barrier_mc(&p, res);
     if (st != AFD_OK) {
-        rc = st == AFD_ENOMEM ? cli_usage_error(cmd, "refused: the run exceeds the Monte Carlo "
-                                                     "size limits (or memory)")
-                              : cli_runtime_error(cmd, "%s", afd_strerror(st));
+        rc = st == AFD_ELIMIT
+                 ? cli_usage_error(cmd, "refused: the run exceeds the Monte Carlo size limits "
+                                        "(trials x r x B slot draws at most 2^38, B for a "
+                                        "trace or --per-slot and 1 for the geometric model, "
+                                        "hours of work; trials at most 2^40); reduce --trials, "
+                                        "--r or -B")
+                 : cli_runtime_error(cmd, "%s", afd_strerror(st));
         goto out;
     }
     t = cli_table_new(&c.out);
@@ -443,8 +437,8 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
                         "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse);
     }
     for (k = 0; k < a.list.n; k++) {
-        afd_mdc_params p = {0};
-        afd_mdc_result res;
+        afd_queue_sim_params p = {0};
+        afd_queue_sim_result res;
         afd_status st;
         memset(&p, 0, sizeof p);
         p.c = (unsigned)a.list.v[k];
@@ -459,7 +453,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         p.quantile = a.percentile;
         p.seed = (uint64_t)a.seed;
         p.stream = 0;
-        st = afd_mdc_sim(&p, &res);
+        st = afd_queue_sim(&p, &res);
         if (st != AFD_OK) {
             rc = cli_runtime_error(cmd, "c = %u: %s", p.c, afd_strerror(st));
             goto out;

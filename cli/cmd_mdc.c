@@ -37,7 +37,7 @@ static int row(const char *cmd, cli_table *t, double lambda, double service, int
     afd_result wq, pw, q90, qp;
     double cos, ac, king;
     afd_status st = afd_mdc_alloc(lambda, service, c, &q);
-    if (st == AFD_ENOMEM)
+    if (st == AFD_ELIMIT)
         return cli_runtime_error(cmd,
                                  "c = %d: rho = %g: the truncated chain of the exact solution "
                                  "is too large (%s)",

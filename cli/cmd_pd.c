@@ -162,10 +162,12 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     afd_service_law law;
     afd_ttft mg, md;
     afd_decode_need need;
+    afd_decode_instance inst;
+    afd_decode_pool pool;
     afd_status st;
     cli_table *t = NULL;
     char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48];
-    double instances = NAN, kv_bytes = NAN, gpus, goodput;
+    double gpus, goodput;
     int rc, cc, c_hi;
 
     args_init(&a, cmd);
@@ -204,16 +206,15 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         rc = cli_runtime_error(cmd, "decode sizing: %s", afd_strerror(st));
         goto out;
     }
-    if (!isnan(a.kvb))
-        kv_bytes = need.kv_tokens * a.kvb;
-    if (!isnan(a.slots)) {
-        instances = ceil(need.slots_q / a.slots);
-        if (!isnan(a.kvbudget) && ceil(kv_bytes / a.kvbudget) > instances)
-            instances = ceil(kv_bytes / a.kvbudget);
-        if (instances < 1)
-            instances = 1;
+    inst.slots = a.slots;
+    inst.kv_bytes_per_token = a.kvb;
+    inst.kv_budget = a.kvbudget;
+    st = afd_decode_pool_size(&need, &inst, &pool);
+    if (st != AFD_OK) {
+        rc = cli_runtime_error(cmd, "decode pool: %s", afd_strerror(st));
+        goto out;
     }
-    gpus = mg.c * a.pgpu + instances * a.dgpu;
+    gpus = mg.c * a.pgpu + pool.instances * a.dgpu;
     goodput = a.step <= a.tpot ? a.lambda / gpus : 0;
 
     t = cli_table_new(&c.out);
@@ -238,8 +239,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_table_real(t, law.scv);
     cli_table_real(t, need.slots_mean);
     cli_table_real(t, need.slots_q);
-    cli_table_real(t, kv_bytes / 1e9);
-    cli_table_real(t, instances);
+    cli_table_real(t, pool.kv_bytes / 1e9);
+    cli_table_real(t, pool.instances);
     cli_table_real(t, a.step);
     cli_table_real(t, gpus);
     cli_table_real(t, goodput);

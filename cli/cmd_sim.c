@@ -104,6 +104,28 @@ static void gantt_row(void *ctx, uint64_t step, unsigned mb, int stage, int work
     cli_table_end_row(t);
 }
 
+/* The simulation of r = rs.v[k] (no gantt callback). */
+static void params_for(const struct args *a, const afd_workload *w, const afd_hw *hw, size_t k,
+                       afd_pipeline_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->workload = w;
+    p->hw = *hw;
+    p->x = (unsigned)(a->rs.v[k] * (double)a->ffn);
+    p->y = (unsigned)a->ffn;
+    p->B = (unsigned)a->B;
+    p->microbatches = (unsigned)a->mb;
+    p->requests = (uint64_t)a->requests;
+    p->start = (afd_start)a->start;
+    p->warmup = a->warmup;
+    p->batches = (unsigned)a->batches;
+    p->no_barrier = a->no_barrier;
+    p->no_comm = a->no_comm;
+    p->async_attention = a->async;
+    p->seed = (uint64_t)a->seed;
+    p->stream_base = ((uint64_t)p->x << 44) ^ ((uint64_t)p->y << 24);
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -142,18 +164,28 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     n = a.rs.n;
-    for (k = 0; k < n; k++)
-        if ((uint64_t)a.rs.v[k] * (uint64_t)a.ffn * (uint64_t)a.mb * (uint64_t)a.B >
-            AFD_PIPELINE_MAX_SLOTS) {
+    if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
+        goto out;
+    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, 1, &c.out, &w)) != 0)
+        goto out;
+    /* refuse every configuration the simulator would refuse before running any */
+    for (k = 0; k < n; k++) {
+        afd_pipeline_params p;
+        afd_status st;
+        params_for(&a, &w, &hw, k, &p);
+        st = afd_pipeline_check(&p);
+        if (st == AFD_ELIMIT) {
             rc = cli_usage_error(cmd, "refused: r = %.0f needs %.3g slots (x m B), more than "
                                       "2^26",
                                  a.rs.v[k], a.rs.v[k] * (double)a.ffn * (double)a.mb * a.B);
             goto out;
         }
-    if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
-        goto out;
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, 1, &c.out, &w)) != 0)
-        goto out;
+        if (st != AFD_OK) {
+            rc = cli_usage_error(cmd, "r = %.0f: parameters outside the simulator's range (%s)",
+                                 a.rs.v[k], afd_strerror(st));
+            goto out;
+        }
+    }
 
     res = calloc(n, sizeof *res);
     sts = calloc(n, sizeof *sts);
@@ -174,23 +206,8 @@ static int run(const cli_command *self, int argc, char **argv)
     done = 0;
 #pragma omp parallel for schedule(dynamic, 1) if (gt == NULL)
     for (k = 0; k < n; k++) {
-        afd_pipeline_params p = {0};
-        memset(&p, 0, sizeof p);
-        p.workload = &w;
-        p.hw = hw;
-        p.x = (unsigned)(a.rs.v[k] * (double)a.ffn);
-        p.y = (unsigned)a.ffn;
-        p.B = (unsigned)a.B;
-        p.microbatches = (unsigned)a.mb;
-        p.requests = (uint64_t)a.requests;
-        p.start = (afd_start)a.start;
-        p.warmup = a.warmup;
-        p.batches = (unsigned)a.batches;
-        p.no_barrier = a.no_barrier;
-        p.no_comm = a.no_comm;
-        p.async_attention = a.async;
-        p.seed = (uint64_t)a.seed;
-        p.stream_base = ((uint64_t)p.x << 44) ^ ((uint64_t)p.y << 24);
+        afd_pipeline_params p;
+        params_for(&a, &w, &hw, k, &p);
         p.gantt = gt != NULL ? gantt_row : NULL;
         p.gantt_ctx = gt;
         p.gantt_steps = (uint64_t)a.gantt_steps;
@@ -201,10 +218,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_progress_end(&prog);
     for (k = 0; k < n; k++)
         if (sts[k] != AFD_OK) {
-            rc = sts[k] == AFD_ENOMEM ? cli_runtime_error(cmd, "r = %.0f: out of memory", a.rs.v[k])
-                                      : cli_usage_error(cmd, "r = %.0f: parameters outside the "
-                                                             "simulator's range (%s)",
-                                                        a.rs.v[k], afd_strerror(sts[k]));
+            rc = cli_runtime_error(cmd, "r = %.0f: %s", a.rs.v[k], afd_strerror(sts[k]));
             goto out;
         }
 

@@ -81,6 +81,7 @@ int cli_exit_code(afd_status st)
     case AFD_ENUMERIC:
     case AFD_EUNSTABLE:
     case AFD_EINFINITE: return EXIT_RUNTIME;
+    case AFD_ELIMIT: /* the input asks for more than is supported */
     default: return EXIT_USAGE;
     }
 }

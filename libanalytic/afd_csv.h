@@ -61,7 +61,7 @@ AFD_API afd_status afd_csv_select(afd_csv *c, size_t n, const size_t *cols);
 
 /* Read the next data record into fields[0..n) of the selection, and its
  * starting line.  AFD_OK, AFD_EOF at the end, or an error (AFD_EPARSE: wrong
- * field count or bad quoting; AFD_ENOMEM: record longer than
+ * field count or bad quoting; AFD_ELIMIT: record longer than
  * AFD_CSV_MAX_RECORD; AFD_EIO).  After an error the reader keeps returning
  * it. */
 AFD_API afd_status afd_csv_next(afd_csv *c, afd_csv_field *fields, long *line, afd_error *err);

@@ -72,7 +72,7 @@ typedef struct afd_ttft {
 
 /* TTFT p-quantiles with c prefill instances.  AFD_EUNSTABLE if
  * lambda E[S] >= c; AFD_EINVAL for bad arguments; AFD_ENUMERIC,
- * AFD_ENOMEM as afd_mdc_alloc. */
+ * AFD_ENOMEM, AFD_ELIMIT as afd_mdc_alloc. */
 AFD_API afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, int c, double p,
                                      afd_ttft *out);
 
@@ -92,6 +92,29 @@ typedef struct afd_decode_need {
  * theta = stats.theta) and step time s_d; q in (0, 1). */
 AFD_API afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
                                    afd_decode_need *out);
+
+/* One decode instance.  NaN marks a figure that is not given. */
+typedef struct afd_decode_instance {
+    double slots;              /* concurrent decode requests per instance, > 0 */
+    double kv_bytes_per_token; /* KV-cache bytes per token (all layers), > 0 */
+    double kv_budget;          /* KV-cache bytes per instance, > 0 (needs
+                                  kv_bytes_per_token) */
+} afd_decode_instance;
+
+typedef struct afd_decode_pool {
+    double kv_bytes;  /* need->kv_tokens * kv_bytes_per_token (NaN if not given) */
+    double instances; /* decode instances (NaN without slots) */
+} afd_decode_pool;
+
+/* Decode instances for a demand: enough for the provisioned occupancy,
+ *     n = max(ceil(slots_q / slots), ceil(kv_bytes / kv_budget), 1),
+ * the KV term only when kv_budget is given.  The slot term provisions the
+ * q-quantile of the (Poisson) occupancy; the KV term provisions the MEAN KV
+ * cache held, L theta tokens (afd_decode_demand).  AFD_EINVAL for a figure
+ * that is neither NaN nor positive and finite, or a kv_budget without
+ * kv_bytes_per_token. */
+AFD_API afd_status afd_decode_pool_size(const afd_decode_need *need,
+                                        const afd_decode_instance *inst, afd_decode_pool *out);
 
 typedef struct afd_pd_pool {
     const afd_service_law *prefill; /* service law of S */

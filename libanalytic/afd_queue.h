@@ -12,7 +12,7 @@
  *
  * Statuses: AFD_EINVAL for lambda <= 0, D <= 0, c < 1, a percentile outside
  * (0, 1), NaN or infinite arguments; AFD_EUNSTABLE for rho >= 1;
- * AFD_ENUMERIC when a method does not reach its tolerance; AFD_ENOMEM when
+ * AFD_ENUMERIC when a method does not reach its tolerance; AFD_ELIMIT when
  * the truncated chain would exceed its size limit (rho very close to 1).
  * Outputs are NaN on error.  Natural forms return NaN on error.
  *
@@ -68,7 +68,7 @@ AFD_API double afd_md1_wq(double lambda, double service);
  * without amplification, so the result is accurate to about
  * (t/D) 40 DBL_EPSILON relative at any rho < 1 (err reports that bound);
  * Poisson tails beyond 40 (below 1e-48) are dropped.  Cost O(40 t/D), no
- * allocation.  Once the Chernoff bound of the tail falls below 1e-17 the
+ * allocation; t/D above 5 10^7 is AFD_ELIMIT.  Once the Chernoff bound of the tail falls below 1e-17 the
  * value is 1 with that bound as err. */
 AFD_API afd_status afd_md1_wait_cdf_e(double lambda, double service, double t, afd_result *result);
 AFD_API double afd_md1_wait_cdf(double lambda, double service, double t);
@@ -118,7 +118,7 @@ typedef struct afd_mdc afd_mdc;
  * Rounding adds 4 (N + c + h) DBL_EPSILON relative (GTH sums positive terms).
  * N grows like 35 / (1 - rho) near rho = 1 (N = 517 for c = 64, rho = 0.95);
  * beyond 2^24 stored values (rho above about 0.9996 for c = 64, 0.9999 for
- * c = 1) the status is AFD_ENOMEM.
+ * c = 1) the status is AFD_ELIMIT.
  *
  * Returns AFD_OK and *q, or an error status and *q = NULL. */
 AFD_API afd_status afd_mdc_alloc(double lambda, double service, int c, afd_mdc **q);

@@ -27,10 +27,11 @@ typedef enum afd_status {
     AFD_ERANGE,     /* value or sum too large to represent exactly */
     AFD_EEMPTY,     /* input has no usable data (empty file, no rows left) */
     AFD_EIO,        /* the operating system refused a read or write */
-    AFD_ENOMEM,     /* allocation failed or a size limit was exceeded */
+    AFD_ENOMEM,     /* an allocation failed */
     AFD_ENUMERIC,   /* a numerical method did not reach its tolerance */
     AFD_EUNSTABLE,  /* an unstable system was asked to be evaluated (rho >= 1) */
-    AFD_EINFINITE   /* the quantity is infinite (e.g. an infinite variance) */
+    AFD_EINFINITE,  /* the quantity is infinite (e.g. an infinite variance) */
+    AFD_ELIMIT      /* a documented size limit was exceeded (not an allocation failure) */
 } afd_status;
 
 /* Caller-owned error report.  line and column are 1-based; 0 means "not

@@ -101,7 +101,7 @@ AFD_API afd_status afd_trace_open_memory(const char *data, size_t len,
 /* Read the next data record that passes the filters.  Returns AFD_OK,
  * AFD_EOF at the end, or an error (AFD_EPARSE: wrong field count,
  * non-integer, negative, unterminated quote, malformed JSON, a key missing
- * from an object, a bad time; AFD_ERANGE: value >= 2^64; AFD_ENOMEM: record
+ * from an object, a bad time; AFD_ERANGE: value >= 2^64; AFD_ELIMIT: record
  * longer than AFD_TRACE_MAX_RECORD; AFD_EIO).  After an error the reader stays in the
  * error state and keeps returning it. */
 AFD_API afd_status afd_trace_next(afd_trace *t, afd_trace_row *row, afd_error *err);

@@ -66,8 +66,8 @@ typedef struct afd_workload_trace_options {
  * Rows whose D = output - decode_offset is <= 0 are skipped and counted.
  * Errors: those of afd_trace_open/afd_trace_next; AFD_ERANGE when a row's
  * values are too large for the exact accumulator; AFD_EEMPTY when no data
- * row or no usable row remains; AFD_ENOMEM when keep_rows exceeds max_rows
- * or memory.  err->line is the offending line (0 when no single line is to
+ * row or no usable row remains; AFD_ELIMIT when keep_rows exceeds max_rows;
+ * AFD_ENOMEM when memory runs out.  err->line is the offending line (0 when no single line is to
  * blame).  On error *out holds no memory. */
 AFD_API afd_status afd_workload_from_trace(const char *path,
                                            const afd_workload_trace_options *opt,

@@ -111,7 +111,7 @@ static afd_status refill(afd_csv *c, afd_error *err)
         return AFD_OK;
     }
     if (rem >= AFD_CSV_MAX_RECORD)
-        return afd_csv_fail(c, err, AFD_ENOMEM, c->line, 0,
+        return afd_csv_fail(c, err, AFD_ELIMIT, c->line, 0,
                             "record longer than %u bytes (unbalanced quote?)",
                             (unsigned)AFD_CSV_MAX_RECORD);
     if (c->pos > 0) {
@@ -298,7 +298,7 @@ static enum scan next_record(afd_csv *c, struct record *rec, long *line, afd_err
             continue;
         }
         if (s == SCAN_RECORD && rec->next - c->pos > AFD_CSV_MAX_RECORD) {
-            afd_csv_fail(c, err, AFD_ENOMEM, c->line, 0,
+            afd_csv_fail(c, err, AFD_ELIMIT, c->line, 0,
                          "record longer than %u bytes (unbalanced quote?)",
                          (unsigned)AFD_CSV_MAX_RECORD);
             return SCAN_ERROR;

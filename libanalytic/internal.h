@@ -52,7 +52,7 @@ afd_status afd_priv_queue_tail(double a, double c, double n, double p0, double *
                                double *excess);
 
 /* Smallest n >= 0 with bound(n) <= target, where bound(n) is tau(n) or, with
- * with_mean, n tau / (1 - tau) + excess(n) (p0 = 1).  AFD_ENOMEM if no n <=
+ * with_mean, n tau / (1 - tau) + excess(n) (p0 = 1).  AFD_ELIMIT if no n <=
  * nmax qualifies. */
 afd_status afd_priv_queue_truncation(double a, double c, double target, int with_mean,
                                      double nmax, double *n);

@@ -174,7 +174,7 @@ afd_status afd_md1_wait_cdf_e(double lambda, double service, double t, afd_resul
         }
     }
     if (kd > MAX_STEPS)
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     k = (long)kd;
     u = t - kd * service;
     if (u < 0)
@@ -241,7 +241,7 @@ afd_status afd_md1_wait_quantile_e(double lambda, double service, double p, afd_
         if (m.cum[(k + 1) % RING] >= p)
             break;
         if (k > MAX_STEPS)
-            return AFD_ENOMEM;
+            return AFD_ELIMIT;
         if ((k & 1023) == 1023) {
             /* Rounding can keep the sum below a p very close to 1. */
             double tau;

@@ -212,7 +212,7 @@ afd_status afd_mdc_alloc(double lambda, double service, int c, afd_mdc **out)
             long lo = c - kmin < (long)nd ? c - kmin : (long)nd;
             long hi = q->kmax - c < (long)nd ? q->kmax - c : (long)nd;
             if ((nd + 1) * (double)(lo + hi + 1) > MAX_DOUBLES)
-                st = AFD_ENOMEM;
+                st = AFD_ELIMIT;
         }
     } else {
         /* P(A > c) underflows: X = 0 to within 1e-308. */

@@ -250,6 +250,31 @@ afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, 
     return AFD_OK;
 }
 
+static int given_ok(double v)
+{
+    return isnan(v) || (v > 0 && isfinite(v));
+}
+
+afd_status afd_decode_pool_size(const afd_decode_need *need, const afd_decode_instance *inst,
+                                afd_decode_pool *out)
+{
+    double n;
+    out->kv_bytes = out->instances = NAN;
+    if (!given_ok(inst->slots) || !given_ok(inst->kv_bytes_per_token) ||
+        !given_ok(inst->kv_budget) || (!isnan(inst->kv_budget) && isnan(inst->kv_bytes_per_token)) ||
+        !(need->slots_q >= 0) || !(need->kv_tokens >= 0))
+        return AFD_EINVAL;
+    if (!isnan(inst->kv_bytes_per_token))
+        out->kv_bytes = need->kv_tokens * inst->kv_bytes_per_token;
+    if (isnan(inst->slots))
+        return AFD_OK;
+    n = ceil(need->slots_q / inst->slots);
+    if (!isnan(inst->kv_budget) && ceil(out->kv_bytes / inst->kv_budget) > n)
+        n = ceil(out->kv_bytes / inst->kv_budget);
+    out->instances = n < 1 ? 1 : n;
+    return AFD_OK;
+}
+
 /* ---- goodput */
 
 const char *afd_limit_name(int limit)

@@ -167,7 +167,7 @@ afd_status afd_priv_queue_truncation(double a, double c, double target, int with
     hi = 1;
     while (!(truncation_bound(a, c, hi, with_mean) <= target)) {
         if (hi >= nmax)
-            return AFD_ENOMEM;
+            return AFD_ELIMIT;
         lo = hi;
         hi = 2 * hi < nmax ? 2 * hi : nmax;
     }

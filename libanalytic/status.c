@@ -15,10 +15,11 @@ const char *afd_strerror(afd_status status)
     case AFD_ERANGE: return "value too large";
     case AFD_EEMPTY: return "no usable data";
     case AFD_EIO: return "input/output error";
-    case AFD_ENOMEM: return "out of memory or size limit exceeded";
+    case AFD_ENOMEM: return "out of memory";
     case AFD_ENUMERIC: return "numerical method failed to converge";
     case AFD_EUNSTABLE: return "unstable system";
     case AFD_EINFINITE: return "infinite value";
+    case AFD_ELIMIT: return "size limit exceeded";
     }
     return "unknown status";
 }

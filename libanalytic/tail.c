@@ -1,16 +1,18 @@
-/* tail.c: streaming Hill estimator (see afd_tail.h).  A binary min-heap
- * keeps the kmax + 1 largest observations in O(log k) per value. */
+/* tail.c: streaming Hill estimator (see afd_tail.h).  An event heap
+ * (afd_event.h) keyed by value keeps the kmax + 1 largest observations in
+ * O(log k) per value. */
 #include <config.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_event.h"
 #include "afd_tail.h"
 
 struct afd_hill {
-    size_t cap, n;
-    double *heap; /* min-heap: heap[0] is the smallest kept value */
+    size_t cap;
+    afd_event_heap heap; /* the kept values as times: e[0] is the smallest */
 };
 
 afd_hill *afd_hill_alloc(size_t kmax)
@@ -22,8 +24,7 @@ afd_hill *afd_hill_alloc(size_t kmax)
     if (h == NULL)
         return NULL;
     h->cap = kmax + 1;
-    h->heap = malloc(h->cap * sizeof *h->heap);
-    if (h->heap == NULL) {
+    if (afd_event_heap_init(&h->heap, h->cap) != AFD_OK) {
         free(h);
         return NULL;
     }
@@ -34,45 +35,20 @@ void afd_hill_free(afd_hill *h)
 {
     if (h == NULL)
         return;
-    free(h->heap);
+    afd_event_heap_free(&h->heap);
     free(h);
-}
-
-static void sift_down(double *a, size_t n, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        double t;
-        if (l < n && a[l] < a[m])
-            m = l;
-        if (l + 1 < n && a[l + 1] < a[m])
-            m = l + 1;
-        if (m == i)
-            return;
-        t = a[i];
-        a[i] = a[m];
-        a[m] = t;
-        i = m;
-    }
 }
 
 void afd_hill_add(afd_hill *h, double x)
 {
     if (!(x > 0) || !isfinite(x))
         return;
-    if (h->n < h->cap) {
-        size_t i = h->n++;
-        h->heap[i] = x;
-        while (i > 0 && h->heap[(i - 1) / 2] > h->heap[i]) {
-            double t = h->heap[i];
-            h->heap[i] = h->heap[(i - 1) / 2];
-            h->heap[(i - 1) / 2] = t;
-            i = (i - 1) / 2;
-        }
-    } else if (x > h->heap[0]) {
-        h->heap[0] = x;
-        sift_down(h->heap, h->n, 0);
-    }
+    /* The heap has room for cap values (allocated up front), so neither
+     * call below can fail. */
+    if (h->heap.n < h->cap)
+        (void)afd_event_heap_push(&h->heap, x, 0, 0);
+    else if (x > h->heap.e[0].time)
+        (void)afd_event_heap_replace_top(&h->heap, x, 0, 0);
 }
 
 size_t afd_hill_default_k(uint64_t n, size_t kmax)
@@ -89,23 +65,25 @@ size_t afd_hill_default_k(uint64_t n, size_t kmax)
 
 static int ascending(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const afd_event *x = a, *y = b;
+    return afd_event_before(x, y) ? -1 : afd_event_before(y, x);
 }
 
 afd_status afd_hill_estimate(afd_hill *h, size_t k, double *alpha, double *se)
 {
+    const afd_event *v = h->heap.e;
+    size_t i, n = h->heap.n;
     double s = 0, threshold;
-    size_t i;
 
     *alpha = *se = NAN;
-    if (k < 1 || k + 1 > h->n)
+    if (k < 1 || k + 1 > n)
         return AFD_EINVAL;
-    /* An ascending array is a valid min-heap: sort in place, no allocation. */
-    qsort(h->heap, h->n, sizeof *h->heap, ascending);
-    threshold = h->heap[h->n - 1 - k];
+    /* An array sorted by (time, seq) is a valid heap: sort in place, no
+     * allocation. */
+    qsort(h->heap.e, n, sizeof *h->heap.e, ascending);
+    threshold = v[n - 1 - k].time;
     for (i = 0; i < k; i++)
-        s += log(h->heap[h->n - 1 - i] / threshold);
+        s += log(v[n - 1 - i].time / threshold);
     if (s == 0) {
         *alpha = INFINITY;
         return AFD_OK;

@@ -283,7 +283,7 @@ static afd_status json_refill(afd_trace *t, afd_error *err)
         return AFD_OK;
     }
     if (rem >= AFD_TRACE_MAX_RECORD)
-        return jfail(t, err, AFD_ENOMEM, t->line, 0, "line longer than %u bytes",
+        return jfail(t, err, AFD_ELIMIT, t->line, 0, "line longer than %u bytes",
                      (unsigned)AFD_TRACE_MAX_RECORD);
     if (t->pos > 0) {
         memmove(t->buf, t->buf + t->pos, rem);
@@ -319,7 +319,7 @@ static afd_status json_line(afd_trace *t, json_t **obj, long *line, afd_error *e
         n = nl != NULL ? (size_t)(nl - p) : t->end - t->pos;
         next = t->pos + n + (nl != NULL);
         if (n > AFD_TRACE_MAX_RECORD)
-            return jfail(t, err, AFD_ENOMEM, t->line, 0, "line longer than %u bytes",
+            return jfail(t, err, AFD_ELIMIT, t->line, 0, "line longer than %u bytes",
                          (unsigned)AFD_TRACE_MAX_RECORD);
         if (n == 0 && nl == NULL)
             return AFD_OK; /* end of input */

@@ -47,7 +47,7 @@ static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p
                        int timed, double t)
 {
     if (max_rows != 0 && w->n_kept >= max_rows)
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     if (w->n_kept == *cap) {
         size_t ncap = *cap ? 2 * *cap : 4096;
         uint64_t *np, *nd;

@@ -4,7 +4,7 @@
  *                    Appendix A.3, Table 1)
  *   afd_slot_mc      one decode slot under continuous batching, as a
  *                    renewal process (Lemma 4.1)
- *   afd_mdc_sim      an FCFS multi-server queue with Poisson arrivals and
+ *   afd_queue_sim    an FCFS multi-server queue with Poisson arrivals and
  *                    deterministic (or per-request) service
  *
  * Every estimate comes with its standard error.  Random numbers are Philox
@@ -28,7 +28,7 @@ extern "C" {
 
 /* ------------------------------------------------------ barrier experiment */
 
-/* Limits of afd_barrier_mc, refused up front with AFD_ENOMEM (a run at the
+/* Limits of afd_barrier_mc, refused up front with AFD_ELIMIT (a run at the
  * work limit takes hours on one core): */
 #define AFD_BARRIER_MC_MAX_R      65536u /* largest r */
 #define AFD_BARRIER_MC_MAX_TRIALS (UINT64_C(1) << 40)
@@ -80,7 +80,7 @@ typedef struct afd_barrier_mc_result {
  *
  * out[k] answers r[k].  Errors: AFD_EINVAL for bad parameters (mu_p or
  * mu_d outside [1, 2^40] included) or a GIVEN workload; AFD_EEMPTY for a
- * trace without kept rows; AFD_ENOMEM beyond the limits above, when B times
+ * trace without kept rows; AFD_ELIMIT beyond the limits above or when B times
  * the largest slot load could reach 2^53, or when memory runs out. */
 AFD_API afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result *out);
 
@@ -136,16 +136,16 @@ AFD_API afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *
 
 /* ------------------------------------------------------- M/D/c queue */
 
-#define AFD_MDC_BATCHES       32u                 /* default number of batches */
-#define AFD_MDC_MAX_CUSTOMERS (UINT64_C(1) << 27) /* waits and sojourns kept: 2 GiB */
-#define AFD_MDC_MAX_SERVERS   (1u << 24)
+#define AFD_QUEUE_SIM_BATCHES       32u                 /* default number of batches */
+#define AFD_QUEUE_SIM_MAX_CUSTOMERS (UINT64_C(1) << 27) /* waits and sojourns kept: 2 GiB */
+#define AFD_QUEUE_SIM_MAX_SERVERS   (1u << 24)
 
 /* Service time of a request with prompt length `prompt` (e.g. a + b P);
  * must return a finite value >= 0. */
 typedef double (*afd_service_fn)(uint64_t prompt, void *ctx);
 
-typedef struct afd_mdc_params {
-    unsigned c;                /* servers, 1..AFD_MDC_MAX_SERVERS */
+typedef struct afd_queue_sim_params {
+    unsigned c;                /* servers, 1..AFD_QUEUE_SIM_MAX_SERVERS */
     double lambda;             /* Poisson arrival rate > 0 */
     double service;            /* deterministic service time > 0 (trace == NULL) */
     const afd_workload *trace; /* or: TRACE with kept rows, drawn uniformly, */
@@ -153,12 +153,12 @@ typedef struct afd_mdc_params {
     void *service_ctx;
     uint64_t customers; /* customers measured, >= batches */
     uint64_t warmup;    /* customers simulated and discarded first */
-    unsigned batches;   /* K >= 2 (0: AFD_MDC_BATCHES) */
+    unsigned batches;   /* K >= 2 (0: AFD_QUEUE_SIM_BATCHES) */
     double quantile;    /* order of the wait quantile, in (0,1) (0: 0.9) */
     uint64_t seed, stream;
-} afd_mdc_params;
+} afd_queue_sim_params;
 
-typedef struct afd_mdc_result {
+typedef struct afd_queue_sim_result {
     double wait_mean, wait_mean_se; /* mean wait in queue */
     double p_wait, p_wait_se;       /* P(wait > 0) */
     double wait_q, wait_q_se;       /* the `quantile` of the wait */
@@ -168,14 +168,14 @@ typedef struct afd_mdc_result {
     double service_mean;            /* E[S] of the service law (exact) */
     double rho;                     /* lambda E[S] / c */
     uint64_t customers;             /* measured: K * floor(customers / K) */
-} afd_mdc_result;
+} afd_queue_sim_result;
 
 /* FCFS c-server queue by the Kiefer-Wolfowitz recursion (J. Kiefer and
  * J. Wolfowitz, "On the theory of queues with many servers", Trans. AMS 78,
  * 1955): with the servers' workloads V sorted, customer n waits
  * W_n = V_(1), the smallest one becomes V_(1) + S_n, and all decrease by the
  * next interarrival time (floored at 0).  Kept here as the absolute times at
- * which the servers free up, in a binary min-heap (O(log c) per customer):
+ * which the servers free up, in an event heap (afd_event.h; O(log c) per customer):
  * W_n = max(0, min_i F_i - t_n), then min F <- t_n + W_n + S_n.  The
  * system starts empty; the first `warmup` customers are discarded.
  *
@@ -190,8 +190,9 @@ typedef struct afd_mdc_result {
  *
  * Errors: AFD_EINVAL (bad parameters, a service_fn value that is negative or
  * not finite), AFD_EEMPTY (trace without kept rows), AFD_EUNSTABLE
- * (rho >= 1), AFD_ENOMEM (customers beyond AFD_MDC_MAX_CUSTOMERS, memory). */
-AFD_API afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out);
+ * (rho >= 1), AFD_ELIMIT (customers or servers beyond their limits),
+ * AFD_ENOMEM. */
+AFD_API afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out);
 
 #ifdef __cplusplus
 }

@@ -115,10 +115,15 @@ typedef struct afd_pipeline_result {
     uint64_t steps;       /* micro-batch steps simulated */
 } afd_pipeline_result;
 
-/* Run one simulation.  AFD_EINVAL for bad parameters (x, y, B, m, requests
- * < 1, warm-up outside [0, 1), batches < 2, invalid coefficients, a GIVEN
- * workload); AFD_EEMPTY for a trace without kept rows; AFD_ENOMEM beyond
- * AFD_PIPELINE_MAX_SLOTS or out of memory.  On error every field is NaN. */
+/* Check the parameters of a run without running it (afd_pipeline_run
+ * starts with this check).  AFD_ELIMIT beyond AFD_PIPELINE_MAX_SLOTS
+ * (x m B); AFD_EINVAL for bad parameters (x, y, B, m, requests < 1, warm-up
+ * outside [0, 1), batches < 2, invalid coefficients, a GIVEN workload);
+ * AFD_EEMPTY for a trace without kept rows. */
+AFD_API afd_status afd_pipeline_check(const afd_pipeline_params *p);
+
+/* Run one simulation.  The statuses of afd_pipeline_check, and AFD_ENOMEM
+ * when memory runs out.  On error every field is NaN. */
 AFD_API afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *out);
 
 #ifdef __cplusplus

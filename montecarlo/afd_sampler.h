@@ -73,7 +73,7 @@ typedef struct afd_alias afd_alias;
 
 /* Table for weights w[0..n-1] (finite, >= 0, not all 0; n < 2^32).
  * AFD_EINVAL for bad weights, AFD_EEMPTY for n = 0 or all-zero weights,
- * AFD_ENOMEM.  *out is NULL on error. */
+ * AFD_ELIMIT for n >= 2^32, AFD_ENOMEM.  *out is NULL on error. */
 AFD_API afd_status afd_alias_alloc(const double *w, size_t n, afd_alias **out);
 AFD_API void afd_alias_free(afd_alias *a);
 AFD_API size_t afd_alias_size(const afd_alias *a);
@@ -122,7 +122,7 @@ typedef struct afd_slot_sampler afd_slot_sampler;
  * P + D < 2^53) or a GEOMETRIC one (mu_p, mu_d in [1, 2^40]).
  * AFD_EINVAL for a GIVEN workload (theta and nu alone define no law) or
  * values outside those bounds, AFD_EEMPTY for a trace without kept rows,
- * AFD_ENOMEM.  *out is NULL on error. */
+ * AFD_ELIMIT for 2^32 or more kept rows, AFD_ENOMEM.  *out is NULL on error. */
 AFD_API afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out);
 AFD_API void afd_slot_sampler_free(afd_slot_sampler *s);
 

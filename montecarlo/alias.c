@@ -74,7 +74,7 @@ afd_status afd_alias_alloc(const double *w, size_t n, afd_alias **out)
     if (st != AFD_OK)
         return st;
     if (n >= UINT32_MAX || n > SIZE_MAX / (2 * sizeof(double)))
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     a = malloc(sizeof *a);
     work = malloc(2 * n * sizeof *work);
     if (a != NULL) {

@@ -48,19 +48,19 @@ static afd_status check(const afd_barrier_mc_params *p, unsigned *rmax)
         if (p->r[k] < 1)
             return AFD_EINVAL;
         if (p->r[k] > AFD_BARRIER_MC_MAX_R)
-            return AFD_ENOMEM;
+            return AFD_ELIMIT;
         if (p->r[k] > *rmax)
             *rmax = p->r[k];
     }
     if (p->n_r > AFD_BARRIER_MC_MAX_R || p->trials > AFD_BARRIER_MC_MAX_TRIALS)
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     w = p->workload;
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         if (!(w->mu_p >= 1 && w->mu_d >= 1 && w->mu_p <= GEO_MU && w->mu_d <= GEO_MU))
             return AFD_EINVAL;
         mean_load = w->mu_p + w->mu_d;
         if (!((double)p->B * mean_load <= GEO_MEAN))
-            return AFD_ENOMEM;
+            return AFD_ELIMIT;
     } else if (w->kind == AFD_WORKLOAD_TRACE) {
         double max_load = 0;
         if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
@@ -71,17 +71,17 @@ static afd_status check(const afd_barrier_mc_params *p, unsigned *rmax)
                 max_load = y;
         }
         if (!((double)p->B * max_load < EXACT))
-            return AFD_ENOMEM;
+            return AFD_ELIMIT;
     } else {
         return AFD_EINVAL;
     }
     if (!(w->stats.theta > 0) || !isfinite(w->stats.theta))
         return AFD_EINVAL;
     if (!product_within(p->trials, *rmax, AFD_BARRIER_MC_MAX_WORK))
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     if ((p->per_slot || w->kind == AFD_WORKLOAD_TRACE) &&
         !product_within(p->trials * *rmax, p->B, AFD_BARRIER_MC_MAX_WORK))
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     return AFD_OK;
 }
 

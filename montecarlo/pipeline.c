@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_event.h"
 #include "afd_philox.h"
 #include "afd_pipeline.h"
 #include "afd_sampler.h"
@@ -14,26 +15,17 @@
 
 /* Finishing steps of one micro-batch: a calendar of WHEEL buckets indexed by
  * step (a finishing step less than WHEEL steps ahead goes straight into its
- * bucket, a later one into an overflow heap and moves into its bucket when
- * it comes within range).  Buckets are FIFO lists, so requests finishing at
- * the same step are handled in insertion order.  O(1) per request except
- * for the rare lifetimes above WHEEL. */
+ * bucket, a later one into an overflow event heap and moves into its bucket
+ * when it comes within range, those finishing at the same step in slot
+ * order).  Buckets are FIFO lists, so requests finishing at the same step
+ * are handled in insertion order.  O(1) per request except for the rare
+ * lifetimes above WHEEL. */
 #define WHEEL 4096u
-
-struct entry {
-    uint64_t n_end; /* step of its micro-batch at which the request finishes */
-    uint32_t slot;  /* j * B + b within the micro-batch */
-};
-
-struct heap {
-    struct entry *e;
-    size_t n;
-};
 
 struct calendar {
     int32_t head[WHEEL], tail[WHEEL];
     int32_t *next; /* per slot: the next slot in its bucket, -1 at the end */
-    struct heap overflow;
+    afd_event_heap overflow; /* time: the finishing step; id: the slot */
 };
 
 struct sim {
@@ -46,6 +38,7 @@ struct sim {
     uint64_t *T;            /* load of (k, j), index k * x + j */
     struct calendar *cal;   /* per micro-batch */
     afd_philox_cursor *cur; /* per (j, k), index j * m + k */
+    afd_event *moving;      /* overflow entries moving into buckets */
     afd_geometric gp, gd;
     afd_alias *alias;       /* trace rows weighted by D (stationary start) */
     double *afree, *busy_a, *dur;
@@ -54,39 +47,13 @@ struct sim {
     size_t n_steps, cap_steps;
 };
 
-static int before(const struct entry *a, const struct entry *b)
+/* Finishing step, then slot. */
+static int by_step_slot(const void *a, const void *b)
 {
-    return a->n_end < b->n_end || (a->n_end == b->n_end && a->slot < b->slot);
-}
-
-static void heap_push(struct heap *h, struct entry e)
-{
-    size_t i = h->n++;
-    while (i > 0 && before(&e, &h->e[(i - 1) / 2])) {
-        h->e[i] = h->e[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->e[i] = e;
-}
-
-static struct entry heap_pop(struct heap *h)
-{
-    struct entry top = h->e[0], last = h->e[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, c = l;
-        if (l >= h->n)
-            break;
-        if (l + 1 < h->n && before(&h->e[l + 1], &h->e[l]))
-            c = l + 1;
-        if (!before(&h->e[c], &last))
-            break;
-        h->e[i] = h->e[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->e[i] = last;
-    return top;
+    const afd_event *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
 }
 
 static void bucket_append(struct calendar *c, uint64_t n_end, uint32_t slot)
@@ -100,24 +67,27 @@ static void bucket_append(struct calendar *c, uint64_t n_end, uint32_t slot)
     c->tail[b] = (int32_t)slot;
 }
 
-/* Schedule slot to finish at step n_end >= n, the current step being n. */
-static void schedule(struct calendar *c, uint64_t n, uint64_t n_end, uint32_t slot)
+/* Schedule slot to finish at step n_end >= n, the current step being n.
+ * AFD_ENOMEM if the overflow heap cannot grow. */
+static afd_status schedule(struct calendar *c, uint64_t n, uint64_t n_end, uint32_t slot)
 {
-    if (n_end - n < WHEEL) {
-        bucket_append(c, n_end, slot);
-    } else {
-        struct entry e = {n_end, slot};
-        heap_push(&c->overflow, e);
-    }
+    if (n_end - n >= WHEEL)
+        return afd_event_heap_push(&c->overflow, (double)n_end, slot, 0);
+    bucket_append(c, n_end, slot);
+    return AFD_OK;
 }
 
-/* Move overflow entries that come within WHEEL steps of step n. */
-static void migrate(struct calendar *c, uint64_t n)
+/* Move overflow entries that come within WHEEL steps of step n into their
+ * buckets, by finishing step and then slot.  moving has room for every slot. */
+static void migrate(struct calendar *c, uint64_t n, afd_event *moving)
 {
-    while (c->overflow.n > 0 && c->overflow.e[0].n_end - n < WHEEL) {
-        struct entry e = heap_pop(&c->overflow);
-        bucket_append(c, e.n_end, e.slot);
-    }
+    size_t i, k = 0;
+    while (c->overflow.n > 0 && (uint64_t)c->overflow.e[0].time - n < WHEEL)
+        (void)afd_event_heap_pop(&c->overflow, &moving[k++]);
+    if (k > 1)
+        qsort(moving, k, sizeof *moving, by_step_slot);
+    for (i = 0; i < k; i++)
+        bucket_append(c, (uint64_t)moving[i].time, (uint32_t)moving[i].id);
 }
 
 /* A new request, drawn without length bias (the arrival law). */
@@ -178,10 +148,11 @@ static void sim_free(struct sim *s)
     if (s->cal != NULL)
         for (k = 0; k < s->m; k++) {
             free(s->cal[k].next);
-            free(s->cal[k].overflow.e);
+            afd_event_heap_free(&s->cal[k].overflow);
         }
     free(s->cal);
     free(s->cur);
+    free(s->moving);
     afd_alias_free(s->alias);
     free(s->afree);
     free(s->busy_a);
@@ -190,10 +161,12 @@ static void sim_free(struct sim *s)
     free(s->step_time);
 }
 
-static afd_status check(const afd_pipeline_params *p)
+afd_status afd_pipeline_check(const afd_pipeline_params *p)
 {
     const afd_workload *w = p->workload;
     size_t i;
+    if ((double)p->x * p->microbatches * p->B > (double)AFD_PIPELINE_MAX_SLOTS)
+        return AFD_ELIMIT;
     if (w == NULL || p->x < 1 || p->y < 1 || p->B < 1 || p->B > MAX_B || p->microbatches < 1 ||
         p->requests < 1 || !(p->warmup >= 0 && p->warmup < 1) || p->batches < 2 ||
         afd_hw_check(&p->hw, NULL) != AFD_OK)
@@ -222,8 +195,6 @@ static afd_status setup(struct sim *s, const afd_pipeline_params *p)
     s->m = p->microbatches;
     s->B = p->B;
     s->per_mb = (size_t)p->x * p->B;
-    if ((uint64_t)p->x * p->microbatches * p->B > AFD_PIPELINE_MAX_SLOTS)
-        return AFD_ENOMEM;
     nslots = s->per_mb * s->m;
     s->P = malloc(nslots * sizeof *s->P);
     s->D = malloc(nslots * sizeof *s->D);
@@ -233,19 +204,19 @@ static afd_status setup(struct sim *s, const afd_pipeline_params *p)
     s->T = calloc((size_t)s->x * s->m, sizeof *s->T);
     s->cal = calloc(s->m, sizeof *s->cal);
     s->cur = malloc((size_t)s->x * s->m * sizeof *s->cur);
+    s->moving = malloc(s->per_mb * sizeof *s->moving);
     s->afree = calloc(s->x, sizeof *s->afree);
     s->busy_a = calloc(s->x, sizeof *s->busy_a);
     s->dur = malloc(s->x * sizeof *s->dur);
     s->ret = calloc(s->m, sizeof *s->ret);
     if (!s->P || !s->D || !s->age0 || !s->admit || !s->partial || !s->T || !s->cal || !s->cur ||
-        !s->afree || !s->busy_a || !s->dur || !s->ret)
+        !s->moving || !s->afree || !s->busy_a || !s->dur || !s->ret)
         return AFD_ENOMEM;
     for (k = 0; k < s->m; k++) {
         struct calendar *c = &s->cal[k];
         memset(c->head, -1, sizeof c->head);
         c->next = malloc(s->per_mb * sizeof *c->next);
-        c->overflow.e = malloc(s->per_mb * sizeof *c->overflow.e);
-        if (c->next == NULL || c->overflow.e == NULL)
+        if (c->next == NULL || afd_event_heap_init(&c->overflow, 0) != AFD_OK)
             return AFD_ENOMEM;
     }
     for (j = 0; j < s->x; j++)
@@ -287,7 +258,9 @@ static afd_status setup(struct sim *s, const afd_pipeline_params *p)
                 s->partial[g] = p->start == AFD_START_STATIONARY;
                 s->T[k * s->x + j] += (uint64_t)(P + age);
                 /* finishes after its step D - age - 1 */
-                schedule(&s->cal[k], 0, (uint64_t)(D - age - 1), (uint32_t)(j * s->B + b));
+                if (schedule(&s->cal[k], 0, (uint64_t)(D - age - 1), (uint32_t)(j * s->B + b)) !=
+                    AFD_OK)
+                    return AFD_ENOMEM;
             }
         }
     return AFD_OK;
@@ -319,7 +292,7 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
     unsigned j;
 
     result_nan(out);
-    if ((st = check(p)) != AFD_OK)
+    if ((st = afd_pipeline_check(p)) != AFD_OK)
         return st;
     if ((st = setup(&s, p)) != AFD_OK) {
         sim_free(&s);
@@ -391,7 +364,7 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
         /* every slot aged by one; finished requests leave, new ones enter */
         for (j = 0; j < s.x; j++)
             s.T[k * s.x + j] += s.B;
-        migrate(cal, n);
+        migrate(cal, n, s.moving);
         slot = cal->head[n & (WHEEL - 1)];
         cal->head[n & (WHEEL - 1)] = -1;
         while (slot >= 0) {
@@ -421,7 +394,8 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
             s.partial[g] = 0;
             s.admit[g] = now;
             s.T[k * s.x + jj] += (uint64_t)P;
-            schedule(cal, n, n + (uint64_t)D, (uint32_t)slot);
+            if ((st = schedule(cal, n, n + (uint64_t)D, (uint32_t)slot)) != AFD_OK)
+                goto fail;
             if (done == total)
                 break;
             slot = following;

@@ -67,7 +67,7 @@ static afd_status check_trace(const afd_workload *w, uint64_t *y_lo, uint64_t *y
     if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
         return AFD_EEMPTY;
     if (w->n_kept >= UINT32_MAX)
-        return AFD_ENOMEM;
+        return AFD_ELIMIT;
     for (j = 0; j < w->n_kept; j++) {
         uint64_t p = w->prompt[j], d = w->decode[j];
         if (d < 1 || !((double)p + (double)d < EXACT_LIMIT))

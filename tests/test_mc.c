@@ -266,23 +266,23 @@ static void barrier_errors(void **state)
     assert_true(isnan(res[0].overhead) && isnan(res[1].mean_w_se));
     assert_int_equal(res[1].r, 4);
     p.trials = AFD_BARRIER_MC_MAX_TRIALS + 1;
-    assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     p.trials = UINT64_C(1) << 34; /* 2^34 trials x 4 workers x 256 slots per slot */
     p.per_slot = 1;
-    assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     p.trials = UINT64_C(1) << 37; /* 2^37 x 4 > 2^38 even in O(1) */
     p.per_slot = 0;
-    assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     p.trials = 100;
     r[1] = 0;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
     r[1] = AFD_BARRIER_MC_MAX_R + 1;
-    assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     r[1] = 4;
     p.B = 0;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
     p.B = UINT64_C(1) << 40; /* B (mu_p + mu_d) beyond 2^46 */
-    assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     p.B = 256;
     w.mu_d = 0x1p41; /* beyond the geometric samplers' domain */
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
@@ -298,7 +298,7 @@ static void barrier_errors(void **state)
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EEMPTY);
     tr.n_kept = TR_N;
     p.B = UINT64_C(1) << 43; /* B x (1200 + 400) reaches 2^53 */
-    assert_int_equal(afd_barrier_mc(&p, res), AFD_ENOMEM);
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     afd_workload_free(&tr);
 }
 
@@ -458,11 +458,11 @@ static double md1_wait_quantile(double q, double lambda, double d)
 static void mdc_single_server(void **state)
 {
     const double lambda = 0.7, d = 1.0, rho = 0.7;
-    afd_mdc_result res;
-    afd_mdc_params p = {
+    afd_queue_sim_result res;
+    afd_queue_sim_params p = {
         .c = 1, .lambda = lambda, .service = d, .customers = 1 << 21, .warmup = 10000, .seed = 51};
     (void)state;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_OK);
     assert_within_se(res.wait_mean, rho * d / (2 * (1 - rho)), res.wait_mean_se, 5);
     assert_within_se(res.p_wait, rho, res.p_wait_se, 5);
     assert_within_se(res.wait_q, md1_wait_quantile(0.9, lambda, d), res.wait_q_se, 5);
@@ -472,7 +472,7 @@ static void mdc_single_server(void **state)
     /* the law itself: P(W = 0) = 1 - rho and the median, for the helper */
     assert_close(md1_wait_cdf(0, lambda, d), 1 - rho, 1e-15, 0);
     p.quantile = 0.5;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_OK);
     assert_within_se(res.wait_q, md1_wait_quantile(0.5, lambda, d), res.wait_q_se, 5);
 }
 
@@ -498,7 +498,7 @@ static void mdc_trace_service(void **state)
 {
     affine f = {0.25, 0.002};
     afd_workload w;
-    afd_mdc_result res;
+    afd_queue_sim_result res;
     double es = 0, es2 = 0, lambda = 0.6, rho;
     size_t i;
     (void)state;
@@ -510,7 +510,7 @@ static void mdc_trace_service(void **state)
     }
     rho = lambda * es;
     {
-        afd_mdc_params p = {.c = 1,
+        afd_queue_sim_params p = {.c = 1,
                             .lambda = lambda,
                             .trace = &w,
                             .service_fn = affine_service,
@@ -518,21 +518,21 @@ static void mdc_trace_service(void **state)
                             .customers = 1 << 21,
                             .warmup = 10000,
                             .seed = 52};
-        assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
+        assert_int_equal(afd_queue_sim(&p, &res), AFD_OK);
         assert_within_se(res.wait_mean, lambda * es2 / (2 * (1 - rho)), res.wait_mean_se, 5);
         assert_within_se(res.p_wait, rho, res.p_wait_se, 5);
         assert_close(res.service_mean, es, 1e-14, 0);
         p.service_fn = negative_service;
-        assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
+        assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
         assert_true(isnan(res.wait_mean));
         p.service_fn = NULL;
-        assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
+        assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
         p.service_fn = affine_service;
         w.n_kept = 0;
-        assert_int_equal(afd_mdc_sim(&p, &res), AFD_EEMPTY);
+        assert_int_equal(afd_queue_sim(&p, &res), AFD_EEMPTY);
         w.n_kept = TR_N;
         p.lambda = 1.01 / es; /* rho > 1 */
-        assert_int_equal(afd_mdc_sim(&p, &res), AFD_EUNSTABLE);
+        assert_int_equal(afd_queue_sim(&p, &res), AFD_EUNSTABLE);
     }
     afd_workload_free(&w);
 }
@@ -626,14 +626,14 @@ static void mdc_multi_server_against_events(void **state)
     for (i = 0; i < 2; i++) {
         const double d = 2.385, rho = 0.85, lambda = rho * cs[i] / d;
         double m[3], s[3];
-        afd_mdc_result res;
-        afd_mdc_params p = {.c = cs[i],
+        afd_queue_sim_result res;
+        afd_queue_sim_params p = {.c = cs[i],
                             .lambda = lambda,
                             .service = d,
                             .customers = 1 << 20,
                             .warmup = 20000,
                             .seed = 53};
-        assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
+        assert_int_equal(afd_queue_sim(&p, &res), AFD_OK);
         event_simulation(cs[i], lambda, d, 20000, 1 << 20, 0.9, m, s);
         assert_within_se(res.wait_mean - m[0], 0, hypot(res.wait_mean_se, s[0]), 5);
         assert_within_se(res.p_wait - m[1], 0, hypot(res.p_wait_se, s[1]), 5);
@@ -647,34 +647,34 @@ static void mdc_multi_server_against_events(void **state)
 
 static void mdc_errors(void **state)
 {
-    afd_mdc_result res;
-    afd_mdc_params p = {.c = 2, .lambda = 1, .service = 1, .customers = 1000, .seed = 1};
+    afd_queue_sim_result res;
+    afd_queue_sim_params p = {.c = 2, .lambda = 1, .service = 1, .customers = 1000, .seed = 1};
     (void)state;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_OK);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_OK);
     assert_true(res.wait_mean >= 0 && res.wait_mean_se > 0);
     p.c = 0;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
     assert_true(isnan(res.wait_mean) && isnan(res.wait_q) && res.customers == 0);
     p.c = 1; /* rho = 1 */
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_EUNSTABLE);
-    p.c = AFD_MDC_MAX_SERVERS + 1;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_ENOMEM);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_EUNSTABLE);
+    p.c = AFD_QUEUE_SIM_MAX_SERVERS + 1;
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_ELIMIT);
     p.c = 2;
-    p.customers = AFD_MDC_MAX_CUSTOMERS + 1;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_ENOMEM);
+    p.customers = AFD_QUEUE_SIM_MAX_CUSTOMERS + 1;
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_ELIMIT);
     p.customers = 10; /* fewer than the batches */
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
     p.customers = 1000;
     p.quantile = 1;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
     p.quantile = 0;
     p.lambda = -1;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
     p.lambda = 1;
     p.service = NAN;
-    assert_int_equal(afd_mdc_sim(&p, &res), AFD_EINVAL);
-    assert_int_equal(afd_mdc_sim(NULL, &res), AFD_EINVAL);
-    assert_int_equal(afd_mdc_sim(&p, NULL), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(NULL, &res), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim(&p, NULL), AFD_EINVAL);
 }
 
 int main(void)

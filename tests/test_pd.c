@@ -183,12 +183,56 @@ static void goodput(void **state)
     assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
 }
 
+/* Decode instances by hand: 37 slots of 8 per instance need ceil(4.625) =
+ * 5; 2.5e6 tokens of 2e5 bytes are 5e11 bytes, which at 8e10 per instance
+ * need ceil(6.25) = 7. */
+static void decode_pool(void **state)
+{
+    afd_decode_need need = {30.2, 37, 2.5e6};
+    afd_decode_instance inst = {8, NAN, NAN};
+    afd_decode_pool pool;
+    (void)state;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
+    assert_close(pool.instances, 5, 0, 0);
+    assert_true(isnan(pool.kv_bytes));
+    inst.kv_bytes_per_token = 2e5;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
+    assert_close(pool.kv_bytes, 5e11, 1e-15, 0);
+    assert_close(pool.instances, 5, 0, 0); /* no budget: memory does not count */
+    inst.kv_budget = 8e10;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
+    assert_close(pool.instances, 7, 0, 0); /* the KV cache binds */
+    inst.kv_budget = 2e11;                 /* ceil(2.5) = 3 < 5: the slots bind */
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
+    assert_close(pool.instances, 5, 0, 0);
+    /* no demand still needs one instance; without slots no count */
+    need.slots_q = need.kv_tokens = 0;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
+    assert_close(pool.instances, 1, 0, 0);
+    assert_close(pool.kv_bytes, 0, 0, 0);
+    inst.slots = NAN;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
+    assert_true(isnan(pool.instances));
+    /* errors */
+    inst.slots = 0;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_EINVAL);
+    assert_true(isnan(pool.instances) && isnan(pool.kv_bytes));
+    inst.slots = 8;
+    inst.kv_bytes_per_token = NAN; /* a budget needs bytes per token */
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_EINVAL);
+    inst.kv_bytes_per_token = INFINITY;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_EINVAL);
+    inst.kv_bytes_per_token = 1;
+    need.slots_q = NAN;
+    assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(service_law),   cmocka_unit_test(deterministic_service),
         cmocka_unit_test(prefill_pool),  cmocka_unit_test(decode_demand),
-        cmocka_unit_test(goodput),
+        cmocka_unit_test(goodput),       cmocka_unit_test(decode_pool),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

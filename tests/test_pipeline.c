@@ -283,7 +283,7 @@ static void errors(void **state)
     assert_int_equal(afd_pipeline_run(&p, &r), AFD_EEMPTY);
     p = params(&w, 4096, 64);
     p.B = 1024; /* 2^28 slots */
-    assert_int_equal(afd_pipeline_run(&p, &r), AFD_ENOMEM);
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_ELIMIT);
 }
 
 int main(void)

@@ -296,7 +296,7 @@ static void record_too_long(void **state)
     fclose(f);
     assert_int_equal(afd_trace_open(path, NULL, &t, &err), AFD_OK);
     assert_int_equal(afd_trace_next(t, &r, &err), AFD_OK);
-    assert_int_equal(afd_trace_next(t, &r, &err), AFD_ENOMEM);
+    assert_int_equal(afd_trace_next(t, &r, &err), AFD_ELIMIT);
     assert_int_equal(err.line, 3);
     afd_trace_close(t);
     unlink(path);

@@ -106,7 +106,7 @@ static void workload_from_reader_options(void **state)
     /* the row limit refuses more than max_rows kept rows */
     opt.max_rows = 1;
     assert_int_equal(afd_trace_open_memory(csv, strlen(csv), NULL, &t, &err), AFD_OK);
-    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_ENOMEM);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_ELIMIT);
     afd_trace_close(t);
     assert_null(w.prompt);
     assert_int_equal(err.line, 3);
@@ -220,9 +220,11 @@ static void status_helpers(void **state)
     afd_error err;
     int s;
     (void)state;
-    for (s = AFD_OK; s <= AFD_EINFINITE; s++)
+    for (s = AFD_OK; s <= AFD_ELIMIT; s++)
         assert_true(strlen(afd_strerror((afd_status)s)) > 0);
     assert_string_equal(afd_strerror(AFD_EPARSE), "malformed input");
+    assert_string_equal(afd_strerror(AFD_ENOMEM), "out of memory");
+    assert_string_equal(afd_strerror(AFD_ELIMIT), "size limit exceeded");
     assert_string_equal(afd_strerror((afd_status)999), "unknown status");
     err.line = 3;
     strcpy(err.text, "x");

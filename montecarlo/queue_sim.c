@@ -1,10 +1,11 @@
-/* mdc_sim.c: FCFS multi-server queue with Poisson arrivals, by the
+/* queue_sim.c: FCFS multi-server queue with Poisson arrivals, by the
  * Kiefer-Wolfowitz workload recursion; see afd_mc.h. */
 #include <config.h>
 
 #include <math.h>
 #include <stdlib.h>
 
+#include "afd_event.h"
 #include "afd_mc.h"
 #include "afd_philox.h"
 
@@ -12,33 +13,12 @@
 #define REBASE       (UINT64_C(1) << 16) /* customers between time rebases */
 #define WARMUP_LIMIT (UINT64_C(1) << 50)
 
-static void set_nan(afd_mdc_result *out)
+static void set_nan(afd_queue_sim_result *out)
 {
     out->wait_mean = out->wait_mean_se = out->p_wait = out->p_wait_se = NAN;
     out->wait_q = out->wait_q_se = out->service_mean = out->rho = NAN;
     out->sojourn_mean = out->sojourn_mean_se = out->sojourn_q = out->sojourn_q_se = NAN;
     out->customers = 0;
-}
-
-/* Min-heap of the servers' free times: replace the root and sift down. */
-static void heap_replace_min(double *h, size_t n, double v)
-{
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        double best = v;
-        if (l < n && h[l] < best) {
-            m = l;
-            best = h[l];
-        }
-        if (l + 1 < n && h[l + 1] < best)
-            m = l + 1;
-        if (m == i)
-            break;
-        h[i] = h[m];
-        i = m;
-    }
-    h[i] = v;
 }
 
 /* The k-th smallest (0-based) of x[0..n-1], reordering x: quickselect with
@@ -96,16 +76,16 @@ static void mean_se(const double *x, unsigned k, double *mean, double *se)
 }
 
 /* Validate p; fill the service time of every trace row (*svc) and E[S]. */
-static afd_status prepare(const afd_mdc_params *p, double **svc, double *es)
+static afd_status prepare(const afd_queue_sim_params *p, double **svc, double *es)
 {
-    unsigned k = p->batches ? p->batches : AFD_MDC_BATCHES;
+    unsigned k = p->batches ? p->batches : AFD_QUEUE_SIM_BATCHES;
     double q = p->quantile == 0 ? 0.9 : p->quantile;
     *svc = NULL;
     if (p->c < 1 || !(p->lambda > 0) || !isfinite(p->lambda) || k < 2 || p->customers < k ||
         !(q > 0 && q < 1) || p->warmup > WARMUP_LIMIT)
         return AFD_EINVAL;
-    if (p->c > AFD_MDC_MAX_SERVERS || p->customers > AFD_MDC_MAX_CUSTOMERS)
-        return AFD_ENOMEM;
+    if (p->c > AFD_QUEUE_SIM_MAX_SERVERS || p->customers > AFD_QUEUE_SIM_MAX_CUSTOMERS)
+        return AFD_ELIMIT;
     if (p->trace == NULL) {
         if (!(p->service > 0) || !isfinite(p->service))
             return AFD_EINVAL;
@@ -136,9 +116,10 @@ static afd_status prepare(const afd_mdc_params *p, double **svc, double *es)
     return AFD_OK;
 }
 
-afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
+afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out)
 {
-    double *svc, *heap = NULL, *wait = NULL, *soj = NULL, *u = NULL, *bm = NULL, *bp = NULL;
+    afd_event_heap heap; /* the servers' free times */
+    double *svc, *wait = NULL, *soj = NULL, *u = NULL, *bm = NULL, *bp = NULL;
     double *bq = NULL, *bs = NULL, *bsq = NULL;
     double es, q, t = 0, nrows;
     uint64_t n, total, len, m;
@@ -153,22 +134,27 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
     st = prepare(p, &svc, &es);
     if (st != AFD_OK)
         return st;
+    if (afd_event_heap_init(&heap, p->c) != AFD_OK) {
+        free(svc);
+        return AFD_ENOMEM;
+    }
     if (!(p->lambda * es / p->c < 1)) {
         free(svc);
         return AFD_EUNSTABLE;
     }
-    k = p->batches ? p->batches : AFD_MDC_BATCHES;
+    k = p->batches ? p->batches : AFD_QUEUE_SIM_BATCHES;
     q = p->quantile == 0 ? 0.9 : p->quantile;
     len = p->customers / k;
     m = (uint64_t)k * len;
     total = p->warmup + m;
     nrows = svc != NULL ? (double)p->trace->n_kept : 0;
-    heap = calloc(p->c, sizeof *heap); /* all servers free at time 0 */
+    for (b = 0; b < p->c; b++) /* all servers free at time 0 (room reserved) */
+        (void)afd_event_heap_push(&heap, 0, b, 0);
     wait = malloc(m * sizeof *wait);
     soj = malloc(m * sizeof *soj);
     u = malloc(2 * CHUNK * sizeof *u);
     bm = malloc(5 * k * sizeof *bm);
-    if (heap == NULL || wait == NULL || soj == NULL || u == NULL || bm == NULL) {
+    if (wait == NULL || soj == NULL || u == NULL || bm == NULL) {
         st = AFD_ENOMEM;
         goto done;
     }
@@ -189,8 +175,8 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
         } else {
             s = p->service;
         }
-        w = heap[0] > t ? heap[0] - t : 0; /* the earliest free server */
-        heap_replace_min(heap, p->c, t + w + s);
+        w = heap.e[0].time > t ? heap.e[0].time - t : 0; /* the earliest free server */
+        (void)afd_event_heap_replace_top(&heap, t + w + s, heap.e[0].id, 0);
         if (n >= p->warmup) {
             wait[n - p->warmup] = w;
             soj[n - p->warmup] = w + s;
@@ -198,7 +184,8 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
         if ((n + 1) % REBASE == 0) { /* keep times small: shift the origin to t */
             size_t j;
             for (j = 0; j < p->c; j++)
-                heap[j] = heap[j] > t ? heap[j] - t : 0;
+                heap.e[j].time = heap.e[j].time > t ? heap.e[j].time - t : 0;
+            afd_event_heap_heapify(&heap);
             t = 0;
         }
     }
@@ -229,7 +216,7 @@ afd_status afd_mdc_sim(const afd_mdc_params *p, afd_mdc_result *out)
     out->customers = m;
 done:
     free(svc);
-    free(heap);
+    afd_event_heap_free(&heap);
     free(wait);
     free(soj);
     free(u);

@@ -1,0 +1,457 @@
+/* deadline_sim.c: event simulation of the c-server queue with a deadline on
+ * the wait under FCFS, SJF, EDF and least-slack orderings; see afd_dlsim.h. */
+#include <config.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afd_dlsim.h"
+#include "afd_philox.h"
+#include "mc_internal.h"
+
+#define DEFAULT_RUNS 16u
+
+static const char *const order_names[] = {"fcfs", "sjf", "edf", "slack"};
+
+const char *afd_order_name(afd_order order)
+{
+    return (unsigned)order < 4 ? order_names[order] : NULL;
+}
+
+afd_status afd_order_parse(const char *name, afd_order *order)
+{
+    unsigned i;
+    for (i = 0; name != NULL && i < 4; i++)
+        if (strcmp(name, order_names[i]) == 0) {
+            if (order)
+                *order = (afd_order)i;
+            return AFD_OK;
+        }
+    return AFD_EINVAL;
+}
+
+/* A waiting request. */
+typedef struct req {
+    double key;     /* the policy's order */
+    uint64_t seq;   /* arrival number: ties */
+    double arrival;
+    double service;
+    unsigned char measured, is_long;
+} req;
+
+static int before(const req *a, const req *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static void heap_push(req *h, size_t *n, req e)
+{
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!before(&e, &h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static void sift_down(req *h, size_t n, size_t i)
+{
+    req e = h[i];
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const req *best = &e;
+        if (l < n && before(&h[l], best)) {
+            m = l;
+            best = &h[l];
+        }
+        if (l + 1 < n && before(&h[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = e;
+}
+
+static req heap_pop(req *h, size_t *n)
+{
+    req top = h[0];
+    h[0] = h[--*n];
+    if (*n > 0)
+        sift_down(h, *n, 0);
+    return top;
+}
+
+/* Min-heap of the servers' free times: replace the root. */
+static void free_replace(double *h, size_t n, double v)
+{
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        double best = v;
+        if (l < n && h[l] < best) {
+            m = l;
+            best = h[l];
+        }
+        if (l + 1 < n && h[l + 1] < best)
+            m = l + 1;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = v;
+}
+
+static double select_kth(double *x, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1], pivot, t;
+        size_t lt = lo, i = lo, gt = hi;
+        pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        while (i < gt) {
+            if (x[i] < pivot) {
+                t = x[lt];
+                x[lt++] = x[i];
+                x[i++] = t;
+            } else if (x[i] > pivot) {
+                t = x[--gt];
+                x[gt] = x[i];
+                x[i] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return pivot;
+    }
+    return x[lo];
+}
+
+static double quantile(double *x, size_t n, double q)
+{
+    double r;
+    size_t k;
+    if (n == 0)
+        return NAN;
+    r = ceil(q * (double)n);
+    k = r < 1 ? 0 : (size_t)r - 1;
+    return select_kth(x, n, k < n ? k : n - 1);
+}
+
+/* Per-run values. */
+enum { V_POFF, V_WAIT, V_WQ, V_TTFT, V_LPOFF, V_LWAIT, V_LWQ, V_LFRAC, NV };
+
+typedef struct run_ctx {
+    const afd_dlsim_params *p;
+    double es, slo, q;
+} run_ctx;
+
+/* Draw the service of customer n from uniform u; *key its SJF key. */
+static double draw(const afd_dlsim_params *p, double u, double *key)
+{
+    double s;
+    if (p->samples != NULL) {
+        uint64_t row = (uint64_t)(u * (double)p->rows);
+        if (row >= p->rows)
+            row = p->rows - 1;
+        s = p->samples[row];
+        *key = p->keys != NULL ? p->keys[row] : s;
+        return s;
+    }
+    s = p->exp_mean > 0 ? -log(u) * p->exp_mean : p->service;
+    *key = s;
+    return s;
+}
+
+static double order_key(const afd_dlsim_params *p, double slo, double a, double s, double skey)
+{
+    switch (p->order) {
+    case AFD_ORDER_SJF:
+        return skey;
+    case AFD_ORDER_EDF:
+        return a + slo;
+    case AFD_ORDER_SLACK:
+        return a + slo - s;
+    case AFD_ORDER_FCFS:
+    default:
+        return a;
+    }
+}
+
+typedef struct acc {
+    uint64_t n, off, nlong, offlong;
+    double *wait, *lwait, *ttft_sum;
+    size_t nw, nlw;
+    double wsum, lwsum, tsum;
+} acc;
+
+static void record_start(acc *ac, const req *e, double start)
+{
+    double w = start - e->arrival;
+    if (!e->measured)
+        return;
+    ac->wait[ac->nw++] = w;
+    ac->wsum += w;
+    ac->tsum += w + e->service;
+    if (e->is_long) {
+        ac->lwait[ac->nlw++] = w;
+        ac->lwsum += w;
+    }
+}
+
+static void record_off(acc *ac, const req *e)
+{
+    if (!e->measured)
+        return;
+    ac->off++;
+    if (e->is_long)
+        ac->offlong++;
+}
+
+/* One run; v[NV] gets its values.  Returns AFD_OK or AFD_ENOMEM. */
+static afd_status run(const run_ctx *cx, uint64_t r, double *v)
+{
+    const afd_dlsim_params *p = cx->p;
+    uint64_t total = p->warmup + p->customers, n_arr = 0, unresolved = 0, seq = 0;
+    size_t cap = 1024, qn = 0, last_compact = 1024;
+    double *freeh = calloc(p->c, sizeof *freeh), ta, a_last = 0, d = p->deadline;
+    req *h = malloc(cap * sizeof *h);
+    acc ac;
+    afd_philox_cursor cur;
+    afd_status st = AFD_OK;
+
+    memset(&ac, 0, sizeof ac);
+    ac.wait = malloc(p->customers * sizeof *ac.wait);
+    ac.lwait = malloc(p->customers * sizeof *ac.lwait);
+    if (freeh == NULL || h == NULL || ac.wait == NULL || ac.lwait == NULL) {
+        st = AFD_ENOMEM;
+        goto done;
+    }
+    afd_philox_cursor_init(&cur, p->seed, p->stream + r, 0);
+    ta = -log(afd_philox_next(&cur)) / p->lambda;
+
+    for (;;) {
+        double tf = freeh[0];
+        int server_next = qn > 0 && tf <= ta;
+        if (n_arr >= total) {
+            double te = server_next ? tf : ta;
+            if (unresolved == 0)
+                break;
+            if (isfinite(d) && te > a_last + d) {
+                /* every measured request still waiting has passed its deadline */
+                size_t i;
+                for (i = 0; i < qn; i++)
+                    record_off(&ac, &h[i]);
+                break;
+            }
+        }
+        if (server_next) {
+            while (qn > 0) {
+                req e = heap_pop(h, &qn);
+                if (e.measured)
+                    unresolved--;
+                if (e.arrival + d < tf) {
+                    record_off(&ac, &e);
+                    continue;
+                }
+                record_start(&ac, &e, tf);
+                free_replace(freeh, p->c, tf + e.service);
+                break;
+            }
+        } else {
+            req e;
+            double u = afd_philox_next(&cur), skey;
+            e.arrival = ta;
+            e.service = draw(p, u, &skey);
+            e.key = order_key(p, cx->slo, ta, e.service, skey);
+            e.seq = seq++;
+            e.measured = n_arr >= p->warmup && n_arr < total;
+            e.is_long = e.service >= p->long_threshold;
+            if (e.measured) {
+                ac.n++;
+                ac.nlong += e.is_long;
+                a_last = ta;
+            }
+            if (qn == 0 && tf <= ta) {
+                record_start(&ac, &e, ta);
+                free_replace(freeh, p->c, ta + e.service);
+            } else {
+                if (qn == cap) {
+                    req *nh = realloc(h, 2 * cap * sizeof *h);
+                    if (nh == NULL) {
+                        st = AFD_ENOMEM;
+                        goto done;
+                    }
+                    h = nh;
+                    cap *= 2;
+                }
+                if (e.measured)
+                    unresolved++;
+                heap_push(h, &qn, e);
+            }
+            n_arr++;
+            ta += -log(afd_philox_next(&cur)) / p->lambda;
+            /* Under a priority order expired requests can sink deep in the
+             * heap: drop them whenever the heap has doubled. */
+            if (isfinite(d) && p->order != AFD_ORDER_FCFS && p->order != AFD_ORDER_EDF &&
+                qn >= 2 * last_compact) {
+                size_t i, k = 0;
+                double now = e.arrival;
+                for (i = 0; i < qn; i++) {
+                    if (h[i].arrival + d < now) {
+                        if (h[i].measured)
+                            unresolved--;
+                        record_off(&ac, &h[i]);
+                    } else {
+                        h[k++] = h[i];
+                    }
+                }
+                qn = k;
+                for (i = qn / 2; i-- > 0;)
+                    sift_down(h, qn, i);
+                last_compact = qn > 1024 ? qn : 1024;
+            }
+        }
+    }
+
+    v[V_POFF] = (double)ac.off / (double)ac.n;
+    v[V_WAIT] = ac.nw ? ac.wsum / (double)ac.nw : NAN;
+    v[V_TTFT] = ac.nw ? ac.tsum / (double)ac.nw : NAN;
+    v[V_WQ] = quantile(ac.wait, ac.nw, cx->q);
+    v[V_LFRAC] = (double)ac.nlong / (double)ac.n;
+    v[V_LPOFF] = ac.nlong ? (double)ac.offlong / (double)ac.nlong : NAN;
+    v[V_LWAIT] = ac.nlw ? ac.lwsum / (double)ac.nlw : NAN;
+    v[V_LWQ] = quantile(ac.lwait, ac.nlw, cx->q);
+done:
+    free(freeh);
+    free(h);
+    free(ac.wait);
+    free(ac.lwait);
+    return st;
+}
+
+static void mean_se(const double *v, unsigned k, unsigned stride, double *m, double *se)
+{
+    double s = 0, ss = 0;
+    unsigned b;
+    for (b = 0; b < k; b++)
+        s += v[(size_t)b * stride];
+    s /= k;
+    for (b = 0; b < k; b++) {
+        double x = v[(size_t)b * stride] - s;
+        ss += x * x;
+    }
+    *m = s;
+    *se = sqrt(ss / (k - 1) / k);
+}
+
+afd_status afd_dlsim(const afd_dlsim_params *p, afd_dlsim_result *out)
+{
+    run_ctx cx;
+    unsigned k, laws;
+    double *vals;
+    int failed = 0;
+    long long i;
+    size_t j;
+
+    if (out == NULL)
+        return AFD_EINVAL;
+    {
+        double *f = (double *)out;
+        for (j = 0; j < offsetof(afd_dlsim_result, customers) / sizeof(double); j++)
+            f[j] = NAN;
+        out->customers = 0;
+    }
+    if (p == NULL)
+        return AFD_EINVAL;
+    k = p->replications ? p->replications : DEFAULT_RUNS;
+    cx.p = p;
+    cx.q = p->quantile == 0 ? 0.9 : p->quantile;
+    cx.slo = p->slo > 0 ? p->slo : p->deadline;
+    laws = (p->service != 0) + (p->exp_mean != 0) + (p->samples != NULL);
+    if (laws != 1 || p->c < 1 || !(p->lambda > 0) || !isfinite(p->lambda) ||
+        !(p->deadline >= 0) || k < 2 || p->customers < 1 || !(cx.q > 0 && cx.q < 1) ||
+        (unsigned)p->order > AFD_ORDER_SLACK || !(p->slo >= 0) || isnan(p->long_threshold))
+        return AFD_EINVAL;
+    if (p->c > AFD_DLSIM_MAX_SERVERS || p->customers > AFD_DLSIM_MAX_CUSTOMERS ||
+        p->warmup > AFD_DLSIM_MAX_CUSTOMERS)
+        return AFD_ENOMEM;
+    if (p->samples != NULL) {
+        long double s = 0;
+        uint64_t r;
+        if (p->rows == 0)
+            return AFD_EINVAL;
+        for (r = 0; r < p->rows; r++) {
+            if (!(p->samples[r] >= 0) || !isfinite(p->samples[r]) ||
+                (p->keys != NULL && !isfinite(p->keys[r])))
+                return AFD_EINVAL;
+            s += p->samples[r];
+        }
+        cx.es = (double)(s / (long double)p->rows);
+        if (!(cx.es > 0))
+            return AFD_EINVAL;
+    } else if (p->exp_mean != 0) {
+        if (!(p->exp_mean > 0) || !isfinite(p->exp_mean))
+            return AFD_EINVAL;
+        cx.es = p->exp_mean;
+    } else {
+        if (!(p->service > 0) || !isfinite(p->service))
+            return AFD_EINVAL;
+        cx.es = p->service;
+    }
+    if (!isfinite(cx.slo) && (p->order == AFD_ORDER_EDF || p->order == AFD_ORDER_SLACK) &&
+        !(p->slo > 0))
+        cx.slo = 0; /* no deadline: EDF orders by arrival, SLACK by a - S */
+    if (isinf(p->deadline) && !(p->lambda * cx.es / p->c < 1))
+        return AFD_EUNSTABLE;
+
+    vals = malloc((size_t)k * NV * sizeof *vals);
+    if (vals == NULL)
+        return AFD_ENOMEM;
+    AFD_OMP("omp parallel for schedule(dynamic, 1)")
+    for (i = 0; i < (long long)k; i++) {
+        int bad;
+        AFD_OMP("omp atomic read")
+        bad = failed;
+        if (!bad && run(&cx, (uint64_t)i, vals + (size_t)i * NV) != AFD_OK) {
+            AFD_OMP("omp atomic write")
+            failed = 1;
+        }
+    }
+    if (failed) {
+        free(vals);
+        return AFD_ENOMEM;
+    }
+    mean_se(vals + V_POFF, k, NV, &out->p_off, &out->p_off_se);
+    mean_se(vals + V_WAIT, k, NV, &out->wait_mean, &out->wait_mean_se);
+    mean_se(vals + V_WQ, k, NV, &out->wait_q, &out->wait_q_se);
+    mean_se(vals + V_TTFT, k, NV, &out->ttft_mean, &out->ttft_mean_se);
+    mean_se(vals + V_LPOFF, k, NV, &out->long_p_off, &out->long_p_off_se);
+    mean_se(vals + V_LWAIT, k, NV, &out->long_wait_mean, &out->long_wait_mean_se);
+    mean_se(vals + V_LWQ, k, NV, &out->long_wait_q, &out->long_wait_q_se);
+    {
+        double se;
+        mean_se(vals + V_LFRAC, k, NV, &out->long_fraction, &se);
+    }
+    out->served_rate = p->lambda * (1 - out->p_off);
+    out->served_rate_se = p->lambda * out->p_off_se;
+    out->offload_rate = p->lambda * out->p_off;
+    out->offload_rate_se = p->lambda * out->p_off_se;
+    out->service_mean = cx.es;
+    out->rho = p->lambda * cx.es / p->c;
+    out->customers = (uint64_t)k * p->customers;
+    free(vals);
+    return AFD_OK;
+}
