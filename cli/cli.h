@@ -326,6 +326,7 @@ extern const cli_command cli_cmd_theta;
 extern const cli_command cli_cmd_kappa;
 extern const cli_command cli_cmd_ratio;
 extern const cli_command cli_cmd_sweep;
+extern const cli_command cli_cmd_pipeline;
 extern const cli_command cli_cmd_hw;
 extern const cli_command cli_cmd_calibrate;
 extern const cli_command cli_cmd_sim;

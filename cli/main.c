@@ -21,6 +21,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_sim,
     &cli_cmd_mc,
     &cli_cmd_mdc,
+    &cli_cmd_pipeline,
     &cli_cmd_offload,
     &cli_cmd_pd,
     &cli_cmd_goodput,

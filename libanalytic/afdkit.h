@@ -20,6 +20,7 @@
 #include "afd_hw.h"
 #include "afd_ratio.h"
 #include "afd_cost.h"
+#include "afd_stages.h"
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
