@@ -29,6 +29,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_strategies,
     &cli_cmd_hist,
     &cli_cmd_plot,
+    &cli_cmd_merge,
     NULL,
 };
 
