@@ -13,6 +13,7 @@
 #include "afd_event.h"
 #include "afd_trace.h"
 #include "afd_renewal.h"
+#include "afd_arrivals.h"
 #include "afd_barrier.h"
 #include "afd_workload.h"
 #include "afd_tail.h"
