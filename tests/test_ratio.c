@@ -60,7 +60,7 @@ static double thr_mf(const afd_system *s, double r)
 static void paper_mean_field(void **state)
 {
     static const double Bs[] = {128, 256, 512};
-    /* The issue's values, from the paper's own eq. (10) (its printed 7.08,
+    /* Values from the paper's own eq. (10) (its printed 7.08,
      * 9.3 and 10.31 differ; see docs/reproduction.md). */
     static const double printed_formula[] = {7.2015, 9.5547, 10.7313};
     size_t k;
