@@ -30,6 +30,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_input_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Print "afdkit: CMD: message" and return 1. */
 int cli_runtime_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* No feasible answer for valid input (an unstable queue, an SLO that no
+ * pool meets, no split with positive goodput): every command follows the one
+ * rule of docs/cli.md, exit 1 with "afdkit: CMD: message" naming the reason
+ * and no table.  Call it before anything is printed on stdout.  Returns 1. */
+int cli_infeasible(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Print "afdkit: CMD: warning: message". */
 void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Report a library error about a file: "afdkit: CMD: FILE:LINE: text"; the

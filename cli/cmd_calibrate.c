@@ -10,7 +10,7 @@
 #include "cli.h"
 
 enum { OPT_ATT = OPT_COMMAND, OPT_FFN, OPT_COMM, OPT_XCOL, OPT_TCOL, OPT_ROBUST, OPT_OUT,
-       OPT_RESID, OPT_UNIT };
+       OPT_RESID, OPT_UNIT, OPT_BATCHES };
 
 static const cli_option cal_options[] = {
     {"attention", 0, "FILE", "Attention latencies: x = token load T, t = time", OPT_ATT},
@@ -23,6 +23,9 @@ static const cli_option cal_options[] = {
     {"out", 'o', "FILE", "write the coefficients as a key=value file for --hw", OPT_OUT},
     {"residuals", 0, "FILE", "write a table of points, fits, residuals and weights", OPT_RESID},
     {"unit", 0, "U", "time unit of the measurements, recorded in --out (e.g. us)", OPT_UNIT},
+    {"batches", 0, "FILE", "or: batch times t against memory and compute times t_m, t_f "
+                           "(the five-term regression of Ascendra's Appendix A)",
+     OPT_BATCHES},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group cal_group = {"Options", cal_options};
@@ -32,6 +35,7 @@ static const char *const stage_name[3] = {"attention", "ffn", "comm"};
 
 struct args {
     const char *file[3];
+    const char *batches;
     const char *x_col, *t_col, *out, *resid, *unit;
     int robust;
 };
@@ -43,6 +47,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return cli_usage_error("calibrate", "unexpected argument '%s'", arg);
     switch (opt->id) {
     case OPT_ATT: a->file[0] = arg; return 0;
+    case OPT_BATCHES: a->batches = arg; return 0;
     case OPT_FFN: a->file[1] = arg; return 0;
     case OPT_COMM: a->file[2] = arg; return 0;
     case OPT_XCOL: a->x_col = arg; return 0;
@@ -67,6 +72,69 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     }
     }
     return cli_usage_error("calibrate", "internal error: unhandled option --%s", opt->name);
+}
+
+/* --batches: t = C1 (t_M + t_F) + C2 max(t_M, t_F) + C3 t_M + C4 t_F + C5 with
+ * the identifiable combinations (afd_perfmodel.h). */
+static int run_batches(const char *cmd, const struct args *a, const cli_common *c)
+{
+    afd_points pm, pf;
+    afd_perf_fit_result r;
+    afd_error err;
+    afd_status st;
+    cli_table *t;
+    size_t i;
+    int rc = 0;
+
+    memset(&pm, 0, sizeof pm);
+    memset(&pf, 0, sizeof pf);
+    st = afd_points_read(a->batches, "t_m", "t", &pm, &err);
+    if (st == AFD_OK)
+        st = afd_points_read(a->batches, "t_f", "t", &pf, &err);
+    if (st != AFD_OK) {
+        rc = cli_file_error(cmd, a->batches, st, &err);
+        goto out;
+    }
+    for (i = 0; i < pm.n; i++)
+        if (!(pm.x[i] >= 0) || !(pf.x[i] >= 0) || !(pm.t[i] >= 0)) {
+            rc = cli_input_error(cmd, "%s:%ld: t_m, t_f and t must be >= 0", a->batches,
+                                 pm.line[i]);
+            goto out;
+        }
+    st = afd_perf_fit(pm.x, pf.x, pm.t, pm.n, &r, &err);
+    if (st != AFD_OK) {
+        rc = st == AFD_EINVAL ? cli_input_error(cmd, "%s: %s", a->batches, err.text)
+                              : cli_runtime_error(cmd, "%s: %s", a->batches, err.text);
+        goto out;
+    }
+    t = cli_table_new(&c->out);
+    if (t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "model", "%s",
+                   "t = C2 max(t_m, t_f) + a_m t_m + a_f t_f + C5, a_m = C1 + C3, a_f = C1 + C4 "
+                   "(C1, C3, C4 are not separately identifiable)");
+    cli_table_begin(t, "n", "c2", "c2_se", "a_m", "a_m_se", "a_f", "a_f_se", "c5", "c5_se", "r2",
+                    "max_rel_err");
+    cli_table_uint(t, r.n);
+    cli_table_real(t, r.c2);
+    cli_table_real(t, r.c2_se);
+    cli_table_real(t, r.a_m);
+    cli_table_real(t, r.a_m_se);
+    cli_table_real(t, r.a_f);
+    cli_table_real(t, r.a_f_se);
+    cli_table_real(t, r.c5);
+    cli_table_real(t, r.c5_se);
+    cli_table_real(t, r.r2);
+    cli_table_real(t, r.max_rel_err);
+    cli_table_end_row(t);
+    rc = cli_table_finish(t, cmd);
+out:
+    afd_points_free(&pm);
+    afd_points_free(&pf);
+    return rc;
 }
 
 static int run(const cli_command *self, int argc, char **argv)
@@ -94,6 +162,12 @@ static int run(const cli_command *self, int argc, char **argv)
     rc = 0;
     for (k = 0; k < 3; k++)
         nstage += a.file[k] != NULL;
+    if (a.batches != NULL) {
+        if (nstage > 0 || a.out != NULL || a.resid != NULL)
+            return cli_usage_error(cmd, "--batches fits the batch regression alone: no "
+                                        "--attention, --ffn, --comm, --out or --residuals");
+        return run_batches(cmd, &a, &c);
+    }
     if (nstage == 0)
         return cli_usage_error(cmd, "give at least one of --attention, --ffn, --comm");
     if (a.out != NULL && nstage < 3 && c.hw.hw == NULL)
@@ -158,6 +232,20 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_end_row(t);
         *alpha_out[k] = a.robust ? fit[k].alpha_robust : fit[k].alpha;
         *beta_out[k] = a.robust ? fit[k].beta_robust : fit[k].beta;
+        /* A latency file needs beta >= 0 (and alpha_c >= 0): a fit that is
+         * negative only within its error or rounding is written as 0. */
+        if (a.out != NULL &&
+            afd_fit_clamp(beta_out[k], a.robust ? fit[k].beta_robust_se : fit[k].beta_se,
+                          fit[k].beta_round))
+            cli_warn(cmd, "%s: intercept %g is 0 within its standard error or rounding: "
+                          "written as 0",
+                     a.file[k], a.robust ? fit[k].beta_robust : fit[k].beta);
+        if (a.out != NULL && k == 2 &&
+            afd_fit_clamp(alpha_out[k], a.robust ? fit[k].alpha_robust_se : fit[k].alpha_se,
+                          fit[k].alpha_round))
+            cli_warn(cmd, "%s: slope %g is 0 within its standard error or rounding: "
+                          "written as 0",
+                     a.file[k], a.robust ? fit[k].alpha_robust : fit[k].alpha);
         for (i = 0; rt != NULL && i < pts[k].n; i++) {
             double f = fit[k].alpha * pts[k].x[i] + fit[k].beta;
             cli_table_str(rt, stage_name[k]);
@@ -212,7 +300,8 @@ const cli_command cli_cmd_calibrate = {
     .name = "calibrate",
     .path = "calibrate",
     .summary = "fit latency coefficients t = alpha x + beta to measured latencies",
-    .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--hw BASE] [--out FILE]",
+    .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--hw BASE] [--out FILE] | "
+             "calibrate --batches FILE",
     .description =
         "Prints one row per measured stage:\n"
         "  stage n alpha alpha_se beta beta_se r2 sigma alpha_robust beta_robust outliers\n"
@@ -225,7 +314,14 @@ const cli_command cli_cmd_calibrate = {
         "with a final weight below 0.5.  --out writes the coefficients (least squares,\n"
         "or --robust) as a key=value file for --hw; stages not measured come from\n"
         "--hw BASE.  --residuals writes a table for plotting:\n"
-        "  stage x t fit residual fit_robust weight",
+        "  stage x t fit residual fit_robust weight\n"
+        "\n"
+        "--batches FILE instead fits Ascendra's batch-time regression (Appendix A,\n"
+        "eq. 4-5) t = C1 (t_m + t_f) + C2 max(t_m, t_f) + C3 t_m + C4 t_f + C5 to a CSV\n"
+        "with columns t_m (memory time), t_f (compute time) and t (measured), and prints\n"
+        "one row: n c2 c2_se a_m a_m_se a_f a_f_se c5 c5_se r2 max_rel_err.  The first\n"
+        "feature is the sum of the third and fourth, so only a_m = C1 + C3, a_f = C1 + C4,\n"
+        "C2 and C5 are identifiable; C2 also needs batches on both sides of t_m = t_f.",
     .groups = cal_groups,
     .run = run,
 };

@@ -64,6 +64,15 @@ int cli_runtime_error(const char *cmd, const char *fmt, ...)
     return EXIT_RUNTIME;
 }
 
+int cli_infeasible(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, "", fmt, ap, "");
+    va_end(ap);
+    return EXIT_RUNTIME;
+}
+
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -104,6 +104,11 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         if (!a->have_mu_p || !a->have_mu_d)
             return cli_usage_error(cmd, "--geometric needs both --mu-p and --mu-d");
         st = afd_workload_geometric(a->mu_p, a->mu_d, w);
+        if (st == AFD_ERANGE)
+            return cli_usage_error(cmd, "--%s %g: the moments of the geometric model overflow "
+                                        "a double (means up to about 5e153 are supported)",
+                                   a->mu_p >= a->mu_d ? "mu-p" : "mu-d",
+                                   a->mu_p >= a->mu_d ? a->mu_p : a->mu_d);
         if (st != AFD_OK)
             return cli_usage_error(cmd, "--geometric: %s", afd_strerror(st));
         return 0;
@@ -115,6 +120,10 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         if (!a->have_theta || !a->have_nu)
             return cli_usage_error(cmd, "--theta and --nu go together");
         st = afd_workload_given(a->theta, a->nu, w);
+        if (st == AFD_ERANGE)
+            return cli_usage_error(cmd, "--%s %g: theta^2 + nu^2 overflows a double",
+                                   a->theta >= a->nu ? "theta" : "nu",
+                                   a->theta >= a->nu ? a->theta : a->nu);
         if (st != AFD_OK)
             return cli_usage_error(cmd, "--theta/--nu: %s", afd_strerror(st));
         return 0;

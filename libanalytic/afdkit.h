@@ -28,6 +28,7 @@
 #include "afd_model.h"
 #include "afd_device.h"
 #include "afd_estimate.h"
+#include "afd_perfmodel.h"
 
 #ifdef __cplusplus
 extern "C" {
