@@ -14,7 +14,7 @@
 enum {
     OPT_LAMBDA = OPT_COMMAND, OPT_PA, OPT_PB, OPT_PC, OPT_TTFT, OPT_PCT, OPT_STEP, OPT_TPOT,
     OPT_SLOTS, OPT_SLOTQ, OPT_KVB, OPT_KVBUDGET, OPT_PGPU, OPT_DGPU, OPT_MAXP, OPT_PREFILL,
-    OPT_DECODE, OPT_TOTAL, OPT_MD
+    OPT_DECODE, OPT_TOTAL, OPT_MD, OPT_HWFILE, OPT_MODEL, OPT_DEVICE, OPT_TP
 };
 
 static const cli_option sizing_options[] = {
@@ -37,6 +37,13 @@ static const cli_option sizing_options[] = {
     {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
     {"md", 0, NULL, "size by plain M/D/c (mean service) instead of the M/G/c correction",
      OPT_MD},
+    {"hw", 0, "FILE", "latency file: prefill law, decode law beta + gamma b + alpha K, unit",
+     OPT_HWFILE},
+    {"model", 0, "M", "with --hw: model whose weights and KV cache share decode memory",
+     OPT_MODEL},
+    {"device", 0, "D", "with --hw: device of a decode instance", OPT_DEVICE},
+    {"tp", 0, "T", "with --hw: devices per decode instance (tensor parallel, default 1)",
+     OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sizing_group = {"Prefill and decode", sizing_options};
@@ -66,6 +73,12 @@ struct args {
     int64_t maxp;
     int md;
     cli_list prefill, decode, total;
+    /* durations as given (converted once the latency file's unit is known) */
+    const char *ttft_s, *tpot_s, *step_s, *hw, *model, *device;
+    double tp;
+    afd_hw law_hw;              /* --hw FILE */
+    afd_decode_slots law_slots; /* with --hw: slots from the decode law */
+    char unit[16];
 };
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
@@ -79,9 +92,18 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_PA: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pa);
     case OPT_PB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pb);
     case OPT_PC: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pc);
-    case OPT_TTFT: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->ttft);
-    case OPT_STEP: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->step);
-    case OPT_TPOT: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->tpot);
+    case OPT_TTFT: a->ttft_s = arg; return 0;
+    case OPT_STEP: a->step_s = arg; return 0;
+    case OPT_TPOT: a->tpot_s = arg; return 0;
+    case OPT_HWFILE: a->hw = arg; return 0;
+    case OPT_MODEL: a->model = arg; return 0;
+    case OPT_DEVICE: a->device = arg; return 0;
+    case OPT_TP: {
+        int64_t v;
+        int rc = cli_integer(cmd, opt->name, arg, 1, 1024, &v);
+        a->tp = (double)v;
+        return rc;
+    }
     case OPT_SLOTS: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->slots);
     case OPT_KVB: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->kvb);
     case OPT_KVBUDGET: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->kvbudget);
@@ -120,6 +142,7 @@ static void args_init(struct args *a, const char *cmd)
     a->slotq = 0.99;
     a->pgpu = a->dgpu = 1;
     a->maxp = 1024;
+    a->tp = 1;
 }
 
 static void args_free(struct args *a)
@@ -129,13 +152,101 @@ static void args_free(struct args *a)
     cli_list_free(&a->total);
 }
 
+/* --hw FILE: read the latency file, convert the durations to its unit, take
+ * the prefill law unless --prefill-a/b/c were given.  Without --hw the
+ * durations are bare numbers in the unit of the other times. */
+static int latency_law(const char *cmd, struct args *a)
+{
+    const char *unit = "";
+    const char *names[3] = {"ttft-slo", "tpot-slo", "decode-step"};
+    const char *given[3] = {a->ttft_s, a->tpot_s, a->step_s};
+    double *dst[3] = {&a->ttft, &a->tpot, &a->step};
+    int k, rc;
+    afd_hw_init(&a->law_hw);
+    if (a->hw != NULL) {
+        afd_error err;
+        afd_status st = afd_hw_preset(a->hw, &a->law_hw);
+        if (st != AFD_OK && (st = afd_hw_read(a->hw, &a->law_hw, &err)) != AFD_OK)
+            return cli_file_error(cmd, a->hw, st, &err);
+        unit = a->law_hw.unit;
+        if (afd_hw_has_prefill(&a->law_hw) && !(a->pa > 0 || a->pb > 0 || a->pc > 0)) {
+            a->pa = a->law_hw.prefill_a;
+            a->pb = a->law_hw.prefill_b;
+            a->pc = a->law_hw.prefill_c;
+        }
+    } else if (a->model != NULL || a->device != NULL)
+        return cli_usage_error(cmd, "--model and --device size decode memory with --hw FILE");
+    snprintf(a->unit, sizeof a->unit, "%s", unit);
+    for (k = 0; k < 3; k++) {
+        char ex[64];
+        if (given[k] == NULL)
+            continue;
+        if ((rc = cli_time(cmd, names[k], given[k], unit, dst[k])) != 0)
+            return rc;
+        if (!(*dst[k] > 0))
+            return cli_usage_error(cmd, "--%s must be > 0: '%s'", names[k],
+                                   cli_excerpt(given[k], ex, sizeof ex));
+    }
+    if (a->hw != NULL && afd_hw_has_decode(&a->law_hw) && a->step_s != NULL)
+        return cli_usage_error(cmd, "--decode-step: the decode step comes from the decode law "
+                                    "of --hw %s", a->hw);
+    if (a->hw != NULL && afd_hw_has_decode(&a->law_hw) && isnan(a->step))
+        a->step = a->law_hw.decode_beta; /* placeholder until the workload is read */
+    return 0;
+}
+
+/* With a decode law: slots per instance = the largest batch meeting the TPOT
+ * SLO and, with --model/--device, the KV memory left after the weights, at
+ * the slot quantile; the decode step is the law at that batch. */
+static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
+{
+    double cap = INFINITY;
+    afd_status st;
+    if ((a->model != NULL) != (a->device != NULL))
+        return cli_usage_error(cmd, "--model and --device go together");
+    if (a->model != NULL) {
+        afd_model m;
+        afd_device d;
+        afd_error err;
+        if ((st = afd_model_load(a->model, &m, &err)) != AFD_OK)
+            return cli_file_error(cmd, a->model, st, &err);
+        if ((st = afd_device_load(a->device, &d, &err)) != AFD_OK)
+            return cli_file_error(cmd, a->device, st, &err);
+        if ((st = afd_kv_capacity_tokens(&m, &d, a->tp, &cap, &err)) != AFD_OK)
+            return cli_usage_error(cmd, "%s", err.text);
+        if (isnan(a->kvb))
+            a->kvb = afd_kv_bytes_per_token(&m, a->tp);
+    }
+    st = afd_decode_slots_from_law(&a->law_hw, w->stats.theta, w->stats.nu, a->slotq, a->tpot,
+                                   cap, &a->law_slots);
+    if (st != AFD_OK)
+        return cli_usage_error(cmd, "cannot size decode slots from the decode law of %s", a->hw);
+    if (a->law_slots.slots < 1)
+        return cli_infeasible(cmd, "%s: no decode batch meets the TPOT SLO %g %s: one sequence "
+                                    "already takes %g %s%s",
+                               a->hw, a->tpot, a->unit, a->law_slots.step, a->unit,
+                               a->law_slots.binding == 2 ? " or overflows the KV cache" : "");
+    if (isnan(a->slots))
+        a->slots = a->law_slots.slots;
+    else if (a->slots > a->law_slots.slots)
+        cli_warn(cmd, "--slots-per-instance %g exceeds the %g slots the decode law allows",
+                 a->slots, a->law_slots.slots);
+    a->step = a->law_slots.step;
+    return 0;
+}
+
 /* Shared checks and loading; returns 0 or an exit code. */
 static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload *w,
                    afd_service_law *law)
 {
-    afd_prefill_model m = {a->pa, a->pb, a->pc};
+    afd_prefill_model m;
     afd_status st;
     int rc;
+    if ((rc = latency_law(cmd, a)) != 0)
+        return rc;
+    m.a = a->pa;
+    m.b = a->pb;
+    m.c2 = a->pc;
     if (isnan(a->ttft) || isnan(a->step) || isnan(a->tpot))
         return cli_usage_error(cmd, "--ttft-slo, --decode-step and --tpot-slo are required");
     if (!(a->pa > 0 || a->pb > 0 || a->pc > 0))
@@ -148,6 +259,8 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
     st = afd_service_law_from_workload(w, &m, law);
     if (st != AFD_OK)
         return cli_usage_error(cmd, "cannot form the prefill-time law: %s", afd_strerror(st));
+    if (a->hw != NULL && afd_hw_has_decode(&a->law_hw) && (rc = decode_law(cmd, a, w)) != 0)
+        return rc;
     return 0;
 }
 
@@ -232,6 +345,12 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
     cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
     cli_table_provenance(t);
+    if (a.unit[0])
+        cli_table_meta(t, "unit", "%s", a.unit);
+    if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
+        cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
+                       a.law_slots.slots, a.law_slots.step, a.law_slots.kv_tokens,
+                       a.law_slots.binding == 1 ? "tpot" : a.law_slots.binding == 2 ? "kv" : "none");
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", "decode_instances", "tpot",
                     "gpus", "goodput_per_gpu");
@@ -344,12 +463,17 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "give --prefill LIST and --decode LIST, or --total LIST");
         goto out;
     }
-    if (isnan(a.slots)) {
+    if (isnan(a.slots) && a.hw == NULL) {
         rc = cli_usage_error(cmd, "--slots-per-instance N is required");
         goto out;
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
+    if (isnan(a.slots)) {
+        rc = cli_usage_error(cmd, "--slots-per-instance N is required: %s has no decode law",
+                             a.hw);
+        goto out;
+    }
     if (a.step > a.tpot) {
         rc = cli_infeasible(cmd,
                             "the decode step %g exceeds the TPOT SLO %g: no pool has a "
@@ -433,6 +557,8 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
+    if (a.unit[0])
+        cli_table_meta(t, "unit", "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
         cli_table_real(t, pp[i]);

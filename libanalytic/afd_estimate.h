@@ -115,6 +115,32 @@ AFD_API double afd_kv_bytes_per_token(const afd_model *m, double tp);
 AFD_API afd_status afd_kv_capacity_tokens(const afd_model *m, const afd_device *d, double tp,
                                           double *tokens, afd_error *err);
 
+
+/* Decode slots per instance from a latency file's decode law.  With b
+ * sequences in the batch the step takes (afd_hw.h, Lemma 4.1 for the mean
+ * KV load theta of a slot)
+ *     step(b) = decode_beta + decode_gamma b + decode_alpha b theta,
+ * and the b slots hold K(b) KV tokens, of mean b theta and standard
+ * deviation sqrt(b) nu (independent slots); memory is sized at the same
+ * quantile q as the slots, by the normal approximation
+ *     K_q(b) = b theta + z_q sqrt(b) nu,   z_q = Phi^{-1}(q)
+ * (exact as b grows; for b = 1 it is the normal quantile of one slot).
+ * slots is the largest integer b >= 1 with step(b) <= tpot_slo and
+ * K_q(b) <= kv_capacity (INFINITY: memory unlimited), 0 if b = 1 fails;
+ * binding says which limit stops it: 1 TPOT, 2 KV memory, 0 none below
+ * 10^9.  AFD_EINVAL when hw has no decode law or an argument is out of its
+ * domain (theta > 0, nu >= 0, 0 < q < 1, tpot_slo > 0, kv_capacity > 0). */
+typedef struct afd_decode_slots {
+    double slots;     /* largest feasible b (0: none) */
+    double step;      /* step(slots), in hw's unit (step(1) when slots = 0) */
+    double kv_tokens; /* K_q(slots) */
+    int binding;      /* 1 TPOT, 2 KV memory, 0 neither */
+} afd_decode_slots;
+
+AFD_API afd_status afd_decode_slots_from_law(const afd_hw *hw, double theta, double nu, double q,
+                                             double tpot_slo, double kv_capacity,
+                                             afd_decode_slots *out);
+
 #ifdef __cplusplus
 }
 #endif

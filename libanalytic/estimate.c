@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multifit.h>
 
 #include "afd_estimate.h"
@@ -564,4 +565,66 @@ done:
             *err = saved;
     }
     return st;
+}
+
+/* ---- decode slots from the decode law */
+
+static double kv_q(double b, double theta, double nu, double z)
+{
+    return b * theta + z * sqrt(b) * nu;
+}
+
+afd_status afd_decode_slots_from_law(const afd_hw *hw, double theta, double nu, double q,
+                                     double tpot_slo, double kv_capacity, afd_decode_slots *out)
+{
+    const double bmax = 1e9;
+    double z, lo, hi, b_tpot, b_kv;
+    out->slots = out->step = out->kv_tokens = NAN;
+    out->binding = 0;
+    if (!afd_hw_has_decode(hw) || !(theta > 0) || !(nu >= 0) || !(q > 0 && q < 1) ||
+        !(tpot_slo > 0) || !(kv_capacity > 0) || isinf(theta) || isinf(nu))
+        return AFD_EINVAL;
+    z = gsl_cdf_ugaussian_Pinv(q);
+    /* step(b) is affine increasing in b: the TPOT limit in closed form. */
+    {
+        double slope = hw->decode_gamma + hw->decode_alpha * theta;
+        if (hw->decode_beta + slope > tpot_slo)
+            b_tpot = 0;
+        else if (slope <= 0)
+            b_tpot = bmax;
+        else
+            b_tpot = fmin(bmax, floor((tpot_slo - hw->decode_beta) / slope));
+    }
+    /* K_q(b) increases for b >= 1 once theta + z nu / (2 sqrt b) > 0; find
+     * the largest b with K_q(b) <= capacity by bisection on integers. */
+    if (isinf(kv_capacity))
+        b_kv = bmax;
+    else if (kv_q(1, theta, nu, z) > kv_capacity)
+        b_kv = 0;
+    else {
+        lo = 1;
+        hi = 2;
+        while (hi < bmax && kv_q(hi, theta, nu, z) <= kv_capacity) {
+            lo = hi;
+            hi *= 2;
+        }
+        if (hi >= bmax && kv_q(bmax, theta, nu, z) <= kv_capacity)
+            lo = hi = bmax;
+        while (hi - lo > 1) {
+            double mid = floor((lo + hi) / 2);
+            if (kv_q(mid, theta, nu, z) <= kv_capacity)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        b_kv = lo;
+    }
+    out->slots = fmin(b_tpot, b_kv);
+    out->binding = out->slots >= bmax ? 0 : b_tpot <= b_kv ? 1 : 2;
+    {
+        double b = out->slots > 0 ? out->slots : 1;
+        out->step = hw->decode_beta + hw->decode_gamma * b + hw->decode_alpha * b * theta;
+        out->kv_tokens = out->slots > 0 ? kv_q(b, theta, nu, z) : 0;
+    }
+    return AFD_OK;
 }
