@@ -29,6 +29,7 @@
 #include "afd_device.h"
 #include "afd_estimate.h"
 #include "afd_perfmodel.h"
+#include "afd_twotier.h"
 
 #ifdef __cplusplus
 extern "C" {
