@@ -72,5 +72,28 @@ fi
     echo "## the same at rho = 0.99 and for c = 1 at rho = 0.999: bench/bench_mdc 20 64 0.99; bench/bench_mdc 20 1 0.999"
     "$builddir/bench/bench_mdc" 20 64 0.99
     "$builddir/bench/bench_mdc" 20 1 0.999
+    echo
+    echo "## afdkit serve, 1p1d (CodeLlama-34B, 910B3, TP 4, OP2, 2.5/s, batches 4/16), 10^6 requests, CPU time"
+    cmd="serve --arch disagg --model codellama-34b --device ascend-910b3 --tp 4 --lengths op2 --lambda 2.5/s --prefill-bmax 4 --decode-bmax 16 --requests 1000000 --warmup 10000"
+    echo "afdkit $cmd"
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "%U %S" -o "$out/serve.time" "$afdkit" $cmd >/dev/null
+        awk '{ cpu = $1 + $2; printf "serve: %.3f s CPU, %.2f M requests per CPU second (target: >= 1)\n", cpu, 1.01 / cpu }' "$out/serve.time"
+    fi
+    echo
+    echo "## afdkit strategies, 8 devices, CodeLlama-34B on 910B3, OP2, 1500 ms / 70 ms, best of 3, wall time"
+    for method in closed both; do
+        best=""
+        for i in 1 2 3; do
+            t0=$(date +%s%N)
+            "$afdkit" strategies --devices 8 --model codellama-34b --device ascend-910b3 --lengths op2 \
+                --ttft-slo 1500ms --tpot-slo 70ms --method $method >/dev/null 2>&1
+            t1=$(date +%s%N)
+            ms=$(( (t1 - t0) / 1000000 ))
+            [ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+        done
+        [ $method = closed ] && target="1 s" || target="30 s"
+        echo "strategies --method $method: $best ms (target: under $target)"
+    done
 } | tee "$report"
 echo "bench: report written to $report" >&2

@@ -232,6 +232,20 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_end_row(t);
         *alpha_out[k] = a.robust ? fit[k].alpha_robust : fit[k].alpha;
         *beta_out[k] = a.robust ? fit[k].beta_robust : fit[k].beta;
+        /* A latency file needs beta >= 0 (and alpha_c >= 0): a fit that is
+         * negative only within its error or rounding is written as 0. */
+        if (a.out != NULL &&
+            afd_fit_clamp(beta_out[k], a.robust ? fit[k].beta_robust_se : fit[k].beta_se,
+                          fit[k].beta_round))
+            cli_warn(cmd, "%s: intercept %g is 0 within its standard error or rounding: "
+                          "written as 0",
+                     a.file[k], a.robust ? fit[k].beta_robust : fit[k].beta);
+        if (a.out != NULL && k == 2 &&
+            afd_fit_clamp(alpha_out[k], a.robust ? fit[k].alpha_robust_se : fit[k].alpha_se,
+                          fit[k].alpha_round))
+            cli_warn(cmd, "%s: slope %g is 0 within its standard error or rounding: "
+                          "written as 0",
+                     a.file[k], a.robust ? fit[k].alpha_robust : fit[k].alpha);
         for (i = 0; rt != NULL && i < pts[k].n; i++) {
             double f = fit[k].alpha * pts[k].x[i] + fit[k].beta;
             cli_table_str(rt, stage_name[k]);

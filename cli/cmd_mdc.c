@@ -145,12 +145,12 @@ static int run(const cli_command *self, int argc, char **argv)
             double c = cs.v[k];
             cli_list_free(&cs);
             if (!isfinite(a))
-                return cli_runtime_error(cmd, "unstable queue: lambda*D overflows, so no "
-                                              "number of servers makes it stable");
-            return cli_runtime_error(cmd,
-                                     "unstable queue at c = %.0f: rho = lambda*D/c = %g >= 1; "
-                                     "the smallest c that makes it stable is %.0f",
-                                     c, a / c, floor(a) + 1);
+                return cli_infeasible(cmd, "unstable queue: lambda*D overflows, so no number "
+                                           "of servers makes it stable");
+            return cli_infeasible(cmd,
+                                  "unstable queue at c = %.0f: rho = lambda*D/c = %g >= 1; "
+                                  "the smallest c that makes it stable is %.0f",
+                                  c, a / c, floor(a) + 1);
         }
     }
 

@@ -183,24 +183,29 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
 
+    if (a.step > a.tpot) {
+        rc = cli_infeasible(cmd,
+                            "the decode step %g exceeds the TPOT SLO %g: no decode pool "
+                            "meets it",
+                            a.step, a.tpot);
+        goto out;
+    }
     /* prefill: the recommendation (M/G/c unless --md) and the M/D/c answer */
     st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, !a.md, (int)a.maxp, &mg);
     if (st == AFD_OK)
         st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, 0, (int)a.maxp, &md);
     if (st == AFD_EEMPTY) {
-        rc = cli_input_error(cmd, "no prefill pool of at most %lld instances meets a P%g TTFT of "
-                                  "%g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or raise "
-                                  "--max-prefill",
-                             (long long)a.maxp, 100 * a.pct, a.ttft, law.mean, law.max);
+        rc = cli_infeasible(cmd,
+                            "no prefill pool of at most %lld instances meets a P%g TTFT of "
+                            "%g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or raise "
+                            "--max-prefill",
+                            (long long)a.maxp, 100 * a.pct, a.ttft, law.mean, law.max);
         goto out;
     }
     if (st != AFD_OK) {
         rc = cli_runtime_error(cmd, "prefill sizing: %s", afd_strerror(st));
         goto out;
     }
-    if (a.step > a.tpot)
-        cli_warn(cmd, "the decode step %g exceeds the TPOT SLO %g: no decode pool meets it",
-                 a.step, a.tpot);
     st = afd_decode_demand(a.lambda, &w, a.step, a.slotq, &need);
     if (st != AFD_OK) {
         rc = cli_runtime_error(cmd, "decode sizing: %s", afd_strerror(st));
@@ -215,7 +220,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         goto out;
     }
     gpus = mg.c * a.pgpu + pool.instances * a.dgpu;
-    goodput = a.step <= a.tpot ? a.lambda / gpus : 0;
+    goodput = a.lambda / gpus;
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -252,6 +257,14 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     for (cc = (int)floor(a.lambda * law.mean) + 1; cc <= c_hi; cc++) {
         afd_ttft q;
         st = afd_ttft_quantile(a.lambda, &law, cc, a.pct, &q);
+        if (st == AFD_ELIMIT && q.rho < 1) {
+            /* the size limit of the exact chain, as afd_prefill_pool skips */
+            cli_warn(cmd,
+                     "c = %d: rho = %.15g is too close to 1 for the exact M/D/c solution; "
+                     "this pool is taken as missing the SLO",
+                     cc, q.rho);
+            st = AFD_OK;
+        }
         if (st != AFD_OK) {
             rc = cli_runtime_error(cmd, "c = %d: %s", cc, afd_strerror(st));
             goto out;
@@ -296,7 +309,11 @@ const cli_command cli_cmd_pd = {
         "--kv-bytes-per-token.  decode_instances needs --slots-per-instance (and\n"
         "--kv-budget to count memory); goodput_per_gpu = L / gpus.  Times in any one unit.\n"
         "Check a sizing by simulation: afdkit mc mdc --lambda L --service-trace FILE\n"
-        "--service-a A --service-b B --c C reports ttft_p90_mc.",
+        "--service-a A --service-b B --c C reports ttft_p90_mc.\n"
+        "No feasible sizing (a decode step above the TPOT SLO, a TTFT SLO that no pool of\n"
+        "at most --max-prefill instances meets) prints no table and exits 1 with the\n"
+        "reason.  A pool loaded so close to 1 that the exact M/D/c solution exceeds its\n"
+        "size limit is taken as missing the SLO (a warning names it; its curve row is nan).",
     .groups = pd_groups,
     .run = run_pd,
 };
@@ -333,6 +350,13 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
+    if (a.step > a.tpot) {
+        rc = cli_infeasible(cmd,
+                            "the decode step %g exceeds the TPOT SLO %g: no pool has a "
+                            "positive goodput",
+                            a.step, a.tpot);
+        goto out;
+    }
 
     /* the (prefill, decode) pairs */
     for (i = 0; i < a.total.n; i++)
@@ -392,6 +416,17 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         }
     }
 
+    for (i = 0; i < npairs && !(gp[i] > 0); i++)
+        ;
+    if (i == npairs) {
+        /* at a rate near 0 the TTFT is the prefill time alone, whatever the pool */
+        rc = cli_infeasible(cmd,
+                            "no pool has a positive goodput: the %s limit binds at "
+                            "every arrival rate",
+                            afd_limit_name(lim[0]));
+        goto out;
+    }
+
     t = cli_table_new(&c.out);
     if (t == NULL) {
         rc = cli_runtime_error(cmd, "out of memory");
@@ -442,8 +477,9 @@ const cli_command cli_cmd_goodput = {
     .name = "goodput",
     .path = "goodput",
     .summary = "largest arrival rate meeting both SLOs, per prefill:decode split",
-    .usage = "goodput WORKLOAD (--prefill LIST --decode LIST | --total LIST) --slots-per-instance N "
-             "...",
+    .usage =
+        "goodput WORKLOAD (--prefill LIST --decode LIST | --total LIST) --slots-per-instance N "
+        "...",
     .description =
         "Prints one row per pool: prefill decode goodput goodput_per_gpu limit; with\n"
         "--total a second block gives the best split of each total:\n"
@@ -454,7 +490,10 @@ const cli_command cli_cmd_goodput = {
         "decode pool, found by bisection on the closed forms of afdkit pd (BestServe\n"
         "Algorithm 8 with its loop test the right way round; no relaxation factor: the\n"
         "closed forms have no sampling noise).  limit names the constraint that binds:\n"
-        "ttft, decode-slots, kv-cache, or tpot (the step time alone breaks the SLO).",
+        "ttft, decode-slots, kv-cache, or saturation (the prefill load is too close to 1\n"
+        "for the exact M/D/c solution, so goodput is a lower bound).  When no pool has a\n"
+        "positive goodput (a decode step above the TPOT SLO, a TTFT SLO below the prefill\n"
+        "time) the command prints no table and exits 1 with the reason.",
     .groups = goodput_groups,
     .run = run_goodput,
 };

@@ -148,7 +148,7 @@ static int run(const cli_command *self, int argc, char **argv)
 
     st = afd_ratio_mf(&s, &mf, &err);
     if (st != AFD_OK) {
-        rc = cli_input_error(cmd, "%s", err.text);
+        rc = cli_input_error(cmd, "%s", err.text[0] != '\0' ? err.text : afd_strerror(st));
         goto out;
     }
     if (a.rs.n > 0) {

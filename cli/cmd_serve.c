@@ -8,19 +8,77 @@
 #include <string.h>
 
 #include "afd_serve.h"
+#include "afd_serving.h"
 #include "cli.h"
 #include "serve_opts.h"
 
+enum { OPT_CLOSED = OPT_SV_LAST };
+
+static const cli_option closed_options[] = {
+    {"closed", 0, NULL,
+     "colloc, disagg: add the closed forms' ttft_mean_cf ttft_p90_cf tpot_mean_cf tpot_p90_cf",
+     OPT_CLOSED},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group closed_group = {"Closed forms", closed_options};
+
+struct serve_ctx {
+    cli_serve_args a;
+    int closed;
+};
+
 static const cli_group *const serve_groups[] = {
-    &cli_serve_arch_group, &cli_serve_run_group, &cli_workload_group, &cli_hw_group,
+    &cli_serve_arch_group, &cli_serve_model_group, &closed_group, &cli_serve_run_group, &cli_workload_group, &cli_hw_group,
     &cli_output_group, NULL};
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
 {
-    cli_serve_args *a = ctx;
+    struct serve_ctx *x = ctx;
     if (opt == NULL)
-        return cli_usage_error(a->cmd, "unexpected argument '%s'", arg);
-    return cli_serve_option(a, opt, arg);
+        return cli_usage_error(x->a.cmd, "unexpected argument '%s'", arg);
+    if (opt->id == OPT_CLOSED) {
+        x->closed = 1;
+        return 0;
+    }
+    return cli_serve_option(&x->a, opt, arg);
+}
+
+/* The closed forms for the same system (fixed lengths only). */
+static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf)
+{
+    const afd_serve_params *p = &su->params;
+    afd_serving_params q;
+    afd_status st;
+    int disagg = strcmp(p->policy->name, "disagg") == 0;
+    if (!disagg && strcmp(p->policy->name, "colloc") != 0)
+        return cli_usage_error(cmd, "--closed: no closed form for --arch %s (colloc, disagg)",
+                               p->policy->name);
+    if (p->workload != NULL)
+        return cli_usage_error(cmd, "--closed needs fixed lengths (--lengths P,G)");
+    if (disagg && p->config.pseudo_tau > 0)
+        return cli_usage_error(cmd, "--closed: the closed forms model the per-step decode, "
+                                    "not --pseudo-batch");
+    memset(&q, 0, sizeof q);
+    q.hw = p->hw;
+    q.lambda = p->lambda;
+    q.prompt = p->prompt;
+    q.output = p->output;
+    q.instances = p->config.instances;
+    q.prefill = p->config.prefill;
+    q.decode = p->config.decode;
+    q.prefill_bmax = p->config.prefill_bmax;
+    q.decode_bmax = p->config.decode_bmax;
+    q.kv_time = p->config.kv_time_fixed + p->config.kv_time_per_token * p->prompt;
+    q.quantile = 0.9;
+    st = disagg ? afd_serving_disagg(&q, cf) : afd_serving_colloc(&q, cf);
+    if (st == AFD_EUNSTABLE) {
+        cli_warn(cmd, "closed form: unstable (%s cannot keep up)",
+                 afd_serving_limit_name(cf->limit));
+        return 0;
+    }
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "closed form: %s", afd_strerror(st));
+    return 0;
 }
 
 static void stat_cols(cli_table *t, const afd_serve_stat *s, double ms, int se)
@@ -42,8 +100,10 @@ static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
     cli_common c;
-    cli_serve_args a;
+    struct serve_ctx x;
+    cli_serve_args *a = &x.a;
     cli_serve_setup su;
+    afd_serving_result cf;
     afd_serve_result r;
     afd_error err;
     afd_status st;
@@ -53,13 +113,17 @@ static int run(const cli_command *self, int argc, char **argv)
     int rc;
 
     cli_common_init(&c);
-    cli_serve_init(&a, cmd);
-    rc = cli_parse_args(self, argc, argv, &c, own, &a);
-    if (rc != CLI_CONTINUE) {
+    memset(&x, 0, sizeof x);
+    cli_serve_init(a, cmd);
+    rc = cli_parse_args(self, argc, argv, &c, own, &x);
+    if (rc != CLI_CONTINUE)
         return rc;
-    }
-    rc = cli_serve_prepare(&a, &c, 1, &su);
-    if (rc != 0) {
+    rc = cli_serve_prepare(a, &c, 1, &su);
+    if (rc != 0)
+        return rc;
+    cf.ttft_mean = cf.ttft_q = cf.tpot_mean = cf.tpot_q = NAN;
+    if (x.closed && (rc = closed_forms(cmd, &su, &cf)) != 0) {
+        cli_serve_setup_free(&su);
         return rc;
     }
     ms = su.unit_seconds * 1e3;
@@ -72,7 +136,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_serve_setup_free(&su);
         return rc;
     }
-    if (r.unstable && !a.allow_unstable) {
+    if (r.unstable && !a->allow_unstable) {
         rc = cli_runtime_error(cmd,
                                "unstable: requests arrive faster than %s serves them "
                                "(%.3g%% of the arrivals pile up: %llu requests in the system at "
@@ -101,7 +165,9 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_begin(t, "ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_mean", "tpot_p50",
                     "tpot_p90", "tpot_p99", "e2e_p90", "throughput", "attainment", "completed",
                     "ttft_mean_se", "ttft_p50_se", "ttft_p90_se", "ttft_p99_se", "tpot_mean_se",
-                    "tpot_p50_se", "tpot_p90_se", "tpot_p99_se", "e2e_p90_se", "attainment_se");
+                    "tpot_p50_se", "tpot_p90_se", "tpot_p99_se", "e2e_p90_se", "attainment_se",
+                    x.closed ? "ttft_mean_cf" : NULL, "ttft_p90_cf", "tpot_mean_cf",
+                    "tpot_p90_cf");
     stat_cols(t, &r.ttft, ms, 0);
     stat_cols(t, &r.tpot, ms, 0);
     cli_table_real(t, r.e2e.p90 * ms);
@@ -112,6 +178,12 @@ static int run(const cli_command *self, int argc, char **argv)
     stat_cols(t, &r.tpot, ms, 1);
     cli_table_real(t, r.e2e.p90_se * ms);
     cli_table_real(t, r.attainment_se);
+    if (x.closed) {
+        cli_table_real(t, cf.ttft_mean * ms);
+        cli_table_real(t, cf.ttft_q * ms);
+        cli_table_real(t, cf.tpot_mean * ms);
+        cli_table_real(t, cf.tpot_q * ms);
+    }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);
     return cli_table_finish(t, cmd);

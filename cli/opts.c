@@ -64,6 +64,15 @@ int cli_runtime_error(const char *cmd, const char *fmt, ...)
     return EXIT_RUNTIME;
 }
 
+int cli_infeasible(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, "", fmt, ap, "");
+    va_end(ap);
+    return EXIT_RUNTIME;
+}
+
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -99,7 +108,9 @@ static void message(const char *cmd, const char *fmt, ...)
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err)
 {
     const char *text = err != NULL && err->text[0] != '\0' ? err->text : afd_strerror(st);
-    if (err != NULL && err->line > 0)
+    if (err != NULL && err->line > 0 && err->column > 0)
+        message(cmd, "%s:%ld:%ld: %s", path, err->line, err->column, text);
+    else if (err != NULL && err->line > 0)
         message(cmd, "%s:%ld: %s", path, err->line, text);
     else
         message(cmd, "%s: %s", path, text);

@@ -29,9 +29,18 @@ static const cli_option arch_options[] = {
 };
 const cli_group cli_serve_arch_group = {"Architecture", arch_options};
 
+static const cli_option model_options[] = {
+    {"model", 0, "M", "latency laws from the estimator: model preset or config.json", OPT_SV_MODEL},
+    {"device", 0, "D", "device preset or file (with --model)", OPT_SV_DEVICE},
+    {"tp", 0, "T", "tensor-parallel devices per instance (default 1)", OPT_SV_TP},
+    {NULL, 0, NULL, NULL, 0},
+};
+const cli_group cli_serve_model_group = {"Model and device (instead of --hw)", model_options};
+
 static const cli_option run_options[] = {
     {"lambda", 'l', "RATE", "Poisson arrival rate, e.g. 3.5/s", OPT_SV_LAMBDA},
-    {"lengths", 0, "P,G", "fixed prompt and output tokens (or a workload below)",
+    {"lengths", 0, "P,G",
+     "fixed prompt and output tokens, or op1..op4 (8192,512 2048,64 1024,64 256,2048)",
      OPT_SV_LENGTHS},
     {"requests", 0, "N", "requests measured (default 10000)", OPT_SV_REQUESTS},
     {"warmup", 0, "N", "requests simulated first and discarded (default 1000)", OPT_SV_WARMUP},
@@ -58,12 +67,27 @@ void cli_serve_init(cli_serve_args *a, const char *cmd)
     a->batches = AFD_SERVE_BATCHES;
     a->seed = 1;
     a->net_gbps = NAN;
+    a->tp = 1;
 }
+
+/* BestServe's operating points (Section 4.1). */
+static const struct {
+    const char *name;
+    int64_t p, g;
+} op_points[] = {{"op1", 8192, 512}, {"op2", 2048, 64}, {"op3", 1024, 64}, {"op4", 256, 2048}};
 
 static int lengths(const char *cmd, const char *arg, int64_t *p, int64_t *g)
 {
     cli_list l;
-    int rc = cli_list_parse(cmd, "lengths", arg, 1, 1, 1e9, &l);
+    int rc;
+    size_t i;
+    for (i = 0; i < sizeof op_points / sizeof op_points[0]; i++)
+        if (strcmp(arg, op_points[i].name) == 0) {
+            *p = op_points[i].p;
+            *g = op_points[i].g;
+            return 0;
+        }
+    rc = cli_list_parse(cmd, "lengths", arg, 1, 1, 1e9, &l);
     if (rc != 0)
         return rc;
     if (l.n != 2) {
@@ -112,8 +136,30 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
     case OPT_SV_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
     case OPT_SV_UNSTABLE: a->allow_unstable = 1; return 0;
+    case OPT_SV_MODEL: a->model = arg; return 0;
+    case OPT_SV_DEVICE: a->device = arg; return 0;
+    case OPT_SV_TP: return cli_integer(cmd, opt->name, arg, 1, 1024, &a->tp);
     }
     return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
+}
+
+int cli_serve_laws(const char *cmd, const char *model, const char *device, double tp, afd_hw *hw,
+                   double *kv_ms_per_token, double *kv_capacity)
+{
+    afd_model m;
+    afd_device d;
+    afd_error err;
+    afd_status st;
+    if ((st = afd_model_load(model, &m, &err)) != AFD_OK)
+        return cli_file_error(cmd, model, st, &err);
+    if ((st = afd_device_load(device, &d, &err)) != AFD_OK)
+        return cli_file_error(cmd, device, st, &err);
+    if ((st = afd_kv_capacity_tokens(&m, &d, tp, kv_capacity, &err)) != AFD_OK)
+        return cli_usage_error(cmd, "%s on %g x %s: %s", m.name, tp, d.name, err.text);
+    if ((st = afd_estimate_laws(&m, &d, tp, hw, &err)) != AFD_OK)
+        return cli_usage_error(cmd, "%s on %g x %s: %s", m.name, tp, d.name, err.text);
+    *kv_ms_per_token = afd_kv_bytes_per_token(&m, tp) / (tp * d.net_gbps * 1e9) * 1e3;
+    return 0;
 }
 
 void cli_serve_setup_free(cli_serve_setup *su)
@@ -133,15 +179,28 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
     int rc;
 
     memset(su, 0, sizeof *su);
+    su->kv_capacity = NAN;
     if (a->arch == NULL)
         return cli_usage_error(cmd, "--arch colloc|chunked|disagg is required");
     if (need_lambda && a->lambda == NULL)
         return cli_usage_error(cmd, "--lambda RATE is required (e.g. --lambda 3.5/s)");
-    if (c->hw.hw == NULL)
-        return cli_usage_error(cmd, "--hw FILE is required: a latency file with the serving "
-                                    "laws prefill_a ... decode_alpha and a unit");
-    if ((rc = cli_hw_load(cmd, &c->hw, &su->hw)) != 0)
+    if ((a->model == NULL) != (a->device == NULL))
+        return cli_usage_error(cmd, "--model and --device go together");
+    if (a->model != NULL && c->hw.hw != NULL)
+        return cli_usage_error(cmd, "give either --hw FILE or --model M --device D, not both");
+    if (a->model == NULL && c->hw.hw == NULL)
+        return cli_usage_error(cmd, "no latency laws: give --model M --device D [--tp T] or "
+                                    "--hw FILE (a latency file with prefill_a ... decode_alpha "
+                                    "and a unit)");
+    if (a->model != NULL) {
+        double kv_ms;
+        if ((rc = cli_serve_laws(cmd, a->model, a->device, (double)a->tp, &su->hw, &kv_ms,
+                                 &su->kv_capacity)) != 0)
+            return rc;
+        su->kv_ms_per_token = kv_ms;
+    } else if ((rc = cli_hw_load(cmd, &c->hw, &su->hw)) != 0) {
         return rc;
+    }
     if (!afd_hw_has_prefill(&su->hw) || !afd_hw_has_decode(&su->hw))
         return cli_usage_error(cmd, "%s: the latency file has no %s law (prefill_a prefill_b "
                                     "prefill_c, decode_beta decode_gamma decode_alpha)",
@@ -182,7 +241,9 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
     cf->pseudo_tau = a->pseudo_tau;
     cf->kv_time_fixed = kvlat;
     cf->kv_time_per_token =
-        a->kv_bytes > 0 ? a->kv_bytes / (a->net_gbps * 1e9) / su->unit_seconds : 0;
+        a->kv_bytes > 0 ? a->kv_bytes / (a->net_gbps * 1e9) / su->unit_seconds
+        : a->model != NULL ? su->kv_ms_per_token * 1e-3 / su->unit_seconds
+                           : 0;
     p->requests = (uint64_t)a->requests;
     p->warmup = (uint64_t)a->warmup;
     p->batches = (unsigned)a->batches;

@@ -13,7 +13,8 @@ enum {
     OPT_SV_ARCH = 300, OPT_SV_INSTANCES, OPT_SV_PREFILL, OPT_SV_DECODE, OPT_SV_PBMAX,
     OPT_SV_DBMAX, OPT_SV_CHUNK, OPT_SV_PSEUDO, OPT_SV_KVB, OPT_SV_NET, OPT_SV_KVLAT,
     OPT_SV_LAMBDA, OPT_SV_LENGTHS, OPT_SV_REQUESTS, OPT_SV_WARMUP, OPT_SV_BATCHES,
-    OPT_SV_SEED, OPT_SV_TTFT, OPT_SV_TPOT, OPT_SV_UNSTABLE, OPT_SV_LAST
+    OPT_SV_SEED, OPT_SV_TTFT, OPT_SV_TPOT, OPT_SV_UNSTABLE, OPT_SV_MODEL, OPT_SV_DEVICE,
+    OPT_SV_TP, OPT_SV_LAST
 };
 
 typedef struct cli_serve_args {
@@ -25,9 +26,12 @@ typedef struct cli_serve_args {
     int64_t prompt, output; /* --lengths, 0 if not given */
     int64_t requests, warmup, batches, seed;
     int allow_unstable;
+    const char *model, *device; /* the latency laws from the estimator, instead of --hw */
+    int64_t tp;
 } cli_serve_args;
 
 extern const cli_group cli_serve_arch_group;
+extern const cli_group cli_serve_model_group;
 extern const cli_group cli_serve_run_group;
 
 void cli_serve_init(cli_serve_args *a, const char *cmd);
@@ -40,7 +44,18 @@ typedef struct cli_serve_setup {
     afd_workload wl;
     int have_wl;
     double unit_seconds; /* seconds per unit of the latency laws */
+    double kv_ms_per_token; /* --model: KV transfer per prompt token, ms */
+    double kv_capacity;     /* --model: KV-cache tokens per instance (NAN otherwise) */
 } cli_serve_setup;
+
+/* The serving laws of an instance of tp devices of `device` serving `model`
+ * (afd_estimate_laws, in ms), the KV transfer time per prompt token between
+ * instances (the instance's KV bytes per token over its tp links of
+ * net_gbps, in ms) and the KV-cache capacity of an instance in tokens (NAN
+ * and a printed error when the weights do not fit: exit code returned).
+ * 0 or an exit code after printing an error. */
+int cli_serve_laws(const char *cmd, const char *model, const char *device, double tp, afd_hw *hw,
+                   double *kv_ms_per_token, double *kv_capacity);
 
 /* Load the latency file and the workload, convert the times and rates to the
  * latency unit and fill su->params (need_lambda: --lambda is required).

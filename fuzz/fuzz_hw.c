@@ -1,7 +1,10 @@
 /* fuzz_hw.c: libFuzzer target for the key=value hardware-file reader.
- * Invariants: an accepted file passes afd_hw_check and survives a
- * format/parse round trip bit for bit; a refused one leaves NaN and a
- * one-line message. */
+ * Invariants: an accepted file passes afd_hw_check, holds exactly the
+ * numbers its text spells (each numeric value equals strtod of its value
+ * text, read here independently of the parser, and strtod consumes all of
+ * it), has no NUL byte in a line that is not blank or a comment, and
+ * survives a format/parse round trip bit for bit; a refused one leaves NaN
+ * and a one-line message. */
 #include <config.h>
 
 #include <math.h>
@@ -12,6 +15,73 @@
 #include "afdkit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The field of hw that a numeric key sets, NULL for other keys. */
+static const double *field(const afd_hw *hw, const char *key, size_t n)
+{
+    static const char *const names[] = {
+        "alpha_a",      "beta_a",       "alpha_f",         "beta_f",    "alpha_c",
+        "beta_c",       "prefill_a",    "prefill_b",       "prefill_c", "decode_beta",
+        "decode_gamma", "decode_alpha", "fit_max_rel_err",
+    };
+    const double *const fields[] = {
+        &hw->alpha_a,         &hw->beta_a,      &hw->alpha_f,      &hw->beta_f,
+        &hw->alpha_c,         &hw->beta_c,      &hw->prefill_a,    &hw->prefill_b,
+        &hw->prefill_c,       &hw->decode_beta, &hw->decode_gamma, &hw->decode_alpha,
+        &hw->fit_max_rel_err,
+    };
+    size_t k;
+    for (k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == n && memcmp(names[k], key, n) == 0)
+            return fields[k];
+    return NULL;
+}
+
+/* Check every "key = value" line of an accepted text against hw. */
+static void check_values(const char *text, size_t len, const afd_hw *hw)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos, a = 0, b = n, eq, ke, vb;
+        const double *f;
+        char num[256], *end;
+        double x;
+        pos += n + (nl != NULL);
+        while (a < b && blank(s[a]))
+            a++;
+        while (b > a && blank(s[b - 1]))
+            b--;
+        if (a == b || s[a] == '#')
+            continue;
+        if (memchr(s + a, '\0', b - a) != NULL)
+            abort(); /* a NUL in a line must be refused */
+        eq = a;
+        while (eq < b && s[eq] != '=')
+            eq++;
+        if (eq == b)
+            abort(); /* accepted a line without '=' */
+        for (ke = eq; ke > a && blank(s[ke - 1]); ke--)
+            ;
+        for (vb = eq + 1; vb < b && blank(s[vb]); vb++)
+            ;
+        f = field(hw, s + a, ke - a);
+        if (f == NULL)
+            continue; /* unit, model, device */
+        if (b - vb == 0 || b - vb >= sizeof num)
+            abort();
+        memcpy(num, s + vb, b - vb);
+        num[b - vb] = '\0';
+        x = strtod(num, &end);
+        if (*end != '\0' || memcmp(&x, f, sizeof x) != 0)
+            abort(); /* the parsed value is not the number the text spells */
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
+    check_values((const char *)data, size, &hw);
     if (afd_hw_check(&hw, NULL) != AFD_OK)
         abort();
     if (afd_hw_format(&hw, NULL, buf, sizeof buf) != AFD_OK)

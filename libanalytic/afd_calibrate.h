@@ -45,14 +45,25 @@ typedef struct afd_fit {
                                                the robust scale sigma_robust */
     double sigma_robust;      /* robust scale estimate (GSL's sigma_rob) */
     size_t outliers;          /* points with final robust weight below 0.5 */
+    double alpha_round, beta_round; /* rounding bounds: 64 eps (max|t| + |alpha| max|x|)
+                                       for beta, that over max x - min x for alpha */
 } afd_fit;
 
 /* Fit both lines.  weights, if not NULL, receives the n final robust weights
- * (1 = fully trusted, 0 = rejected).  Errors: AFD_EINVAL for n < 3 points,
- * non-finite values, or all x equal (the slope is undefined); AFD_ENUMERIC if
- * GSL fails.  err->text says which. */
+ * (1 = fully trusted, 0 = rejected).  The data are scaled by powers of two
+ * (exactly) before fitting, so values up to DBL_MAX fit.  Errors: AFD_EINVAL
+ * for n < 3 points, non-finite values, or all x equal (the slope is
+ * undefined); AFD_ERANGE when a fitted figure is not a finite double (a slope
+ * beyond DBL_MAX); AFD_ENUMERIC if GSL fails.  err->text says which. */
 AFD_API afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out,
                                 double *weights, afd_error *err);
+
+/* A coefficient that must be >= 0 (an intercept of a latency file, the
+ * communication slope) but was fitted slightly negative: when -v is within
+ * its standard error se or its rounding bound round (afd_fit's *_round) of
+ * 0, set *v = 0 and return 1; otherwise leave it and return 0 (a clearly
+ * negative coefficient, which the caller refuses). */
+AFD_API int afd_fit_clamp(double *v, double se, double round);
 
 #ifdef __cplusplus
 }

@@ -78,7 +78,9 @@ AFD_API afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, in
 
 /* The smallest c <= c_max whose TTFT p-quantile (M/G/c if mg, else M/D/c)
  * is at most slo; its figures in *out.  AFD_EEMPTY if none is, or if slo
- * is below E[S] (no pool can meet it). */
+ * is below E[S] (no pool can meet it).  A pool whose load is so close to 1
+ * that the exact M/D/c solution exceeds its size limit (afd_ttft_quantile
+ * fails with AFD_ELIMIT) is taken as missing the SLO and skipped. */
 AFD_API afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, double slo,
                                     int mg, int c_max, afd_ttft *out);
 
@@ -131,7 +133,16 @@ typedef struct afd_pd_pool {
     double kv_budget_tokens;/* KV tokens per decode instance (0: no limit) */
 } afd_pd_pool;
 
-enum { AFD_LIMIT_NONE = 0, AFD_LIMIT_TTFT, AFD_LIMIT_SLOTS, AFD_LIMIT_KV, AFD_LIMIT_TPOT };
+/* AFD_LIMIT_SATURATION: the prefill load is too close to 1 for the exact
+ * M/D/c solution (its size limit), so the goodput found is a lower bound. */
+enum {
+    AFD_LIMIT_NONE = 0,
+    AFD_LIMIT_TTFT,
+    AFD_LIMIT_SLOTS,
+    AFD_LIMIT_KV,
+    AFD_LIMIT_TPOT,
+    AFD_LIMIT_SATURATION
+};
 AFD_API const char *afd_limit_name(int limit);
 
 /* Goodput: the largest arrival rate whose TTFT p-quantile meets the SLO on
@@ -140,7 +151,9 @@ AFD_API const char *afd_limit_name(int limit);
  * its loop test the right way round: bisect while lambda_u - lambda_l > eps;
  * no relaxation factor is needed, the closed forms have no sampling noise).
  * *limit says which constraint binds at the goodput (AFD_LIMIT_TPOT: the step
- * time alone breaks the TPOT SLO, goodput 0). */
+ * time alone breaks the TPOT SLO, goodput 0).  A rate that loads the prefill
+ * pool too close to 1 for the exact solution counts as infeasible, as in
+ * afd_prefill_pool; when that binds, *limit is AFD_LIMIT_SATURATION. */
 AFD_API afd_status afd_pd_goodput(const afd_pd_pool *pool, double *lambda, int *limit);
 
 #ifdef __cplusplus

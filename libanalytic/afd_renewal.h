@@ -90,10 +90,13 @@ AFD_API afd_status afd_renewal_independent(const afd_length_moments *m, afd_rene
 /* Corollary 4.5 in the parametrisation of the command-line contract:
  * P ~ Geometric on {1,2,...} with mean mu_p and D ~ Geometric on {1,2,...}
  * with mean mu_d, independent; then theta = mu_p + mu_d - 1 and
- * nu^2 = mu_p (mu_p - 1) + mu_d (mu_d - 1).  Needs mu_p, mu_d >= 1. */
+ * nu^2 = mu_p (mu_p - 1) + mu_d (mu_d - 1).  Needs mu_p, mu_d >= 1
+ * (AFD_EINVAL); AFD_ERANGE when E[Y^2] = nu^2 + theta^2 overflows a double
+ * (means beyond about 5e153). */
 AFD_API afd_status afd_renewal_geometric(double mu_p, double mu_d, afd_renewal_stats *out);
 
-/* theta and nu given directly (theta > 0, nu >= 0). */
+/* theta and nu given directly (theta > 0, nu >= 0); AFD_ERANGE when
+ * E[Y^2] = nu^2 + theta^2 overflows a double. */
 AFD_API afd_status afd_renewal_given(double theta, double nu, afd_renewal_stats *out);
 
 #ifdef __cplusplus

@@ -13,6 +13,7 @@
 #include "afd_event.h"
 #include "afd_trace.h"
 #include "afd_renewal.h"
+#include "afd_arrivals.h"
 #include "afd_barrier.h"
 #include "afd_workload.h"
 #include "afd_tail.h"
@@ -20,6 +21,7 @@
 #include "afd_ratio.h"
 #include "afd_cost.h"
 #include "afd_stages.h"
+#include "afd_kvretrieve.h"
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
@@ -28,6 +30,7 @@
 #include "afd_model.h"
 #include "afd_device.h"
 #include "afd_estimate.h"
+#include "afd_serving.h"
 #include "afd_perfmodel.h"
 #include "afd_twotier.h"
 

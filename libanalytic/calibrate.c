@@ -1,6 +1,7 @@
 /* calibrate.c: linear fits of measured latencies (see afd_calibrate.h). */
 #include <config.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,7 @@ afd_status afd_points_read(const char *path, const char *x_col, const char *t_co
             if (ps != AFD_OK) {
                 char shown[200];
                 afd_priv_show(f[k].p, f[k].n, shown, sizeof shown);
-                st = afd_csv_fail(c, err, ps, line, (long)cols[k] + 1,
+                st = afd_csv_fail(c, err, ps, line, 0,
                                   "column '%s' is %s: '%s'", names[k],
                                   ps == AFD_ERANGE ? "out of range" : "not a number", shown);
                 goto done;
@@ -114,9 +115,19 @@ done:
     return st;
 }
 
+int afd_fit_clamp(double *v, double se, double round)
+{
+    if (*v < 0 && (-*v <= se || -*v <= round)) {
+        *v = 0;
+        return 1;
+    }
+    return 0;
+}
+
 static void fit_nan(afd_fit *f)
 {
     f->n = 0;
+    f->alpha_round = f->beta_round = NAN;
     f->alpha = f->beta = f->alpha_se = f->beta_se = f->r2 = f->sigma = NAN;
     f->alpha_robust = f->beta_robust = f->alpha_robust_se = f->beta_robust_se = NAN;
     f->sigma_robust = NAN;
@@ -130,10 +141,10 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
     gsl_vector *y = NULL, *c = NULL;
     gsl_multifit_linear_workspace *lw = NULL;
     gsl_multifit_robust_workspace *rw = NULL;
-    double chisq, mean_t = 0, tss = 0;
+    double chisq, mean_t = 0, tss = 0, xmax = 0, tmax = 0, xlo, xhi;
     afd_status st = AFD_OK;
     size_t i;
-    int rc;
+    int rc, ex, et;
 
     fit_nan(out);
     afd_error_clear(err);
@@ -149,6 +160,20 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "all %zu points have x = %g: the slope is undefined", n, x[0]);
 
+    /* Fit on x 2^-ex and t 2^-et, with the largest |x| and |t| in [0.5, 1):
+     * powers of two scale exactly, so the fit is that of the data, but sums
+     * of squares of values near DBL_MAX no longer overflow.  The results are
+     * scaled back (alpha by 2^(et - ex), beta and the scales by 2^et). */
+    xlo = xhi = x[0];
+    for (i = 0; i < n; i++) {
+        xmax = fmax(xmax, fabs(x[i]));
+        tmax = fmax(tmax, fabs(t[i]));
+        xlo = fmin(xlo, x[i]);
+        xhi = fmax(xhi, x[i]);
+    }
+    frexp(xmax, &ex);
+    frexp(tmax, &et);
+
     X = gsl_matrix_alloc(n, 2);
     cov = gsl_matrix_alloc(2, 2);
     y = gsl_vector_alloc(n);
@@ -161,12 +186,12 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
     }
     for (i = 0; i < n; i++) {
         gsl_matrix_set(X, i, 0, 1.0);
-        gsl_matrix_set(X, i, 1, x[i]);
-        gsl_vector_set(y, i, t[i]);
-        mean_t += t[i] / (double)n;
+        gsl_matrix_set(X, i, 1, ldexp(x[i], -ex));
+        gsl_vector_set(y, i, ldexp(t[i], -et));
+        mean_t += ldexp(t[i], -et) / (double)n;
     }
     for (i = 0; i < n; i++)
-        tss += (t[i] - mean_t) * (t[i] - mean_t);
+        tss += (ldexp(t[i], -et) - mean_t) * (ldexp(t[i], -et) - mean_t);
 
     /* OLS; GSL returns cov = s^2 (X^T X)^-1 with s^2 = chisq / (n - 2). */
     rc = gsl_multifit_linear(X, y, c, cov, &chisq, lw);
@@ -176,12 +201,17 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
         goto done;
     }
     out->n = n;
-    out->beta = gsl_vector_get(c, 0);
-    out->alpha = gsl_vector_get(c, 1);
-    out->beta_se = sqrt(gsl_matrix_get(cov, 0, 0));
-    out->alpha_se = sqrt(gsl_matrix_get(cov, 1, 1));
-    out->sigma = sqrt(chisq / (double)(n - 2));
+    out->beta = ldexp(gsl_vector_get(c, 0), et);
+    out->alpha = ldexp(gsl_vector_get(c, 1), et - ex);
+    out->beta_se = ldexp(sqrt(gsl_matrix_get(cov, 0, 0)), et);
+    out->alpha_se = ldexp(sqrt(gsl_matrix_get(cov, 1, 1)), et - ex);
+    out->sigma = ldexp(sqrt(chisq / (double)(n - 2)), et);
     out->r2 = tss > 0 ? 1 - chisq / tss : 1;
+    /* Rounding: the fitted line is known to about 64 eps of the largest
+     * value it passes through, so beta to that and alpha to that over the
+     * x range. */
+    out->beta_round = 64 * DBL_EPSILON * tmax + 64 * DBL_EPSILON * fabs(out->alpha) * xmax;
+    out->alpha_round = out->beta_round / (xhi / 2 - xlo / 2) / 2;
 
     /* Tukey bisquare M-estimate.  GSL_EMAXITER still leaves a usable fit;
      * anything else is reported. */
@@ -198,11 +228,11 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
          * (checked for calibration by repetition in test_calibrate). */
         gsl_multifit_robust_stats rs = gsl_multifit_robust_statistics(rw);
         double k = rs.sigma > 0 ? rs.sigma_rob / rs.sigma : 1;
-        out->beta_robust = gsl_vector_get(c, 0);
-        out->alpha_robust = gsl_vector_get(c, 1);
-        out->beta_robust_se = k * sqrt(gsl_matrix_get(cov, 0, 0));
-        out->alpha_robust_se = k * sqrt(gsl_matrix_get(cov, 1, 1));
-        out->sigma_robust = rs.sigma_rob;
+        out->beta_robust = ldexp(gsl_vector_get(c, 0), et);
+        out->alpha_robust = ldexp(gsl_vector_get(c, 1), et - ex);
+        out->beta_robust_se = ldexp(k * sqrt(gsl_matrix_get(cov, 0, 0)), et);
+        out->alpha_robust_se = ldexp(k * sqrt(gsl_matrix_get(cov, 1, 1)), et - ex);
+        out->sigma_robust = ldexp(rs.sigma_rob, et);
         for (i = 0; i < n; i++) {
             double w = gsl_vector_get(rs.weights, i);
             if (w < 0.5)
@@ -211,6 +241,15 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
                 weights[i] = w;
         }
     }
+    /* Scaled back, a slope can still overflow (t near DBL_MAX over a tiny
+     * x range); every figure must be a finite number. */
+    if (!isfinite(out->alpha) || !isfinite(out->beta) || !isfinite(out->alpha_se) ||
+        !isfinite(out->beta_se) || !isfinite(out->sigma) || !isfinite(out->r2) ||
+        !isfinite(out->alpha_robust) || !isfinite(out->beta_robust))
+        st = afd_priv_fail(err, AFD_ERANGE, 0, 0,
+                           "the fitted line does not fit in double precision (slope %g, "
+                           "intercept %g): rescale x or t",
+                           out->alpha, out->beta);
 done:
     gsl_matrix_free(X);
     gsl_matrix_free(cov);

@@ -111,6 +111,16 @@ afd_status afd_service_law_from_workload(const afd_workload *w, const afd_prefil
 
 /* ---- TTFT */
 
+/* A status of afd_ttft_quantile that means "the load is so close to 1 that
+ * the exact M/D/c chain exceeds its size limit" (rho above about 0.9996 at
+ * c = 64, 0.9999 at c = 1; see afd_mdc_alloc).  The mean wait there is at
+ * least tens of mean service times (about E[S] / (2 c (1 - rho))), so sizing takes such a pool as
+ * missing the SLO rather than failing. */
+static int saturated(afd_status st)
+{
+    return st == AFD_ELIMIT;
+}
+
 struct conv {
     const afd_mdc *q;
     const afd_service_law *s;
@@ -206,6 +216,8 @@ afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, d
         return AFD_EEMPTY;
     for (c = (int)floor(lambda * s->mean) + 1; c <= c_max; c++) {
         afd_status st = afd_ttft_quantile(lambda, s, c, p, out);
+        if (saturated(st))
+            continue; /* a load so close to 1 is taken as missing the SLO */
         if (st != AFD_OK)
             return st;
         if ((mg ? out->ttft_mg : out->ttft_md) <= slo)
@@ -284,6 +296,8 @@ const char *afd_limit_name(int limit)
     case AFD_LIMIT_SLOTS: return "decode-slots";
     case AFD_LIMIT_KV: return "kv-cache";
     case AFD_LIMIT_TPOT: return "tpot";
+    case AFD_LIMIT_SATURATION:
+        return "saturation";
     }
     return "none";
 }
@@ -301,6 +315,10 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
         return AFD_OK;
     }
     st = afd_ttft_quantile(lambda, pl->prefill, pl->prefill_instances, pl->percentile, &t);
+    if (saturated(st)) {
+        *limit = AFD_LIMIT_SATURATION; /* as afd_prefill_pool skips it */
+        return AFD_OK;
+    }
     if (st != AFD_OK)
         return st;
     if ((pl->mg ? t.ttft_mg : t.ttft_md) > pl->ttft_slo) {

@@ -276,6 +276,10 @@ afd_status afd_renewal_geometric(double mu_p, double mu_d, afd_renewal_stats *ou
     out->theta_se = out->nu_se = out->cov_theta_nu = 0;
     out->mean_p = mu_p;
     out->mean_d = mu_d;
+    if (!isfinite(out->ey2)) {
+        set_nan(out);
+        return AFD_ERANGE;
+    }
     return AFD_OK;
 }
 
@@ -288,5 +292,9 @@ afd_status afd_renewal_given(double theta, double nu, afd_renewal_stats *out)
     out->nu = nu;
     out->ey2 = nu * nu + theta * theta;
     out->theta_se = out->nu_se = out->cov_theta_nu = 0;
+    if (!isfinite(out->ey2)) {
+        set_nan(out);
+        return AFD_ERANGE;
+    }
     return AFD_OK;
 }

@@ -1,6 +1,8 @@
 /* test_calibrate.c: least-squares and robust fits of t = alpha x + beta. */
 #include <config.h>
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -151,6 +153,54 @@ static void errors(void **state)
     assert_string_equal(err.text, "point 2 is not finite");
 }
 
+/* Values near DBL_MAX: the textbook closed forms on x' = x/1e308,
+ * t' = t/1e308 (x' = 1, 1.2, 1.5, 1.7; t' = 1, 1.3, 1.4, 1.7) give
+ * Sxx = 0.29, Sxt = 0.26, Stt = 0.25, alpha = 0.26/0.29,
+ * beta = 1e308 (1.35 - 1.35 alpha), r2 = 0.26^2/(0.29 * 0.25). */
+static void huge_values(void **state)
+{
+    double x[4] = {1e308, 1.2e308, 1.5e308, 1.7e308}, t[4] = {1e308, 1.3e308, 1.4e308, 1.7e308};
+    double xs[4] = {1e-300, 2e-300, 3e-300, 4e-300};
+    afd_fit f;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_fit_line(x, t, 4, &f, NULL, &err), AFD_OK);
+    assert_close(f.alpha, 0.26 / 0.29, 1e-13, 0);
+    assert_close(f.beta, 1e308 * (1.35 - 1.35 * 0.26 / 0.29), 1e-12, 0);
+    assert_close(f.r2, 0.26 * 0.26 / (0.29 * 0.25), 1e-13, 0);
+    assert_true(isfinite(f.alpha_se) && isfinite(f.beta_se) && isfinite(f.sigma));
+    assert_true(isfinite(f.alpha_robust) && isfinite(f.beta_robust));
+    /* a slope of about 1e608 is no double */
+    assert_int_equal(afd_fit_line(xs, t, 4, &f, NULL, &err), AFD_ERANGE);
+    assert_true(strstr(err.text, "does not fit in double precision") != NULL);
+    assert_true(isnan(f.alpha));
+}
+
+/* An exact line through the origin fits a tiny negative intercept; within
+ * its standard error or rounding it is 0, beyond both it is kept. */
+static void clamp(void **state)
+{
+    double x[4] = {0.3, 0.6, 0.9, 1.2}, t[4] = {0.1, 0.2, 0.3, 0.4}, v;
+    afd_fit f;
+    (void)state;
+    assert_int_equal(afd_fit_line(x, t, 4, &f, NULL, NULL), AFD_OK);
+    assert_true(fabs(f.beta) < 1e-15);
+    /* 64 eps (max t + alpha max x) = 64 eps (0.4 + 0.4) */
+    assert_close(f.beta_round, 64 * DBL_EPSILON * 0.8, 1e-12, 0);
+    v = -3e-17;
+    assert_int_equal(afd_fit_clamp(&v, 0, f.beta_round), 1);
+    assert_true(v == 0);
+    v = -0.5;
+    assert_int_equal(afd_fit_clamp(&v, 0.6, 0), 1);
+    assert_true(v == 0);
+    v = -0.5;
+    assert_int_equal(afd_fit_clamp(&v, 0.4, 1e-15), 0);
+    assert_true(v == -0.5);
+    v = 2.385;
+    assert_int_equal(afd_fit_clamp(&v, 10, 10), 0);
+    assert_true(v == 2.385);
+}
+
 static void read_points(void **state)
 {
     char path[] = "/tmp/afdkit-test-points-XXXXXX";
@@ -189,6 +239,7 @@ int main(void)
         cmocka_unit_test(exact_line),        cmocka_unit_test(against_closed_forms),
         cmocka_unit_test(recovers_planted),  cmocka_unit_test(robust_to_outliers),
         cmocka_unit_test(errors),            cmocka_unit_test(read_points),
+        cmocka_unit_test(huge_values),       cmocka_unit_test(clamp),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

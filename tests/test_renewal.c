@@ -72,6 +72,15 @@ static void geometric_closed_form(void **state)
     assert_true(isnan(s.theta));
     assert_int_equal(afd_renewal_geometric(100, NAN, &s), AFD_EINVAL);
     assert_int_equal(afd_renewal_geometric(100, INFINITY, &s), AFD_EINVAL);
+    /* E[Y^2] = nu^2 + theta^2 about 2 mu_p^2 for a huge mu_p: 2e310 overflows,
+     * while mu_p = mu_d = 5e153 gives about 6 (5e153)^2 = 1.5e308 < DBL_MAX */
+    assert_int_equal(afd_renewal_geometric(1e155, 10, &s), AFD_ERANGE);
+    assert_true(isnan(s.theta) && isnan(s.nu) && isnan(s.ey2));
+    assert_int_equal(afd_renewal_geometric(5e153, 5e153, &s), AFD_OK);
+    assert_close(s.ey2, 1.5e308, 1e-12, 0);
+    assert_int_equal(afd_renewal_given(1e200, 1, &s), AFD_ERANGE);
+    assert_true(isnan(s.theta));
+    assert_int_equal(afd_renewal_given(1e150, 1e150, &s), AFD_OK);
 }
 
 /* Eq. (4) with the moments of the geometric law must reproduce Corollary 4.5:

@@ -3,8 +3,8 @@
  * Design note
  * -----------
  * One engine, many architectures.  The engine owns time, the event heap
- * (ordered by time, then by insertion sequence, so ties resolve in the order
- * they were scheduled), the request table, the arrival process, the latency
+ * (afd_event.h: ordered by time, then by insertion sequence, so ties resolve
+ * in the order they were scheduled), the request table, the arrival process, the latency
  * laws and the measurements.  It knows nothing of prefill, decode, chunks or
  * KV transfer.  An architecture is a *policy*: a table of four callbacks
  * (afd_serve_policy) that owns its instances and queues and decides what
@@ -12,9 +12,9 @@
  *
  *   engine -> policy   init(engine, config) -> state
  *                      arrive(state, engine, request)      a request enters
- *                      event(state, engine, kind, a, b)    an event it scheduled fires
+ *                      event(state, engine, kind, id)      an event it scheduled fires
  *                      fini(state)
- *   policy -> engine   afd_serve_at(e, t, kind, a, b)      schedule an event
+ *   policy -> engine   afd_serve_at(e, t, kind, id)        schedule an event
  *                      afd_serve_first_token(e, r)         TTFT of r is now
  *                      afd_serve_finish(e, r)              r's last token is now
  *                      afd_serve_req(e, r)                 prompt, output, arrival, class,
@@ -47,7 +47,7 @@
  * percentiles that grow with the run length.  The engine counts the requests
  * in the system at the arrivals that end the first, second and last third
  * of the run; it flags the run unstable when that backlog rises across both
- * thirds, each time by more than 2% of a third's arrivals and by more than
+ * thirds, each time by more than 1% of a third's arrivals and by more than
  * 50 requests.  A stable queue's backlog does not trend; an overloaded one
  * keeps the excess of every third (even when prefill priority starves the
  * decodes, so that early requests finish last).
@@ -118,7 +118,7 @@ typedef struct afd_serve_policy {
     afd_status (*init)(afd_serve_engine *e, const afd_serve_config *cfg, void **state,
                        afd_error *err);
     void (*arrive)(void *state, afd_serve_engine *e, uint32_t r);
-    void (*event)(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b);
+    void (*event)(void *state, afd_serve_engine *e, unsigned kind, uint64_t id);
     void (*fini)(void *state);
 } afd_serve_policy;
 
@@ -173,13 +173,21 @@ typedef struct afd_serve_result {
 AFD_API afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out,
                                  afd_error *err);
 
+/* Goodput by simulation: the largest Poisson rate in [lo, hi] whose run
+ * (p with lambda replaced; the same seed at every rate, so the runs share
+ * their uniforms) is stable with P90 TTFT <= ttft_slo and P90 TPOT <=
+ * tpot_slo, found by afd_goodput_bisect (afd_serving.h) to rel_tol; 0 if lo
+ * fails.  Errors: those of afd_serve_run and afd_goodput_bisect. */
+AFD_API afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double tpot_slo,
+                                     double lo, double hi, double rel_tol, double *goodput);
+
 /* ---- the engine's services to policies */
 
 /* Current simulated time. */
 AFD_API double afd_serve_now(const afd_serve_engine *e);
-/* Schedule an event for the policy at time t >= now; kind, a and b are the
+/* Schedule an event for the policy at time t >= now; kind and id are the
  * policy's.  AFD_ENOMEM if the heap cannot grow (the run then fails). */
-AFD_API afd_status afd_serve_at(afd_serve_engine *e, double t, int kind, uint32_t a, uint64_t b);
+AFD_API afd_status afd_serve_at(afd_serve_engine *e, double t, unsigned kind, uint64_t id);
 AFD_API afd_serve_request *afd_serve_req(afd_serve_engine *e, uint32_t r);
 /* Record the first token of r at the current time. */
 AFD_API void afd_serve_first_token(afd_serve_engine *e, uint32_t r);

@@ -11,63 +11,6 @@
 #include "afd_philox.h"
 #include "serve_internal.h"
 
-/* ------------------------------------------------------------ event heap */
-
-int serve_heap_push(serve_heap *h, double t, int kind, uint32_t a, uint64_t b)
-{
-    serve_event ev;
-    size_t i;
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        serve_event *v = realloc(h->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        h->v = v;
-        h->cap = cap;
-    }
-    ev.t = t;
-    ev.seq = h->seq++;
-    ev.b = b;
-    ev.a = a;
-    ev.kind = kind;
-    for (i = h->n++; i > 0; i = (i - 1) / 2) { /* sift up */
-        size_t p = (i - 1) / 2;
-        if (!serve_ev_less(&ev, &h->v[p]))
-            break;
-        h->v[i] = h->v[p];
-    }
-    h->v[i] = ev;
-    return 0;
-}
-
-void serve_heap_pop(serve_heap *h, serve_event *ev)
-{
-    serve_event last;
-    size_t i = 0, n;
-    *ev = h->v[0];
-    n = --h->n;
-    if (n == 0)
-        return;
-    last = h->v[n];
-    for (;;) { /* sift the last entry down from the root */
-        size_t l = 2 * i + 1, m;
-        if (l >= n)
-            break;
-        m = l + 1 < n && serve_ev_less(&h->v[l + 1], &h->v[l]) ? l + 1 : l;
-        if (!serve_ev_less(&h->v[m], &last))
-            break;
-        h->v[i] = h->v[m];
-        i = m;
-    }
-    h->v[i] = last;
-}
-
-void serve_heap_free(serve_heap *h)
-{
-    free(h->v);
-    memset(h, 0, sizeof *h);
-}
-
 /* ------------------------------------------------------------------ fifo */
 
 int serve_fifo_push(serve_fifo *q, uint32_t r)
@@ -100,7 +43,7 @@ void serve_fifo_free(serve_fifo *q)
 int serve_decoder_add(serve_decoder *d, const afd_serve_request *q, uint32_t r)
 {
     /* G output tokens: the prefill gave the first, G - 1 steps give the rest. */
-    if (serve_heap_push(&d->finish, (double)(d->steps + q->output - 1), 0, r, 0) != 0)
+    if (afd_event_heap_push(&d->finish, (double)(d->steps + q->output - 1), r, 0) != AFD_OK)
         return -1;
     d->kv += (double)q->prompt + 1;
     d->running++;
@@ -111,14 +54,14 @@ void serve_decoder_step_done(serve_decoder *d, afd_serve_engine *e)
 {
     d->steps++;
     d->kv += d->running; /* each sequence attends to one more token next step */
-    while (d->finish.n > 0 && d->finish.v[0].t <= (double)d->steps) {
-        serve_event ev;
+    while (d->finish.n > 0 && d->finish.e[0].time <= (double)d->steps) {
+        afd_event ev;
         const afd_serve_request *q;
-        serve_heap_pop(&d->finish, &ev);
-        q = afd_serve_req(e, ev.a);
+        afd_event_heap_pop(&d->finish, &ev);
+        q = afd_serve_req(e, (uint32_t)ev.id);
         d->kv -= (double)q->prompt + q->output; /* P + 1 + (G - 1) steps */
         d->running--;
-        afd_serve_finish(e, ev.a);
+        afd_serve_finish(e, (uint32_t)ev.id);
     }
     if (d->running == 0)
         d->kv = 0; /* no drift from rounding */
@@ -126,7 +69,7 @@ void serve_decoder_step_done(serve_decoder *d, afd_serve_engine *e)
 
 void serve_decoder_free(serve_decoder *d)
 {
-    serve_heap_free(&d->finish);
+    afd_event_heap_free(&d->finish);
 }
 
 /* ---------------------------------------------------------------- engine */
@@ -136,7 +79,7 @@ struct afd_serve_engine {
     const afd_hw *hw;
     double now;
     afd_status status;
-    serve_heap heap;
+    afd_event_heap heap;
     /* request slots */
     afd_serve_request *req;
     uint64_t *index; /* arrival number of the request in each slot */
@@ -157,13 +100,12 @@ double afd_serve_now(const afd_serve_engine *e)
     return e->now;
 }
 
-afd_status afd_serve_at(afd_serve_engine *e, double t, int kind, uint32_t a, uint64_t b)
+afd_status afd_serve_at(afd_serve_engine *e, double t, unsigned kind, uint64_t id)
 {
-    if (serve_heap_push(&e->heap, t < e->now ? e->now : t, kind, a, b) != 0) {
-        e->status = AFD_ENOMEM;
-        return AFD_ENOMEM;
-    }
-    return AFD_OK;
+    afd_status st = afd_event_heap_push(&e->heap, t < e->now ? e->now : t, id, kind);
+    if (st != AFD_OK && e->status == AFD_OK)
+        e->status = st;
+    return st;
 }
 
 afd_serve_request *afd_serve_req(afd_serve_engine *e, uint32_t r)
@@ -440,13 +382,13 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
 }
 
 /* Instability: the backlog (requests in the system at an arrival) rises
- * across both thirds of the run by more than 2% of the arrivals and 50. */
+ * across both thirds of the run by more than 1% of the arrivals and 50. */
 static void trend(const uint64_t bk[3], uint64_t total, afd_serve_result *out)
 {
     double third = (double)(total / 3), d1 = (double)bk[1] - (double)bk[0],
            d2 = (double)bk[2] - (double)bk[1];
     out->growth = (d1 + d2) / (2 * third);
-    if (d1 > 0.02 * third && d2 > 0.02 * third && d1 > 50 && d2 > 50)
+    if (d1 > 0.01 * third && d2 > 0.01 * third && d1 > 50 && d2 > 50)
         out->unstable = 1;
 }
 
@@ -494,7 +436,7 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
 
     next_arrival = p->times ? p->times[0] : -log(afd_philox_u01(p->seed, 0, 0)) / p->lambda;
     while (e.status == AFD_OK) {
-        if (n < total && (e.heap.n == 0 || next_arrival <= e.heap.v[0].t)) {
+        if (n < total && (e.heap.n == 0 || next_arrival <= e.heap.e[0].time)) {
             uint32_t r = take_slot(&e);
             afd_serve_request *q;
             if (r == UINT32_MAX) {
@@ -527,11 +469,11 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
             e.events++;
             p->policy->arrive(state, &e, r);
         } else if (e.heap.n > 0) {
-            serve_event ev;
-            serve_heap_pop(&e.heap, &ev);
-            e.now = ev.t;
+            afd_event ev;
+            afd_event_heap_pop(&e.heap, &ev);
+            e.now = ev.time;
             e.events++;
-            p->policy->event(state, &e, ev.kind, ev.a, ev.b);
+            p->policy->event(state, &e, ev.kind, ev.id);
         } else {
             break;
         }
@@ -580,7 +522,7 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
 done:
     if (have_state)
         p->policy->fini(state);
-    serve_heap_free(&e.heap);
+    afd_event_heap_free(&e.heap);
     free(e.req);
     free(e.index);
     free(e.free_slots);

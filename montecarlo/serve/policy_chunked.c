@@ -154,7 +154,7 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
         s->idle[s->n_idle++] = i;
         return;
     }
-    afd_serve_at(e, afd_serve_now(e) + t, EV_ITER_DONE, i, 0);
+    afd_serve_at(e, afd_serve_now(e) + t, EV_ITER_DONE, i);
 }
 
 static void arrive(void *state, afd_serve_engine *e, uint32_t r)
@@ -168,13 +168,12 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
         next(s, e, s->idle[--s->n_idle]);
 }
 
-static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b)
+static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
 {
     chunked *s = state;
+    unsigned a = (unsigned)id, j;
     chunk_inst *in = &s->in[a];
-    unsigned j;
     (void)kind;
-    (void)b;
     if (in->dec.running > 0)
         serve_decoder_step_done(&in->dec, e);
     for (j = 0; j < in->n_done; j++) {

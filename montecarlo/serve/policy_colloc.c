@@ -113,7 +113,7 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
         }
         s->batch_n[i] = n;
         afd_serve_at(e, afd_serve_now(e) + afd_serve_prefill_time(e, sp, sp2), EV_PREFILL_DONE,
-                     i, 0);
+                     i);
         return;
     }
     while (d->running < s->c.decode_bmax && s->local[i].n > 0) {
@@ -125,7 +125,7 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
     }
     if (d->running > 0)
         afd_serve_at(e, afd_serve_now(e) + afd_serve_decode_step(e, d->running, d->kv),
-                     EV_STEP_DONE, i, 0);
+                     EV_STEP_DONE, i);
     else
         s->idle[s->n_idle++] = i;
 }
@@ -141,10 +141,10 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
         next(s, e, s->idle[--s->n_idle]);
 }
 
-static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b)
+static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
 {
     colloc *s = state;
-    (void)b;
+    unsigned a = (unsigned)id;
     if (kind == EV_PREFILL_DONE) {
         uint32_t *batch = s->batch + (size_t)a * s->c.prefill_bmax;
         unsigned j;

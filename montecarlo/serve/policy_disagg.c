@@ -131,7 +131,7 @@ static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
         sp2 += p * p;
     }
     s->batch_n[i] = n;
-    afd_serve_at(e, afd_serve_now(e) + afd_serve_prefill_time(e, sp, sp2), EV_PREFILL_DONE, i, 0);
+    afd_serve_at(e, afd_serve_now(e) + afd_serve_prefill_time(e, sp, sp2), EV_PREFILL_DONE, i);
 }
 
 /* Per-step decode: admit waiting sequences, then step or go idle. */
@@ -148,7 +148,7 @@ static void decode_next(disagg *s, afd_serve_engine *e, unsigned i)
     if (d->running > 0) {
         s->stepping[i] = 1;
         afd_serve_at(e, afd_serve_now(e) + afd_serve_decode_step(e, d->running, d->kv),
-                     EV_STEP_DONE, i, 0);
+                     EV_STEP_DONE, i);
     } else {
         s->stepping[i] = 0;
         s->d_idle[s->n_d_idle++] = i;
@@ -166,7 +166,7 @@ static void box_start(disagg *s, afd_serve_engine *e, unsigned i, uint32_t r)
     t = (g - 1) * (hw->decode_beta + hw->decode_gamma * bp) +
         hw->decode_alpha * bp * ((g - 1) * q->prompt + g * (g - 1) / 2);
     s->boxes[i]++;
-    afd_serve_at(e, afd_serve_now(e) + t, EV_BOX_DONE, i, r);
+    afd_serve_at(e, afd_serve_now(e) + t, EV_BOX_DONE, (uint64_t)i << 32 | r);
 }
 
 static void decode_arrive(disagg *s, afd_serve_engine *e, uint32_t r)
@@ -201,9 +201,10 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
         start_prefill(s, e, s->p_idle[--s->n_p_idle]);
 }
 
-static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64_t b)
+static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
 {
     disagg *s = state;
+    uint32_t a = (uint32_t)id; /* instance, or request for EV_KV_DONE */
     switch (kind) {
     case EV_PREFILL_DONE: {
         uint32_t *batch = s->batch + (size_t)a * s->c.prefill_bmax;
@@ -220,7 +221,7 @@ static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64
                 double dur = s->c.kv_time_fixed + s->c.kv_time_per_token * q->prompt;
                 if (dur > 0) {
                     s->link_free[a] = start + dur;
-                    afd_serve_at(e, start + dur, EV_KV_DONE, r, 0);
+                    afd_serve_at(e, start + dur, EV_KV_DONE, r);
                 } else {
                     decode_arrive(s, e, r);
                 }
@@ -239,12 +240,14 @@ static void event(void *state, afd_serve_engine *e, int kind, uint32_t a, uint64
         serve_decoder_step_done(&s->dec[a], e);
         decode_next(s, e, a);
         break;
-    case EV_BOX_DONE:
-        afd_serve_finish(e, (uint32_t)b);
-        s->boxes[a]--;
+    case EV_BOX_DONE: {
+        unsigned i = (unsigned)(id >> 32);
+        afd_serve_finish(e, a);
+        s->boxes[i]--;
         if (s->dq.n > 0)
-            box_start(s, e, a, serve_fifo_pop(&s->dq));
+            box_start(s, e, i, serve_fifo_pop(&s->dq));
         break;
+    }
     }
 }
 

@@ -1,44 +1,15 @@
-/* serve_internal.h: the event heap shared by the serving engine and its
- * policies.  Not part of the API.
- *
- * A binary min-heap of events ordered by (time, insertion sequence): events
- * at the same time come out in the order they were pushed, so a run is
- * deterministic whatever the heap's internal layout.  Policies also use it
- * for "finishing step" queues (time = step number, exact in a double below
- * 2^53).
- */
+/* serve_internal.h: helpers shared by the serving engine and its policies
+ * (queues of requests, the decode batch).  Not part of the API.  Events and
+ * the decode batch's finishing steps live in afd_event heaps (time = step
+ * number there, exact in a double below 2^53). */
 #ifndef AFD_SERVE_INTERNAL_H
 #define AFD_SERVE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "afd_event.h"
 #include "afd_serve.h"
-
-typedef struct serve_event {
-    double t;
-    uint64_t seq;
-    uint64_t b;
-    uint32_t a;
-    int32_t kind;
-} serve_event;
-
-typedef struct serve_heap {
-    serve_event *v;
-    size_t n, cap;
-    uint64_t seq;
-} serve_heap;
-
-static inline int serve_ev_less(const serve_event *x, const serve_event *y)
-{
-    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
-}
-
-/* 0, or -1 when memory runs out (the heap is unchanged). */
-int serve_heap_push(serve_heap *h, double t, int kind, uint32_t a, uint64_t b);
-/* Remove the smallest event into *ev; h->n >= 1. */
-void serve_heap_pop(serve_heap *h, serve_event *ev);
-void serve_heap_free(serve_heap *h);
 
 /* FIFO of request ids, growable. */
 typedef struct serve_fifo {
@@ -68,7 +39,7 @@ extern const afd_serve_policy afd_priv_serve_disagg;
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
 typedef struct serve_decoder {
-    serve_heap finish; /* t = step count after which the sequence is done, a = request */
+    afd_event_heap finish; /* time = step count after which the sequence is done, id = request */
     uint64_t steps;    /* steps completed */
     double kv;         /* KV tokens held by the running sequences */
     unsigned running;

@@ -1,0 +1,366 @@
+/* cmd_strategies.c: afdkit strategies, BestServe's optimizer (Section 3.5)
+ * corrected: every collocated (xm) and disaggregated (ypzd) strategy on N
+ * devices, its goodput from the closed forms and from the simulator. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afd_serve.h"
+#include "afd_serving.h"
+#include "cli.h"
+#include "mc_internal.h"
+#include "serve_opts.h"
+
+enum { OPT_DEVICES = 400, OPT_TPS, OPT_METHOD, OPT_RELAX, OPT_TOL };
+enum { METHOD_CLOSED = 1, METHOD_SIM = 2, METHOD_BOTH = 3 };
+
+static const cli_option st_options[] = {
+    {"devices", 'N', "N", "devices to share out (required)", OPT_DEVICES},
+    {"tp", 0, "LIST", "tensor-parallel sizes tried (default 1,2,4,8; memory permitting)",
+     OPT_TPS},
+    {"method", 0, "M", "closed, sim or both (default both)", OPT_METHOD},
+    {"slo-relax", 0, "R", "accept P90s up to R times the SLOs (BestServe: 1.1; default 1)",
+     OPT_RELAX},
+    {"tolerance", 0, "X", "relative width of the goodput bracket (default 0.01)", OPT_TOL},
+    {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
+    {"decode-bmax", 0, "B", "sequences decoded together, memory permitting (default 16)",
+     OPT_SV_DBMAX},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group st_group = {"Strategies", st_options};
+static const cli_group *const st_groups[] = {&st_group, &cli_serve_model_group,
+                                             &cli_serve_run_group, &cli_output_group, NULL};
+
+struct ctx {
+    cli_serve_args a;
+    int64_t devices;
+    cli_list tps;
+    int method;
+    double relax, tol;
+};
+
+static int own(void *vctx, const cli_option *opt, const char *arg)
+{
+    struct ctx *x = vctx;
+    const char *cmd = x->a.cmd;
+    if (opt == NULL)
+        return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    switch (opt->id) {
+    case OPT_DEVICES: return cli_integer(cmd, opt->name, arg, 1, 1024, &x->devices);
+    case OPT_TPS:
+        cli_list_free(&x->tps);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, 1024, &x->tps);
+    case OPT_METHOD:
+        if (strcmp(arg, "closed") == 0)
+            x->method = METHOD_CLOSED;
+        else if (strcmp(arg, "sim") == 0)
+            x->method = METHOD_SIM;
+        else if (strcmp(arg, "both") == 0)
+            x->method = METHOD_BOTH;
+        else
+            return cli_usage_error(cmd, "--method: unknown method '%s' (closed, sim, both)", arg);
+        return 0;
+    case OPT_RELAX: return cli_real_min(cmd, opt->name, arg, 0, 1, &x->relax);
+    case OPT_TOL:
+        if (cli_real(cmd, opt->name, arg, &x->tol) != 0)
+            return EXIT_USAGE;
+        if (!(x->tol >= 1e-6 && x->tol < 0.5))
+            return cli_usage_error(cmd, "--tolerance must be in [1e-6, 0.5): '%s'", arg);
+        return 0;
+    }
+    if (opt->id == OPT_SV_LAMBDA || opt->id == OPT_SV_UNSTABLE)
+        return cli_usage_error(cmd, "--%s does not apply: strategies searches the rate", opt->name);
+    return cli_serve_option(&x->a, opt, arg);
+}
+
+typedef struct strategy {
+    char name[32];
+    int colloc;
+    unsigned tp, instances, prefill, decode, decode_bmax;
+    const afd_hw *hw;
+    double kv_time; /* per request, ms */
+    double goodput, goodput_sim; /* requests per ms */
+    int limit;
+    afd_status st, st_sim;
+} strategy;
+
+static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
+{
+    afd_serving_params q;
+    double cap, lo, hi;
+    memset(&q, 0, sizeof q);
+    q.hw = s->hw;
+    q.prompt = (double)x->a.prompt;
+    q.output = (double)x->a.output;
+    q.instances = s->instances;
+    q.prefill = s->prefill;
+    q.decode = s->decode;
+    q.prefill_bmax = (unsigned)x->a.prefill_bmax;
+    q.decode_bmax = s->decode_bmax;
+    q.kv_time = s->kv_time;
+    q.quantile = 0.9;
+    q.lambda = 1;
+    s->goodput = s->goodput_sim = NAN;
+    s->st = s->st_sim = AFD_OK;
+    s->limit = AFD_SERVING_LIMIT_NONE;
+    cap = afd_serving_capacity(&q, s->colloc);
+    if (x->method & METHOD_CLOSED)
+        s->st = afd_serving_goodput(&q, s->colloc, ttft, tpot, x->tol, &s->goodput, &s->limit);
+    if (x->method & METHOD_SIM) {
+        afd_serve_params p;
+        memset(&p, 0, sizeof p);
+        p.policy = afd_serve_policy_find(s->colloc ? "colloc" : "disagg");
+        p.hw = s->hw;
+        p.config.instances = s->instances;
+        p.config.prefill = s->prefill;
+        p.config.decode = s->decode;
+        p.config.prefill_bmax = (unsigned)x->a.prefill_bmax;
+        p.config.decode_bmax = s->decode_bmax;
+        p.config.kv_time_per_token = s->kv_time / q.prompt;
+        p.prompt = (uint32_t)x->a.prompt;
+        p.output = (uint32_t)x->a.output;
+        p.requests = (uint64_t)x->a.requests;
+        p.warmup = (uint64_t)x->a.warmup;
+        p.batches = (unsigned)x->a.batches;
+        p.seed = (uint64_t)x->a.seed;
+        p.ttft_slo = p.tpot_slo = INFINITY;
+        /* bracket: from well below the closed-form goodput up to the capacity */
+        hi = cap;
+        lo = s->goodput > 0 ? 0.25 * s->goodput : 1e-3 * cap;
+        s->st_sim = afd_serve_goodput(&p, ttft, tpot, lo, hi, x->tol > 0.02 ? x->tol : 0.02,
+                                      &s->goodput_sim);
+    }
+}
+
+static double key(const strategy *s)
+{
+    double g = isnan(s->goodput) ? s->goodput_sim : s->goodput;
+    double d = (double)s->tp * (s->colloc ? s->instances : s->prefill + s->decode);
+    return isnan(g) ? -1 : g / d;
+}
+
+static int by_goodput(const void *pa, const void *pb)
+{
+    const strategy *a = pa, *b = pb;
+    double ka = key(a), kb = key(b);
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    return strcmp(a->name, b->name) != 0 ? strcmp(a->name, b->name) : (int)a->tp - (int)b->tp;
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    struct ctx x;
+    cli_common c;
+    afd_model m;
+    afd_device d;
+    afd_error err;
+    afd_status st;
+    afd_hw *hws = NULL;
+    strategy *s = NULL;
+    size_t n = 0, cap_n, i, k;
+    double ttft, tpot, ms_per_s = 1e3, per_s;
+    cli_table *t;
+    cli_progress prog;
+    int rc;
+    long done = 0;
+
+    memset(&x, 0, sizeof x);
+    cli_serve_init(&x.a, cmd);
+    x.a.requests = 3000;
+    x.a.warmup = 300;
+    x.a.batches = 10;
+    x.method = METHOD_BOTH;
+    x.relax = 1;
+    x.tol = 0.01;
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &x);
+    if (rc != CLI_CONTINUE) {
+        cli_list_free(&x.tps);
+        return rc;
+    }
+    if (x.tps.n == 0 && (rc = cli_list_parse(cmd, "tp", "1,2,4,8", 1, 1, 1024, &x.tps)) != 0)
+        return rc;
+    if (x.devices == 0 || x.a.model == NULL || x.a.device == NULL || x.a.output == 0 ||
+        x.a.ttft_slo == NULL || x.a.tpot_slo == NULL) {
+        cli_list_free(&x.tps);
+        return cli_usage_error(cmd, "--devices, --model, --device, --lengths, --ttft-slo and "
+                                    "--tpot-slo are required");
+    }
+    if ((rc = cli_time(cmd, "ttft-slo", x.a.ttft_slo, "ms", &ttft)) != 0 ||
+        (rc = cli_time(cmd, "tpot-slo", x.a.tpot_slo, "ms", &tpot)) != 0) {
+        cli_list_free(&x.tps);
+        return rc;
+    }
+    if (!(ttft > 0 && tpot > 0)) {
+        cli_list_free(&x.tps);
+        return cli_usage_error(cmd, "SLOs must be > 0");
+    }
+    ttft *= x.relax;
+    tpot *= x.relax;
+    if ((st = afd_model_load(x.a.model, &m, &err)) != AFD_OK ||
+        (st = afd_device_load(x.a.device, &d, &err)) != AFD_OK) {
+        cli_list_free(&x.tps);
+        return cli_file_error(cmd, st == AFD_OK ? x.a.device : x.a.model, st, &err);
+    }
+    hws = calloc(x.tps.n, sizeof *hws);
+    cap_n = 0;
+    for (i = 0; i < x.tps.n; i++) {
+        unsigned tp = (unsigned)x.tps.v[i];
+        cap_n += (size_t)x.devices / tp * ((size_t)x.devices / tp + 1);
+    }
+    s = calloc(cap_n + 1, sizeof *s);
+    if (hws == NULL || s == NULL) {
+        free(hws);
+        free(s);
+        cli_list_free(&x.tps);
+        return cli_runtime_error(cmd, "out of memory");
+    }
+    /* enumerate: per tensor-parallel size that fits, every xm and ypzd */
+    for (i = 0; i < x.tps.n; i++) {
+        unsigned tp = (unsigned)x.tps.v[i], per = (unsigned)x.devices / tp, a, b;
+        double tokens, kvb, bmax;
+        if (per == 0)
+            continue;
+        if (afd_kv_capacity_tokens(&m, &d, tp, &tokens, &err) != AFD_OK) {
+            cli_warn(cmd, "tp %u left out: %s", tp, err.text);
+            continue;
+        }
+        if ((st = afd_estimate_laws(&m, &d, tp, &hws[i], &err)) != AFD_OK) {
+            cli_warn(cmd, "tp %u left out: %s", tp, err.text);
+            continue;
+        }
+        /* the decode batch limit, as far as the KV cache holds it */
+        bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
+        if (bmax < 1) {
+            cli_warn(cmd, "tp %u left out: the KV cache holds %.0f tokens, less than one "
+                          "request's %lld",
+                     tp, tokens, (long long)(x.a.prompt + x.a.output));
+            continue;
+        }
+        if (bmax > (double)x.a.decode_bmax)
+            bmax = (double)x.a.decode_bmax;
+        kvb = afd_kv_bytes_per_token(&m, tp);
+        for (a = 1; a <= per; a++) {
+            strategy *z = &s[n++];
+            snprintf(z->name, sizeof z->name, "%um", a);
+            z->colloc = 1;
+            z->tp = tp;
+            z->instances = a;
+            z->hw = &hws[i];
+            z->decode_bmax = (unsigned)bmax;
+        }
+        for (a = 1; a < per; a++)
+            for (b = 1; a + b <= per; b++) {
+                strategy *z = &s[n++];
+                snprintf(z->name, sizeof z->name, "%up%ud", a, b);
+                z->tp = tp;
+                z->prefill = a;
+                z->decode = b;
+                z->hw = &hws[i];
+                z->decode_bmax = (unsigned)bmax;
+                /* the KV cache of one request crosses tp links of net_gbps */
+                z->kv_time = (double)x.a.prompt * kvb / (tp * d.net_gbps * 1e9) * 1e3;
+            }
+    }
+    if (n == 0) {
+        free(hws);
+        free(s);
+        cli_list_free(&x.tps);
+        return cli_runtime_error(cmd, "no feasible strategy: %s does not fit on %lld x %s at "
+                                      "any tensor-parallel size tried",
+                                 m.name, (long long)x.devices, d.name);
+    }
+    cli_progress_init(&prog, cmd, "strategies", c.out.quiet);
+    AFD_OMP("omp parallel for schedule(dynamic, 1)")
+    for (k = 0; k < n; k++) {
+        eval(&s[k], &x, ttft, tpot);
+        AFD_OMP("omp critical")
+        {
+            done++;
+            cli_progress_update(&prog, (double)done, (double)n, "strategies");
+        }
+    }
+    cli_progress_end(&prog);
+    for (k = 0; k < n; k++)
+        if (s[k].st != AFD_OK || s[k].st_sim != AFD_OK) {
+            rc = cli_runtime_error(cmd, "%s tp %u: %s", s[k].name, s[k].tp,
+                                   afd_strerror(s[k].st != AFD_OK ? s[k].st : s[k].st_sim));
+            free(hws);
+            free(s);
+            cli_list_free(&x.tps);
+            return rc;
+        }
+    qsort(s, n, sizeof *s, by_goodput);
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        free(hws);
+        free(s);
+        cli_list_free(&x.tps);
+        return cli_runtime_error(cmd, "out of memory");
+    }
+    per_s = ms_per_s; /* goodputs are per ms: per second is 1000 times that */
+    cli_table_provenance(t);
+    cli_table_meta(t, "unit", "requests/s");
+    cli_table_meta(t, "model", "%s", m.name);
+    cli_table_meta(t, "device", "%s", d.name);
+    cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    cli_table_begin(t, "strategy", "arch", "tp", "instances", "prefill", "decode", "goodput",
+                    "goodput_per_device", "goodput_sim", "goodput_sim_per_device", "limit");
+    for (k = 0; k < n; k++) {
+        const strategy *z = &s[k];
+        unsigned inst = z->colloc ? z->instances : z->prefill + z->decode;
+        double dev = (double)inst * z->tp;
+        cli_table_str(t, z->name);
+        cli_table_str(t, z->colloc ? "colloc" : "disagg");
+        cli_table_uint(t, z->tp);
+        cli_table_uint(t, inst);
+        cli_table_uint(t, z->colloc ? z->instances : z->prefill);
+        cli_table_uint(t, z->colloc ? z->instances : z->decode);
+        cli_table_real(t, z->goodput * per_s);
+        cli_table_real(t, z->goodput * per_s / dev);
+        cli_table_real(t, z->goodput_sim * per_s);
+        cli_table_real(t, z->goodput_sim * per_s / dev);
+        cli_table_str(t, x.method & METHOD_CLOSED ? afd_serving_limit_name(z->limit) : "nan");
+        cli_table_end_row(t);
+    }
+    free(hws);
+    free(s);
+    cli_list_free(&x.tps);
+    return cli_table_finish(t, cmd);
+}
+
+const cli_command cli_cmd_strategies = {
+    .name = "strategies",
+    .path = "strategies",
+    .summary = "rank collocated and disaggregated serving strategies by goodput per device",
+    .usage = "strategies --devices N --model M --device D --lengths P,G --ttft-slo T "
+             "--tpot-slo T [--tp LIST] [--method closed|sim|both]",
+    .description =
+        "BestServe's optimizer (Section 3.5), corrected.  For N devices, every collocated\n"
+        "strategy xm (x instances) and disaggregated ypzd (y prefill, z decode instances),\n"
+        "each instance of tp devices (--tp; a size whose weights do not fit, or whose KV\n"
+        "cache cannot hold one request, is left out with a warning; the decode batch limit\n"
+        "is cut to what the KV cache holds).  Latency laws from the estimator for the model\n"
+        "and device at each tp.  Prints one row per strategy, best first:\n"
+        "  strategy arch tp instances prefill decode goodput goodput_per_device\n"
+        "  goodput_sim goodput_sim_per_device limit\n"
+        "\n"
+        "  goodput       the largest Poisson rate (requests/s) at which the P90 TTFT and\n"
+        "                the P90 TPOT meet the SLOs (times --slo-relax), by bisection\n"
+        "                (Algorithm 8, its loop test the right way round) on the closed\n"
+        "                forms (libanalytic/afd_serving.h)\n"
+        "  goodput_sim   the same on the simulator (afdkit serve; --requests, default 3000,\n"
+        "                after --warmup 300; the same seed at every rate)\n"
+        "  *_per_device  divided by tp x instances\n"
+        "  limit         what fails just above the closed-form goodput: ttft, tpot (an\n"
+        "                SLO), prefill or decode (a stage cannot keep up)\n"
+        "Rows are sorted by goodput_per_device (goodput_sim_per_device with --method sim).\n"
+        "For colloc, prefill and decode both give the number of instances.",
+    .groups = st_groups,
+    .run = run,
+};

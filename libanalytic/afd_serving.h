@@ -1,0 +1,144 @@
+/* afd_serving.h: closed forms for request-level serving, beside the
+ * simulator of montecarlo/serve (afdkit serve) that checks them.
+ *
+ * Requests arrive as a Poisson process at rate lambda, each with P prompt
+ * tokens and G output tokens (fixed lengths, BestServe's operating points;
+ * a workload enters through its mean lengths, which adds the error of
+ * ignoring their spread).  The latency laws are those of afd_hw:
+ *     prefill batch of k prompts     S(k) = pa + k (pb P + pc P^2)
+ *     decode step of b sequences     t(b) = beta + b (gamma + alpha (P + G/2))
+ * (a sequence holds P + j KV tokens at its j-th step, P + G/2 on average
+ * over its G - 1 steps).
+ *
+ * ---- Prefill: M/D^[k]/c batch service by the exact M/D/c machinery.
+ * c instances take up to B waiting requests per batch.  A server that
+ * keeps taking batches of k runs like k servers of service time S(k): the
+ * approximation replaces the batch queue by M/D/(c k) with D = S(k)
+ * (afd_queue.h, exact for that queue), for each k = 1 .. B with
+ * lambda S(k) / (c k) < 1, and keeps the k with the smallest TTFT quantile
+ * (the scheduler adapts its batches to the load; the best fixed k stands
+ * for it).  TTFT = W + S(k).  For B = 1 it is the exact M/D/c sojourn time.
+ * For B > 1 it is an approximation; measured against the simulator
+ * (docs/reproduction.md) at P90 TTFT between 1.5 and 6 prefill times:
+ * within 15% for the compute-bound laws of the operating points
+ * (pa << pb P), where batching gains little.
+ *
+ * ---- Decode: the step law at the slot occupancy.
+ * A decode instance with arrival rate lambda_d runs steps back to back.  A
+ * request that joins sees the others as an M/G/infinity population
+ * (Poisson, by PASTA), so the mean step it experiences is
+ *     T = t0 + t1 (1 + n),  t0 = beta,  t1 = gamma + alpha (P + G/2),
+ * n the mean number of others; Little's law over the G - 1 steps gives
+ * n = lambda_d (G - 1) T / (1 - f), f the fraction of time the instance
+ * spends on other work (0 when disaggregated), and the steps are spread over
+ * the time left, TPOT = T / (1 - f).  Solving,
+ *     TPOT = (t0 + t1) / (1 - f - t1 lambda_d (G - 1)),
+ * finite iff f + t1 lambda_d (G - 1) < 1.  A request's TPOT averages the
+ * step over its G - 1 steps, so its spread is small: the quantile is the
+ * mean plus the wait for a slot when the running sequences approach the
+ * batch limit, W_q / (G - 1), with W the wait of M/D/B with service
+ * (G - 1) TPOT (B = decode_bmax slots).  If the mean occupancy 1 + n
+ * exceeds B, the steps run at the full batch and the decode capacity is
+ * (1 - f) B / ((G - 1) t(B)) requests per unit time: a larger lambda_d is
+ * unstable (AFD_EUNSTABLE with limit decode).
+ *
+ * ---- Collocated with prefill priority (vLLM; BestServe Section 3.4.4).
+ * N instances share one prefill queue (the prefill form above with c = N)
+ * and each decodes what it prefilled (lambda_d = lambda / N) in the time
+ * prefills leave, f = lambda S(k) / (N k): prefill priority makes decode
+ * lose exactly that fraction, so decode becomes unstable long before
+ * prefill does when f is large (BestServe Table 5).  A prefill waits for
+ * the decode step in flight, half a step on average while decoding, which
+ * is added to TTFT.
+ */
+#ifndef AFD_SERVING_H
+#define AFD_SERVING_H
+
+#include "afd_hw.h"
+#include "afd_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afd_serving_params {
+    const afd_hw *hw;      /* prefill and decode laws */
+    double lambda;         /* Poisson rate, > 0, in the inverse unit of hw */
+    double prompt, output; /* P >= 1, G >= 1 */
+    unsigned instances;    /* colloc: N */
+    unsigned prefill, decode; /* disagg: NP, ND */
+    unsigned prefill_bmax, decode_bmax;
+    double kv_time;        /* disagg: transfer time of one request's KV cache (>= 0) */
+    double quantile;       /* of TTFT and TPOT, in (0, 1) (0: 0.9) */
+} afd_serving_params;
+
+enum {
+    AFD_SERVING_LIMIT_NONE = 0,
+    AFD_SERVING_LIMIT_PREFILL, /* the prefill stage cannot keep up */
+    AFD_SERVING_LIMIT_DECODE,  /* the decode stage cannot keep up */
+    AFD_SERVING_LIMIT_TTFT,    /* the TTFT SLO binds */
+    AFD_SERVING_LIMIT_TPOT     /* the TPOT SLO binds */
+};
+
+typedef struct afd_serving_result {
+    double ttft_mean, ttft_q;  /* time to first token, mean and quantile */
+    double tpot_mean, tpot_q;  /* time per output token */
+    double prefill_rho;        /* lambda S(k) / (c k) at the chosen k */
+    unsigned prefill_batch;    /* the k chosen */
+    double decode_rho;         /* f + t1 lambda_d (G - 1), or the slot load */
+    double decode_batch;       /* mean sequences per decode step, 1 + n */
+    int limit;                 /* on AFD_EUNSTABLE: the stage that cannot keep up */
+} afd_serving_result;
+
+/* Disaggregated serving, NP prefill and ND decode instances.  TPOT adds the
+ * KV transfer spread over the G - 1 steps, kv_time / (G - 1).
+ * AFD_EINVAL for bad parameters, AFD_EUNSTABLE (limit set, the rest NaN)
+ * when a stage cannot keep up, AFD_ENOMEM/AFD_ENUMERIC from the M/D/c
+ * solver. */
+AFD_API afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *out);
+
+/* Collocated serving with prefill priority, N instances.  Errors as above. */
+AFD_API afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out);
+
+/* Name of a limit: "none", "prefill", "decode", "ttft", "tpot". */
+AFD_API const char *afd_serving_limit_name(int limit);
+
+/* The largest arrival rate the configuration sustains at all (colloc != 0:
+ * collocated, N instances; else disaggregated):
+ *   prefill     c max_k k / S(k)  (k = 1 .. B)
+ *   decode      ND B / ((G - 1) t(B))
+ *   collocated  N / (S(k)/k + (G - 1) t(B) / B), the best k
+ * (every instance busy, every batch full).  +inf for a stage that has no
+ * work (G = 1); NaN for bad parameters. */
+AFD_API double afd_serving_capacity(const afd_serving_params *p, int colloc);
+
+/* Feasibility of a rate for afd_goodput_bisect: 1 feasible, 0 not, negative
+ * on failure (the search stops with AFD_ENUMERIC). */
+typedef int (*afd_feasible_fn)(double lambda, void *ctx);
+
+/* Goodput by bisection, BestServe's Algorithm 8 with its loop test the right
+ * way round: the printed "while lambda_u - lambda_l < eps" never runs (the
+ * initial gap is wide), so the bracket [lo, hi] is halved while
+ * hi - lo > rel_tol hi, keeping lo feasible and hi infeasible.  hi is not
+ * tested (it should be a capacity, infeasible by construction); if lo is not
+ * feasible the goodput is 0.  Feasibility is assumed monotone in lambda
+ * (a simulator with common random numbers is nearly so).  AFD_EINVAL for
+ * 0 < lo < hi violated or rel_tol outside (0, 1). */
+AFD_API afd_status afd_goodput_bisect(afd_feasible_fn feasible, void *ctx, double lo, double hi,
+                                      double rel_tol, double *goodput);
+
+/* The goodput of the closed forms: the largest rate whose TTFT and TPOT
+ * quantiles (p->quantile, P90 by default) meet ttft_slo and tpot_slo, by
+ * afd_goodput_bisect from capacity 1e-4 up to the capacity, to rel_tol.
+ * *limit tells what fails just above it (an SLO, or a stage's stability);
+ * AFD_SERVING_LIMIT_TTFT or _TPOT with goodput 0 when the SLO cannot be met
+ * even at the lightest load.  lambda in p is ignored. */
+AFD_API afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double ttft_slo,
+                                       double tpot_slo, double rel_tol, double *goodput,
+                                       int *limit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFD_SERVING_H */

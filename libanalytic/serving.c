@@ -1,0 +1,351 @@
+/* serving.c: closed forms for request-level serving (see afd_serving.h). */
+#include <config.h>
+
+#include <math.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "afd_queue.h"
+#include "afd_serving.h"
+
+#define SOLVER_MAX_SERVERS 4096 /* c k beyond this: the batch is not worth solving */
+
+static void set_nan(afd_serving_result *out)
+{
+    out->ttft_mean = out->ttft_q = out->tpot_mean = out->tpot_q = NAN;
+    out->prefill_rho = out->decode_rho = out->decode_batch = NAN;
+    out->prefill_batch = 0;
+    out->limit = AFD_SERVING_LIMIT_NONE;
+}
+
+const char *afd_serving_limit_name(int limit)
+{
+    return limit == AFD_SERVING_LIMIT_PREFILL  ? "prefill"
+           : limit == AFD_SERVING_LIMIT_DECODE ? "decode"
+           : limit == AFD_SERVING_LIMIT_TTFT   ? "ttft"
+           : limit == AFD_SERVING_LIMIT_TPOT   ? "tpot"
+                                               : "none";
+}
+
+static double batch_time(const afd_hw *hw, double k, double P)
+{
+    return hw->prefill_a + k * (hw->prefill_b * P + hw->prefill_c * P * P);
+}
+
+/* Sojourn quantile of M/D/s and its mean (wait + D).  AFD_OK or the solver's. */
+static afd_status mds(double lambda, double d, int s, double q, double *mean, double *quant)
+{
+    afd_mdc *m;
+    afd_status st = afd_mdc_alloc(lambda, d, s, &m);
+    afd_result wq, wp;
+    if (st != AFD_OK)
+        return st;
+    st = afd_mdc_wq_e(m, &wq);
+    if (st == AFD_OK)
+        st = afd_mdc_wait_quantile_e(m, q, &wp);
+    afd_mdc_free(m);
+    if (st != AFD_OK)
+        return st;
+    *mean = wq.val + d;
+    *quant = wp.val + d;
+    return AFD_OK;
+}
+
+/* Prefill TTFT: M/D/(c k) with D = S(k), the best k in 1..B. */
+static afd_status prefill(const afd_serving_params *p, unsigned c, afd_serving_result *out)
+{
+    unsigned k, rises = 0;
+    double best = INFINITY;
+    afd_status last = AFD_EUNSTABLE;
+    for (k = 1; k <= p->prefill_bmax && (double)c * k <= SOLVER_MAX_SERVERS; k++) {
+        double s = batch_time(p->hw, k, p->prompt), rho = p->lambda * s / ((double)c * k);
+        double mean, quant;
+        afd_status st;
+        if (!(rho < 1))
+            continue;
+        st = mds(p->lambda, s, (int)(c * k), p->quantile, &mean, &quant);
+        if (st != AFD_OK) {
+            last = st == AFD_ENOMEM ? AFD_EUNSTABLE : st; /* rho too close to 1 to matter */
+            continue;
+        }
+        if (quant < best) {
+            best = quant;
+            out->ttft_q = quant;
+            out->ttft_mean = mean;
+            out->prefill_rho = rho;
+            out->prefill_batch = k;
+            rises = 0;
+        } else if (++rises == 2) {
+            break; /* past the best batch */
+        }
+    }
+    if (isinf(best)) {
+        out->limit = AFD_SERVING_LIMIT_PREFILL;
+        return last;
+    }
+    return AFD_OK;
+}
+
+/* Decode TPOT at the slot occupancy; f = fraction of time taken by other work. */
+static afd_status decode(const afd_serving_params *p, double lambda_d, double f,
+                         afd_serving_result *out)
+{
+    const afd_hw *hw = p->hw;
+    double m = p->output - 1, t0 = hw->decode_beta;
+    double t1 = hw->decode_gamma + hw->decode_alpha * (p->prompt + p->output / 2);
+    double B = p->decode_bmax, den, tpot, batch, d, mean, quant;
+    afd_status st;
+    if (m <= 0) { /* one output token: no decode */
+        out->decode_rho = 0;
+        out->decode_batch = 0;
+        return AFD_OK;
+    }
+    den = 1 - f - t1 * lambda_d * m;
+    tpot = den > 0 ? (t0 + t1) / den : INFINITY;
+    batch = 1 + lambda_d * m * tpot;
+    out->decode_rho = 1 - den;
+    if (!(batch <= B)) { /* steps at the full batch; capacity (1 - f) B / (m t(B)) */
+        double tb = (t0 + B * t1) / (1 - f);
+        if (!(f < 1) || !(lambda_d * m * tb < B)) {
+            out->decode_rho = lambda_d * m * tb / B;
+            out->limit = AFD_SERVING_LIMIT_DECODE;
+            return AFD_EUNSTABLE;
+        }
+        tpot = tb;
+        batch = B;
+        out->decode_rho = lambda_d * m * tb / B;
+    }
+    out->decode_batch = batch;
+    /* the wait for a slot: M/D/B with service m tpot */
+    d = m * tpot;
+    if (lambda_d * d / B < 1 - 1e-9) {
+        st = mds(lambda_d, d, (int)B, p->quantile, &mean, &quant);
+        if (st == AFD_ENOMEM) {
+            out->limit = AFD_SERVING_LIMIT_DECODE;
+            return AFD_EUNSTABLE;
+        }
+        if (st != AFD_OK)
+            return st;
+        out->tpot_mean = mean / m;
+        out->tpot_q = quant / m;
+    } else {
+        out->limit = AFD_SERVING_LIMIT_DECODE;
+        return AFD_EUNSTABLE;
+    }
+    return AFD_OK;
+}
+
+static afd_status check(const afd_serving_params *p)
+{
+    const afd_hw *hw = p->hw;
+    if (hw == NULL || !afd_hw_has_prefill(hw) || !afd_hw_has_decode(hw))
+        return AFD_EINVAL;
+    if (!(hw->prefill_a >= 0 && hw->prefill_b >= 0 && hw->prefill_c >= 0 &&
+          hw->decode_beta >= 0 && hw->decode_gamma >= 0 && hw->decode_alpha >= 0) ||
+        !(batch_time(hw, 1, p->prompt) > 0))
+        return AFD_EINVAL;
+    if (!(p->lambda > 0 && isfinite(p->lambda)) || !(p->prompt >= 1 && p->prompt < 1e9) ||
+        !(p->output >= 1 && p->output < 1e9) || p->prefill_bmax < 1 || p->decode_bmax < 1 ||
+        !(p->kv_time >= 0 && isfinite(p->kv_time)) ||
+        !(p->quantile == 0 || (p->quantile > 0 && p->quantile < 1)))
+        return AFD_EINVAL;
+    return AFD_OK;
+}
+
+afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *out)
+{
+    afd_serving_params q;
+    afd_status st;
+    set_nan(out);
+    if (p == NULL || (st = check(p)) != AFD_OK)
+        return AFD_EINVAL;
+    if (p->prefill < 1 || p->decode < 1)
+        return AFD_EINVAL;
+    q = *p;
+    if (q.quantile == 0)
+        q.quantile = 0.9;
+    st = prefill(&q, q.prefill, out);
+    if (st == AFD_OK)
+        st = decode(&q, q.lambda / q.decode, 0, out);
+    if (st != AFD_OK) {
+        int limit = out->limit;
+        set_nan(out);
+        out->limit = limit;
+        return st;
+    }
+    if (q.output > 1) {
+        out->tpot_mean += q.kv_time / (q.output - 1);
+        out->tpot_q += q.kv_time / (q.output - 1);
+    } else {
+        out->tpot_mean = out->tpot_q = NAN;
+    }
+    return AFD_OK;
+}
+
+afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out)
+{
+    afd_serving_params q;
+    afd_status st;
+    double f, step, busy;
+    set_nan(out);
+    if (p == NULL || (st = check(p)) != AFD_OK || p->instances < 1)
+        return AFD_EINVAL;
+    q = *p;
+    if (q.quantile == 0)
+        q.quantile = 0.9;
+    st = prefill(&q, q.instances, out);
+    if (st == AFD_OK) {
+        f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
+        st = decode(&q, q.lambda / q.instances, f, out);
+    }
+    if (st != AFD_OK) {
+        int limit = out->limit;
+        set_nan(out);
+        out->limit = limit;
+        return st;
+    }
+    if (q.output > 1) {
+        double lam_i = q.lambda / q.instances, k = out->prefill_batch, life, sd, z, r;
+        double s = batch_time(q.hw, k, q.prompt);
+        /* a prefill waits for the step in flight: the instance is decoding
+         * with probability busy, the residual step uniform on (0, step) */
+        step = q.hw->decode_beta +
+               out->decode_batch * (q.hw->decode_gamma +
+                                    q.hw->decode_alpha * (q.prompt + q.output / 2));
+        busy = lam_i * (q.output - 1) * step;
+        if (busy > 1 - out->prefill_rho)
+            busy = 1 - out->prefill_rho;
+        r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
+        out->ttft_mean += busy * step / 2;
+        out->ttft_q += r > 0 ? r * step : 0;
+        /* TPOT spread: the prefill batches that interrupt a request's decode
+         * life L = (G - 1) TPOT are Poisson at rate lam_i / k, each S(k)
+         * long, so the time they take has variance (lam_i / k) L S(k)^2
+         * (compound Poisson); normal quantile of that, spread over G - 1 */
+        life = (q.output - 1) * out->tpot_mean;
+        sd = sqrt(lam_i / k * life) * s;
+        z = gsl_cdf_ugaussian_Pinv(q.quantile);
+        out->tpot_q += z * sd / (q.output - 1);
+    } else {
+        out->tpot_mean = out->tpot_q = NAN;
+    }
+    return AFD_OK;
+}
+
+double afd_serving_capacity(const afd_serving_params *p, int colloc)
+{
+    const afd_hw *hw;
+    double best = 0, m, tb, dec;
+    unsigned k;
+    if (p == NULL || check(p) != AFD_OK || (colloc ? p->instances < 1 : p->prefill < 1 ||
+                                                                           p->decode < 1))
+        return NAN;
+    hw = p->hw;
+    m = p->output - 1;
+    tb = hw->decode_beta + p->decode_bmax * (hw->decode_gamma +
+                                             hw->decode_alpha * (p->prompt + p->output / 2));
+    dec = m * tb / p->decode_bmax; /* decode time per request at the full batch */
+    for (k = 1; k <= p->prefill_bmax; k++) {
+        double s = batch_time(hw, k, p->prompt) / k, rate;
+        rate = colloc ? p->instances / (s + dec) : p->prefill / s;
+        if (rate > best)
+            best = rate;
+    }
+    if (!colloc && m > 0 && p->decode / dec < best)
+        best = p->decode / dec;
+    return best;
+}
+
+afd_status afd_goodput_bisect(afd_feasible_fn feasible, void *ctx, double lo, double hi,
+                              double rel_tol, double *goodput)
+{
+    int f;
+    *goodput = NAN;
+    if (!(lo > 0 && lo < hi && isfinite(hi)) || !(rel_tol > 0 && rel_tol < 1))
+        return AFD_EINVAL;
+    f = feasible(lo, ctx);
+    if (f < 0)
+        return AFD_ENUMERIC;
+    if (f == 0) {
+        *goodput = 0;
+        return AFD_OK;
+    }
+    while (hi - lo > rel_tol * hi) {
+        double mid = 0.5 * (lo + hi);
+        f = feasible(mid, ctx);
+        if (f < 0)
+            return AFD_ENUMERIC;
+        if (f)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *goodput = lo;
+    return AFD_OK;
+}
+
+struct cf_ctx {
+    afd_serving_params p;
+    int colloc;
+    double ttft_slo, tpot_slo;
+    int limit;   /* why the last infeasible rate failed */
+    afd_status failure;
+};
+
+static int cf_feasible(double lambda, void *ctx)
+{
+    struct cf_ctx *c = ctx;
+    afd_serving_result r;
+    afd_status st;
+    c->p.lambda = lambda;
+    st = c->colloc ? afd_serving_colloc(&c->p, &r) : afd_serving_disagg(&c->p, &r);
+    if (st == AFD_EUNSTABLE) {
+        c->limit = r.limit;
+        return 0;
+    }
+    if (st != AFD_OK) {
+        c->failure = st;
+        return -1;
+    }
+    if (r.ttft_q > c->ttft_slo) {
+        c->limit = AFD_SERVING_LIMIT_TTFT;
+        return 0;
+    }
+    if (r.tpot_q > c->tpot_slo) { /* NaN (one output token) passes */
+        c->limit = AFD_SERVING_LIMIT_TPOT;
+        return 0;
+    }
+    return 1;
+}
+
+afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double ttft_slo,
+                               double tpot_slo, double rel_tol, double *goodput, int *limit)
+{
+    struct cf_ctx c;
+    double cap;
+    afd_status st;
+    *goodput = NAN;
+    *limit = AFD_SERVING_LIMIT_NONE;
+    if (p == NULL || !(ttft_slo > 0) || !(tpot_slo > 0))
+        return AFD_EINVAL;
+    c.p = *p;
+    c.p.lambda = 1; /* for the check only */
+    cap = afd_serving_capacity(&c.p, colloc);
+    if (!(cap > 0) || !isfinite(cap))
+        return AFD_EINVAL;
+    c.colloc = colloc;
+    c.ttft_slo = ttft_slo;
+    c.tpot_slo = tpot_slo;
+    c.limit = AFD_SERVING_LIMIT_NONE;
+    c.failure = AFD_OK;
+    st = afd_goodput_bisect(cf_feasible, &c, cap * 1e-4, cap, rel_tol, goodput);
+    if (st == AFD_ENUMERIC)
+        st = c.failure;
+    if (st == AFD_OK && c.limit == AFD_SERVING_LIMIT_NONE) {
+        /* the capacity itself is not tested: above the goodput a stage saturates */
+        c.p.lambda = cap;
+        cf_feasible(cap * (1 - 1e-9), &c);
+    }
+    *limit = c.limit;
+    return st;
+}

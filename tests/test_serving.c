@@ -1,0 +1,165 @@
+/* test_serving.c: the serving closed forms against hand formulas, and
+ * against the simulator within the errors their header states. */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "afd_serve.h"
+#include "afd_serving.h"
+#include "test_util.h"
+
+static afd_hw laws(double pa, double pb, double pc, double beta, double gamma, double alpha)
+{
+    afd_hw hw;
+    afd_hw_init(&hw);
+    hw.alpha_a = hw.alpha_f = 1;
+    hw.beta_a = hw.beta_f = hw.alpha_c = hw.beta_c = 0;
+    strcpy(hw.unit, "s");
+    hw.prefill_a = pa, hw.prefill_b = pb, hw.prefill_c = pc;
+    hw.decode_beta = beta, hw.decode_gamma = gamma, hw.decode_alpha = alpha;
+    return hw;
+}
+
+static afd_serving_params params(const afd_hw *hw, double lambda, double P, double G)
+{
+    afd_serving_params p;
+    memset(&p, 0, sizeof p);
+    p.hw = hw;
+    p.lambda = lambda;
+    p.prompt = P;
+    p.output = G;
+    p.instances = p.prefill = p.decode = 1;
+    p.prefill_bmax = 1;
+    p.decode_bmax = 1000;
+    return p;
+}
+
+/* Batch 1, one prefill instance: the M/D/1 sojourn time; its mean by
+ * Pollaczek-Khinchine, rho D / (2 (1 - rho)) + D. */
+static void prefill_md1(void **state)
+{
+    afd_hw hw = laws(0.5, 1e-3, 0, 0.02, 0, 0);
+    afd_serving_params p = params(&hw, 0.8, 300, 1);
+    afd_serving_result r;
+    const double D = 0.8;
+    (void)state;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.ttft_mean, 0.64 * D / (2 * 0.36) + D, 1e-12, 0);
+    assert_int_equal(r.prefill_batch, 1);
+    assert_close(r.prefill_rho, 0.64, 1e-14, 0);
+    assert_true(isnan(r.tpot_mean)); /* G = 1 */
+}
+
+/* Decode with slots to spare: TPOT = (t0 + t1) / (1 - t1 lambda (G - 1)),
+ * t1 = gamma + alpha (P + G/2); with G = 11, P = 1000, lambda = 2:
+ * t1 = 0.001 + 1e-6 * 1005.5 = 0.0020055, t1 lambda m = 0.04011. */
+static void decode_fixed_point(void **state)
+{
+    afd_hw hw = laws(0.01, 0, 0, 0.03, 0.001, 1e-6);
+    afd_serving_params p = params(&hw, 2, 1000, 11);
+    afd_serving_result r;
+    double t1 = 0.001 + 1e-6 * 1005.5, tpot = (0.03 + t1) / (1 - t1 * 2 * 10);
+    (void)state;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.tpot_mean, tpot, 1e-9, 0);
+    assert_close(r.decode_batch, 1 + 2 * 10 * tpot, 1e-9, 0);
+    /* a KV transfer of 0.1 spreads over the 10 steps */
+    p.kv_time = 0.1;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.tpot_mean, tpot + 0.01, 1e-9, 0);
+    /* two decode instances halve the rate each sees */
+    p.kv_time = 0;
+    p.decode = 2;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.tpot_mean, (0.03 + t1) / (1 - t1 * 10), 1e-9, 0);
+}
+
+/* Collocated: prefill takes f = lambda S / N of each instance's time and
+ * decode gets the rest: TPOT = (t0 + t1) / (1 - f - t1 lambda_d m). */
+static void colloc_share(void **state)
+{
+    afd_hw hw = laws(0.05, 0, 0, 0.03, 0.001, 1e-6);
+    afd_serving_params p = params(&hw, 4, 1000, 11);
+    afd_serving_result r;
+    double t1 = 0.001 + 1e-6 * 1005.5, f = 4 * 0.05 / 2;
+    (void)state;
+    p.instances = 2;
+    assert_int_equal(afd_serving_colloc(&p, &r), AFD_OK);
+    assert_close(r.prefill_rho, f, 1e-14, 0);
+    assert_close(r.tpot_mean, (0.03 + t1) / (1 - f - t1 * 2 * 10), 1e-9, 0);
+    /* prefill priority starves decode: capacity (1 - f) B / (m t(B)) with
+     * B = 2: (1 - 0.1) 2 / (10 (0.03 + 2 t1)) = 5.3 per instance < 8 */
+    p.decode_bmax = 2;
+    p.lambda = 16;
+    p.instances = 2;
+    hw.prefill_a = 0.0125; /* f = 16 * 0.0125 / 2 = 0.1 */
+    assert_int_equal(afd_serving_colloc(&p, &r), AFD_EUNSTABLE);
+    assert_int_equal(r.limit, AFD_SERVING_LIMIT_DECODE);
+    assert_string_equal(afd_serving_limit_name(r.limit), "decode");
+    assert_true(isnan(r.ttft_q));
+}
+
+static void errors(void **state)
+{
+    afd_hw hw = laws(1, 0, 0, 0.03, 0, 0), none;
+    afd_serving_params p = params(&hw, 2, 100, 10);
+    afd_serving_result r;
+    (void)state;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EUNSTABLE); /* rho = 2 */
+    assert_int_equal(r.limit, AFD_SERVING_LIMIT_PREFILL);
+    p.lambda = 0;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EINVAL);
+    p.lambda = 0.5;
+    p.quantile = 1;
+    assert_int_equal(afd_serving_colloc(&p, &r), AFD_EINVAL);
+    p.quantile = 0;
+    afd_hw_init(&none);
+    p.hw = &none;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EINVAL);
+    assert_string_equal(afd_serving_limit_name(0), "none");
+}
+
+/* Against the simulator, disaggregated, compute-bound prefill (batch 4,
+ * decode 16): TTFT P90 within 15% and TPOT mean within 3%, the errors
+ * afd_serving.h states. */
+static void against_simulator(void **state)
+{
+    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
+    afd_serving_params p = params(&hw, 3, 2048, 64);
+    afd_serving_result cf;
+    afd_serve_params s;
+    afd_serve_result r;
+    (void)state;
+    p.prefill_bmax = 4;
+    p.decode_bmax = 16;
+    assert_int_equal(afd_serving_disagg(&p, &cf), AFD_OK);
+    memset(&s, 0, sizeof s);
+    s.policy = afd_serve_policy_find("disagg");
+    s.hw = &hw;
+    s.config.prefill = s.config.decode = 1;
+    s.config.prefill_bmax = 4;
+    s.config.decode_bmax = 16;
+    s.lambda = 3;
+    s.prompt = 2048;
+    s.output = 64;
+    s.requests = 40000;
+    s.warmup = 1000;
+    s.seed = 7;
+    s.ttft_slo = s.tpot_slo = INFINITY;
+    assert_int_equal(afd_serve_run(&s, &r, NULL), AFD_OK);
+    assert_close(cf.ttft_q, r.ttft.p90, 0.15, 0);
+    assert_close(cf.tpot_mean, r.tpot.mean, 0.03, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(prefill_md1),
+        cmocka_unit_test(decode_fixed_point),
+        cmocka_unit_test(colloc_share),
+        cmocka_unit_test(errors),
+        cmocka_unit_test(against_simulator),
+    };
+    RUN_TESTS(tests);
+}
