@@ -412,6 +412,7 @@ extern const cli_command cli_cmd_mc_slot;
 extern const cli_command cli_cmd_mc_mdc;
 extern const cli_command cli_cmd_mdc;
 extern const cli_command cli_cmd_offload;
+extern const cli_command cli_cmd_twotier;
 extern const cli_command cli_cmd_hist;
 extern const cli_command cli_cmd_plot;
 extern const cli_command cli_cmd_merge;

@@ -1,0 +1,233 @@
+/* twotier.c: TTFT attainment and capacity of one pool and of LP/HP splits
+ * from the queues with deadlines; see afd_twotier.h. */
+#include <config.h>
+
+#include <math.h>
+
+#include "afd_queue.h"
+#include "afd_twotier.h"
+#include "internal.h"
+#include "svc_internal.h"
+
+/* int_0^t e^{-k x} dx, k >= 0 */
+static double e1(double k, double t)
+{
+    return k * t < 1e-300 ? t : -expm1(-k * t) / k;
+}
+
+/* A wait law: P(W <= t) for t >= 0. */
+typedef struct wait_law {
+    int kind; /* 0: M/M/c FCFS scaled; 1: M/M/c+D served, scaled; 2: always 0 (unstable) */
+    double k; /* time scale */
+    /* kind 0: 1 - C e^{-kappa t/k} */
+    double cw, kappa;
+    /* kind 1 (in the scaled time u = t/k, deadline dd = d/k):
+     * P(V <= u) = (inv_b s + lambda g(u)) / den, served CDF = that / P(V <= dd) */
+    double inv_b, lambda, cmu, dd, sigma, den, pvd;
+} wait_law;
+
+static double law_cdf(const wait_law *w, double t)
+{
+    double u;
+    if (t < 0)
+        return 0;
+    if (w->kind == 2)
+        return 0;
+    u = t / w->k;
+    if (w->kind == 0)
+        return 1 - w->cw * exp(-w->kappa * u);
+    if (u >= w->dd)
+        return 1;
+    if (w->kappa >= 0) {
+        return (w->inv_b + w->lambda * e1(w->kappa, u)) / w->den / w->pvd;
+    } else {
+        double ak = -w->kappa;
+        return (w->inv_b * w->sigma + w->lambda * (exp(-ak * (w->dd - u)) - w->sigma) / ak) /
+               w->den / w->pvd;
+    }
+}
+
+static double scale_of(const afd_svc_law *l)
+{
+    return l->kind == LAW_EXP ? 1 : l->m2 / (l->mean * l->mean) / 2;
+}
+
+/* FCFS M/G/c wait (no deadline). */
+static void fcfs_law(double lambda, const afd_svc_law *l, int c, wait_law *w)
+{
+    double a = lambda * l->mean;
+    w->k = scale_of(l);
+    if (!(a < c)) {
+        w->kind = 2;
+        return;
+    }
+    w->kind = 0;
+    w->cw = afd_erlang_c(a, c);
+    w->kappa = c / l->mean - lambda;
+}
+
+/* M/G/c+D served wait and p_off (M/M/c+D with deadline d/k). */
+static void deadline_law(double lambda, const afd_svc_law *l, int c, double d, wait_law *w,
+                         double *poff)
+{
+    double a = lambda * l->mean, bk = 1;
+    int i;
+    w->kind = 1;
+    w->k = scale_of(l);
+    w->dd = d / w->k;
+    w->lambda = lambda;
+    w->cmu = c / l->mean;
+    w->kappa = w->cmu - lambda;
+    for (i = 1; i <= c - 1; i++)
+        bk = a * bk / (i + a * bk);
+    w->inv_b = 1 / bk;
+    if (w->kappa >= 0) {
+        double e = exp(-w->kappa * w->dd);
+        w->sigma = 1;
+        w->den = w->inv_b + lambda * e1(w->kappa, w->dd) + lambda * e / w->cmu;
+        *poff = lambda * e / w->cmu / w->den;
+    } else {
+        double ak = -w->kappa;
+        w->sigma = exp(w->kappa * w->dd);
+        w->den = w->inv_b * w->sigma + lambda * e1(ak, w->dd) + lambda / w->cmu;
+        *poff = lambda / w->cmu / w->den;
+    }
+    w->pvd = 1 - *poff;
+}
+
+typedef struct ectx {
+    const wait_law *w;
+    double budget, mean;
+} ectx;
+
+static double integrand(double s, void *p)
+{
+    const ectx *c = p;
+    return law_cdf(c->w, c->budget - s) * exp(-s / c->mean) / c->mean;
+}
+
+/* E_S[ P(W <= budget - S) ]. */
+static afd_status expect(const afd_svc_law *l, const wait_law *w, double budget, double *v)
+{
+    if (budget <= 0 || w->kind == 2) { /* no time left, or an unstable pool */
+        *v = 0;
+        return AFD_OK;
+    }
+    if (l->kind == LAW_EXP) {
+        ectx c = {w, budget, l->mean};
+        double e;
+        /* the integrand has a kink where budget - s crosses the deadline: split there */
+        double cut = w->kind == 1 ? budget - w->dd * w->k : 0;
+        afd_status st;
+        if (cut > 0 && cut < budget) {
+            double v1, v2, e2;
+            st = afd_priv_integrate(integrand, &c, 0, cut, 1e-14, 1e-10, &v1, &e);
+            if (st == AFD_OK)
+                st = afd_priv_integrate(integrand, &c, cut, budget, 1e-14, 1e-10, &v2, &e2);
+            *v = v1 + v2;
+            return st;
+        }
+        return afd_priv_integrate(integrand, &c, 0, budget, 1e-14, 1e-10, v, &e);
+    }
+    {
+        size_t j;
+        double s = 0;
+        for (j = 0; j < l->n && l->t[j] <= budget; j++)
+            s += l->w[j] * law_cdf(w, budget - l->t[j]);
+        *v = s;
+    }
+    return AFD_OK;
+}
+
+afd_status afd_twotier_attainment(const afd_twotier *m, double lambda, afd_twotier_result *out)
+{
+    wait_law w;
+    afd_status st;
+    if (out == NULL)
+        return AFD_EINVAL;
+    out->attainment = out->p_off = out->attain_lp = out->attain_hp = out->rho_hp = NAN;
+    if (m == NULL || m->law == NULL || m->lp < 1 || m->hp < 0 || !(lambda > 0) ||
+        !isfinite(lambda) || !(m->ttft_slo > 0) || !isfinite(m->ttft_slo) ||
+        (m->hp > 0 && !(m->threshold > 0 && m->threshold <= m->ttft_slo)))
+        return AFD_EINVAL;
+    if (m->hp == 0) {
+        fcfs_law(lambda, m->law, m->lp, &w);
+        st = expect(m->law, &w, m->ttft_slo, &out->attain_lp);
+        if (st != AFD_OK)
+            return st;
+        out->p_off = 0;
+        out->attainment = out->attain_lp;
+        return AFD_OK;
+    }
+    {
+        double poff, a_lp, a_hp, lh;
+        wait_law wh;
+        deadline_law(lambda, m->law, m->lp, m->ttft_slo - m->threshold, &w, &poff);
+        st = expect(m->law, &w, m->ttft_slo, &a_lp);
+        if (st != AFD_OK)
+            return st;
+        lh = lambda * poff;
+        out->rho_hp = lh * m->law->mean / m->hp;
+        if (lh > 0) {
+            fcfs_law(lh, m->law, m->hp, &wh);
+        } else { /* nothing offloaded: an HP request would not wait */
+            wh.kind = 0;
+            wh.k = 1;
+            wh.cw = 0;
+            wh.kappa = 1;
+        }
+        st = expect(m->law, &wh, m->threshold, &a_hp);
+        if (st != AFD_OK)
+            return st;
+        out->p_off = poff;
+        out->attain_lp = a_lp;
+        out->attain_hp = a_hp;
+        out->attainment = (1 - poff) * a_lp + poff * a_hp;
+    }
+    return AFD_OK;
+}
+
+afd_status afd_twotier_capacity(const afd_twotier *m, double target, double *lambda)
+{
+    afd_twotier_result r;
+    afd_status st;
+    double lo, hi;
+    int i;
+    if (lambda == NULL)
+        return AFD_EINVAL;
+    *lambda = NAN;
+    if (m == NULL || m->law == NULL || !(target > 0 && target < 1))
+        return AFD_EINVAL;
+    lo = 1e-9 / m->law->mean;
+    st = afd_twotier_attainment(m, lo, &r);
+    if (st != AFD_OK)
+        return st;
+    if (r.attainment < target) {
+        *lambda = 0;
+        return AFD_OK;
+    }
+    hi = lo;
+    for (i = 0; i < 200; i++) {
+        hi *= 2;
+        st = afd_twotier_attainment(m, hi, &r);
+        if (st != AFD_OK)
+            return st;
+        if (r.attainment < target)
+            break;
+        lo = hi;
+    }
+    if (i == 200)
+        return AFD_ENUMERIC;
+    while (hi - lo > 1e-9 * hi) {
+        double mid = (lo + hi) / 2;
+        st = afd_twotier_attainment(m, mid, &r);
+        if (st != AFD_OK)
+            return st;
+        if (r.attainment >= target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *lambda = lo;
+    return AFD_OK;
+}

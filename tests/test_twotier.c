@@ -1,0 +1,129 @@
+/* test_twotier.c: TTFT attainment and capacity of one pool and LP/HP
+ * splits (afd_twotier.h) against independent references:
+ *   - M/M/1 FCFS: the sojourn time is Exp(mu - lambda), so attainment
+ *     1 - e^{-(mu - lambda) T} and capacity mu - ln(10)/T at 90%;
+ *   - the LP part against Barrer's M/M/1+D served-wait law integrated here
+ *     by a midpoint sum; the HP part against the M/M/1 sojourn law;
+ *   - limits: a threshold equal to the SLO sends everything the LP pool
+ *     cannot start at once to HP. */
+#include <config.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "test_util.h"
+
+#include "afdkit.h"
+
+static void one_pool_mm1(void **state)
+{
+    afd_svc_law *e;
+    afd_twotier m;
+    afd_twotier_result r;
+    double lam = 0.6, T = 2.385, cap;
+    (void)state;
+    assert_int_equal(afd_svc_law_exponential(1.0, &e), AFD_OK);
+    m.law = e;
+    m.lp = 1;
+    m.hp = 0;
+    m.ttft_slo = T;
+    m.threshold = 0;
+    assert_int_equal(afd_twotier_attainment(&m, lam, &r), AFD_OK);
+    assert_close(r.attainment, 1 - exp(-(1 - lam) * T), 1e-9, 0);
+    assert_close(r.p_off, 0, 0, 0);
+    assert_int_equal(afd_twotier_capacity(&m, 0.9, &cap), AFD_OK);
+    assert_close(cap, 1 - log(10) / T, 1e-8, 0);
+    /* unstable: nobody meets it */
+    assert_int_equal(afd_twotier_attainment(&m, 1.5, &r), AFD_OK);
+    assert_close(r.attainment, 0, 0, 0);
+    afd_svc_law_free(e);
+}
+
+static void two_tier_mm1(void **state)
+{
+    afd_svc_law *e;
+    afd_twotier m;
+    afd_twotier_result r;
+    afd_deadline_result dl;
+    double lam = 1.1, T = 3.0, X = 1.2, d = T - X, mu = 1.0, kappa = mu - lam;
+    double p0, poff, a_lp = 0, a_hp, h = 1e-5, s, lh;
+    (void)state;
+    assert_int_equal(afd_svc_law_exponential(1.0, &e), AFD_OK);
+    m.law = e;
+    m.lp = 1;
+    m.hp = 1;
+    m.ttft_slo = T;
+    m.threshold = X;
+    assert_int_equal(afd_twotier_attainment(&m, lam, &r), AFD_OK);
+    /* Barrer: P0 = (1 - rho) / (1 - rho^2 E), density lambda P0 e^{-kappa x} on (0, d] */
+    assert_int_equal(afd_mmc_deadline(lam, 1.0, 1, d, 0.9, &dl), AFD_OK);
+    poff = dl.p_off;
+    assert_close(r.p_off, poff, 1e-12, 0);
+    p0 = (1 - lam) / (1 - lam * lam * exp(-kappa * d));
+    /* A_LP = E_S[P(W <= T - S | served)] by a midpoint sum over S */
+    for (s = h / 2; s < T; s += h) {
+        double t = T - s, cdf = t >= d ? 1 - poff
+                                       : p0 + lam * p0 * (-expm1(-kappa * t)) / kappa;
+        a_lp += cdf / (1 - poff) * exp(-s) * h;
+    }
+    assert_close(r.attain_lp, a_lp, 1e-6, 0);
+    /* HP: M/M/1 at lambda p_off, sojourn Exp(mu - lambda_h): P(<= X) */
+    lh = lam * poff;
+    a_hp = 1 - exp(-(1 - lh) * X);
+    assert_close(r.attain_hp, a_hp, 1e-9, 0);
+    assert_close(r.rho_hp, lh, 1e-12, 0);
+    assert_close(r.attainment, (1 - poff) * a_lp + poff * a_hp, 1e-6, 0);
+    afd_svc_law_free(e);
+}
+
+static void splits_and_errors(void **state)
+{
+    afd_svc_law *dd;
+    afd_twotier m;
+    afd_twotier_result r;
+    double cap_pool, cap_21, cap_12;
+    (void)state;
+    assert_int_equal(afd_svc_law_deterministic(0.3, &dd), AFD_OK);
+    m.law = dd;
+    m.ttft_slo = 1.0;
+    m.threshold = 0.5;
+    m.lp = 3;
+    m.hp = 0;
+    assert_int_equal(afd_twotier_capacity(&m, 0.9, &cap_pool), AFD_OK);
+    m.lp = 2;
+    m.hp = 1;
+    assert_int_equal(afd_twotier_capacity(&m, 0.9, &cap_21), AFD_OK);
+    m.lp = 1;
+    m.hp = 2;
+    assert_int_equal(afd_twotier_capacity(&m, 0.9, &cap_12), AFD_OK);
+    /* three instances cannot serve more than 3 / 0.3 = 10 requests per second */
+    assert_true(cap_pool > 0 && cap_pool < 10);
+    assert_true(cap_21 > 0 && cap_21 < 10);
+    assert_true(cap_12 > 0 && cap_12 < 10);
+    /* at capacity the attainment is the target */
+    m.lp = 2;
+    m.hp = 1;
+    assert_int_equal(afd_twotier_attainment(&m, cap_21, &r), AFD_OK);
+    assert_close(r.attainment, 0.9, 0, 1e-7);
+    /* an SLO below the service time: nobody meets it */
+    m.ttft_slo = 0.2;
+    m.threshold = 0.1;
+    assert_int_equal(afd_twotier_capacity(&m, 0.9, &cap_21), AFD_OK);
+    assert_close(cap_21, 0, 0, 0);
+    m.threshold = 0.3; /* above the SLO */
+    assert_int_equal(afd_twotier_attainment(&m, 1, &r), AFD_EINVAL);
+    assert_true(isnan(r.attainment));
+    m.lp = 0;
+    assert_int_equal(afd_twotier_attainment(&m, 1, &r), AFD_EINVAL);
+    afd_svc_law_free(dd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_pool_mm1),
+        cmocka_unit_test(two_tier_mm1),
+        cmocka_unit_test(splits_and_errors),
+    };
+    gsl_set_error_handler_off();
+    RUN_TESTS(tests);
+}
