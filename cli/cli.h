@@ -99,8 +99,9 @@ void cli_print_help(const cli_command *cmd);
 /* Option ids shared by the groups below (commands use ids >= 100). */
 enum {
     OPT_TRACE = 1, OPT_PROMPT_COL, OPT_OUTPUT_COL, OPT_DECODE_OFFSET, OPT_GEOMETRIC,
-    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU,
+    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU, OPT_WHERE, OPT_TIME_COL, OPT_TIME_UNIT,
     OPT_CSV = 20, OPT_PRECISION, OPT_PROVENANCE, OPT_QUIET,
+    OPT_JSON = 26, OPT_SHARD = 27,
     OPT_HW = 30, OPT_ALPHA_A, OPT_BETA_A, OPT_ALPHA_F, OPT_BETA_F, OPT_ALPHA_C, OPT_BETA_C,
     OPT_COMMAND = 100
 };
@@ -150,6 +151,8 @@ typedef struct cli_output {
     int precision;    /* significant digits for reals, default 10 */
     int provenance;   /* print "## key=value" lines */
     int quiet;        /* no progress reports */
+    int json;         /* JSON Lines, one object per row */
+    unsigned shard_k, shard_n; /* --shard K/N; shard_n == 0: the whole list */
 } cli_output;
 
 extern const cli_group cli_output_group;
@@ -169,11 +172,15 @@ void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...) CLI_PRI
  * forget it or pass an untyped NULL through the variadic part. */
 #define cli_table_begin(t, ...) cli_table_begin_cols((t), __VA_ARGS__, (const char *)NULL)
 void cli_table_begin_cols(cli_table *t, const char *first, ...);
+/* The same with the names in an array (at most 256 columns either way). */
+void cli_table_begin_array(cli_table *t, size_t n, const char *const *names);
 void cli_table_int(cli_table *t, long long v);
 void cli_table_uint(cli_table *t, unsigned long long v);
 void cli_table_real(cli_table *t, double v);
 void cli_table_str(cli_table *t, const char *s);
 void cli_table_end_row(cli_table *t);
+/* Append one line already in the table's format (afdkit merge only). */
+void cli_table_raw_line(cli_table *t, const char *line);
 /* Write the table to stdout and free it; returns 0, or 1 after printing an
  * error if stdout cannot be written. */
 int cli_table_finish(cli_table *t, const char *cmd);
@@ -190,6 +197,41 @@ void cli_table_discard(cli_table *t);
 void cli_percentile_name(char *buf, size_t cap, const char *prefix, double p,
                          const char *suffix);
 
+/* ---- sharding: --shard K/N (cli/table.c)
+ *
+ * How a command that evaluates a list (values of --r or --c, candidate
+ * configurations, SLO pairs) takes part:
+ *   1. list &cli_shard_group among its option groups; cli_parse_args then
+ *      stores --shard K/N in cli_output.shard_k/shard_n (0/0: no sharding);
+ *   2. evaluate item i (0-based, in list order) only if cli_shard_take(out, i)
+ *      (round robin, i mod N == K - 1, so that costs growing along the list
+ *      spread evenly), or for a cli_list call cli_shard_list(out, &list) once
+ *      after parsing and evaluate what is left;
+ *   3. draw an item's random numbers from Philox streams addressed by the item
+ *      itself (its value or configuration, as sim and mc do), never by its
+ *      position among the items evaluated, so that a shard prints exactly the
+ *      rows the whole run prints for its items;
+ *   4. print one row per item, in list order, in one block.  A command that
+ *      sorts its rows calls cli_table_shard_order(t, COLUMN, descending)
+ *      before cli_table_begin and sorts stably (ties in list order): merge then
+ *      sorts the joined rows the same way.  Rows that depend on other items
+ *      (a frontier, a best-of) cannot be sharded that way: print every
+ *      item's row when sharded, or do not offer --shard.
+ * The table then starts with "## shard=K/N" (JSON: "shard" in the
+ * provenance object) even without --provenance, and "afdkit merge FILES..."
+ * rebuilds the table of the whole run byte for byte.  --shard with --csv is a
+ * usage error (a CSV file cannot say which part it is). */
+#define CLI_SHARD_MAX 1000000
+extern const cli_group cli_shard_group;
+/* Parse "K/N" (1 <= K <= N <= CLI_SHARD_MAX); 0, or 2 after a usage error. */
+int cli_shard_parse(const char *cmd, const char *arg, unsigned *k, unsigned *n);
+/* 1 if item i (0-based) belongs to this run's shard (always without --shard). */
+int cli_shard_take(const cli_output *o, size_t i);
+/* Keep only this shard's items of l, in order. */
+void cli_shard_list(const cli_output *o, cli_list *l);
+/* Declare that the rows are sorted by COLUMN (a sharded table says so). */
+void cli_table_shard_order(cli_table *t, const char *column, int descending);
+
 /* Format one real as the table does ("nan" for non-finite). */
 void cli_format_real(char *buf, size_t cap, double v, int precision);
 
@@ -201,9 +243,13 @@ void cli_table_provenance(cli_table *t);
 
 /* ---- workload option group (cli/workload_opts.c) */
 
+#define CLI_WHERE_NAME_MAX 128
+
 typedef struct cli_workload_args {
-    const char *trace;
+    const char *trace; /* "-": standard input */
     afd_workload_trace_options topt;
+    afd_trace_filter where[AFD_TRACE_MAX_WHERE]; /* --where COLUMN=VALUE (repeatable) */
+    char where_col[AFD_TRACE_MAX_WHERE][CLI_WHERE_NAME_MAX];
     int decode_offset_set;
     int geometric;
     double mu_p, mu_d;
@@ -328,6 +374,7 @@ extern const cli_command cli_cmd_kappa;
 extern const cli_command cli_cmd_ratio;
 extern const cli_command cli_cmd_sweep;
 extern const cli_command cli_cmd_pipeline;
+extern const cli_command cli_cmd_kvretrieve;
 extern const cli_command cli_cmd_hw;
 extern const cli_command cli_cmd_calibrate;
 extern const cli_command cli_cmd_sim;
@@ -345,5 +392,6 @@ extern const cli_command cli_cmd_mdc;
 extern const cli_command cli_cmd_offload;
 extern const cli_command cli_cmd_hist;
 extern const cli_command cli_cmd_plot;
+extern const cli_command cli_cmd_merge;
 
 #endif /* AFD_CLI_H */

@@ -112,7 +112,7 @@ static const cli_option barrier_options[] = {
 };
 static const cli_group barrier_group = {"Options", barrier_options};
 static const cli_group *const barrier_groups[] = {&barrier_group, &cli_workload_group,
-                                                  &cli_output_group, NULL};
+                                                  &cli_output_group, &cli_shard_group, NULL};
 
 static int run_barrier(const cli_command *self, int argc, char **argv)
 {
@@ -134,10 +134,11 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, isnan(a.B) ? "-B N is required" : "--r LIST is required");
         goto out_args;
     }
+    cli_shard_list(&c.out, &a.list);
     if ((rc = load_workload(cmd, &c, &w)) != 0)
         goto out_args;
-    rs = malloc(a.list.n * sizeof *rs);
-    res = malloc(a.list.n * sizeof *res);
+    rs = malloc((a.list.n + 1) * sizeof *rs); /* + 1: a shard may hold no r */
+    res = malloc((a.list.n + 1) * sizeof *res);
     if (rs == NULL || res == NULL) {
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
@@ -151,7 +152,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     p.trials = (uint64_t)a.trials;
     p.seed = (uint64_t)a.seed;
     p.per_slot = a.per_slot;
-    st = afd_barrier_mc(&p, res);
+    st = a.list.n > 0 ? afd_barrier_mc(&p, res) : AFD_OK;
     if (st != AFD_OK) {
         rc = st == AFD_ELIMIT
                  ? cli_usage_error(cmd, "refused: the run exceeds the Monte Carlo size limits "
@@ -348,7 +349,7 @@ static const cli_option mdc_trace_options[] = {
 };
 static const cli_group mdc_trace_group = {"Service trace columns", mdc_trace_options};
 static const cli_group *const mdc_groups[] = {&mdc_group, &mdc_trace_group, &cli_output_group,
-                                              NULL};
+                                              &cli_shard_group, NULL};
 
 struct quad_service {
     double a, b, c;
@@ -418,6 +419,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
                                 a.list.v[k], a.lambda * es / a.list.v[k], floor(a.lambda * es) + 1);
             goto out;
         }
+    cli_shard_list(&c.out, &a.list);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {

@@ -40,7 +40,7 @@ static const cli_option sim_options[] = {
 };
 static const cli_group sim_group = {"Options", sim_options};
 static const cli_group *const sim_groups[] = {&sim_group, &cli_workload_group, &cli_hw_group,
-                                              &cli_output_group, NULL};
+                                              &cli_output_group, &cli_shard_group, NULL};
 
 struct args {
     double B, warmup;
@@ -163,6 +163,7 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "--gantt draws one configuration: give a single --r");
         goto out;
     }
+    cli_shard_list(&c.out, &a.rs);
     n = a.rs.n;
     if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
         goto out;
@@ -187,8 +188,8 @@ static int run(const cli_command *self, int argc, char **argv)
         }
     }
 
-    res = calloc(n, sizeof *res);
-    sts = calloc(n, sizeof *sts);
+    res = calloc(n + 1, sizeof *res); /* + 1: a shard may hold no r */
+    sts = calloc(n + 1, sizeof *sts);
     t = cli_table_new(&c.out);
     if (a.gantt != NULL)
         gt = cli_table_new(&c.out);

@@ -13,9 +13,10 @@ static const cli_option sweep_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sweep_group = {"Options", sweep_options};
-static const cli_group *const sweep_groups[] = {&sweep_group,    &cli_workload_group,
-                                                &cli_hw_group,   &cli_cost_group,
-                                                &cli_output_group, NULL};
+static const cli_group *const sweep_groups[] = {&sweep_group,      &cli_workload_group,
+                                                &cli_hw_group,     &cli_cost_group,
+                                                &cli_output_group, &cli_shard_group,
+                                                NULL};
 
 struct args {
     double B;
@@ -58,6 +59,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if ((rc = cli_system_load(cmd, &c, a.B, &s, NULL)) != 0 ||
         (rc = cli_cost_finish(cmd, &a.cost, &s.hw)) != 0)
         goto out;
+    cli_shard_list(&c.out, &a.rs);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {

@@ -23,12 +23,14 @@ static const cli_command *const commands[] = {
     &cli_cmd_mdc,
     &cli_cmd_pipeline,
     &cli_cmd_offload,
+    &cli_cmd_kvretrieve,
     &cli_cmd_pd,
     &cli_cmd_goodput,
     &cli_cmd_serve,
     &cli_cmd_strategies,
     &cli_cmd_hist,
     &cli_cmd_plot,
+    &cli_cmd_merge,
     NULL,
 };
 

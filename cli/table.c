@@ -5,6 +5,16 @@
  * between blocks.  --csv: RFC 4180 (CRLF records, header row, no '#' lines;
  * blocks are separated by one empty record).  Reals use %.{precision}g, non-finite values
  * print as "nan" (gnuplot treats nan as missing but plots -inf), and -0 as 0.
+ *
+ * --json: JSON Lines through jansson, one object per row keyed by the
+ * block's column names in column order; reals are numbers with the same
+ * significant digits as the table (non-finite: null), integers are integers;
+ * with --provenance the first line is {"provenance": {key: value, ...}}.
+ *
+ * --shard K/N: the table of a shard carries "## shard=K/N" (and
+ * "## order=COLUMN asc|desc" when the command sorts) before its header, or
+ * "shard"/"order" in the provenance object, even without --provenance:
+ * afdkit merge reads them to put the rows of the shards back in order.
  */
 #include <config.h>
 
@@ -13,6 +23,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "cli.h"
 
@@ -24,6 +36,13 @@ struct cli_table {
     int ncols;
     int col;    /* cells written in the current row */
     int blocks; /* blocks started */
+    /* --json */
+    char **names; /* the current block's column names (copies), ncols of them */
+    json_t *row;  /* the row being filled */
+    json_t *prov; /* provenance object, written first by finish */
+    int oom;      /* a JSON value could not be allocated */
+    /* --shard */
+    char order[96]; /* "COLUMN asc|desc" from cli_table_shard_order, or "" */
 };
 
 static int cmdline_argc;
@@ -50,10 +69,20 @@ static const cli_option output_options[] = {
     {"provenance", 0, NULL, "start the table with '## key=value' lines (version, command)",
      OPT_PROVENANCE},
     {"quiet", 'q', NULL, "no progress reports on stderr", OPT_QUIET},
+    {"json", 0, NULL, "print JSON Lines: one object per row, numbers as numbers, nan as null",
+     OPT_JSON},
     {NULL, 0, NULL, NULL, 0},
 };
 
 const cli_group cli_output_group = {"Output", output_options};
+
+static const cli_option shard_options[] = {
+    {"shard", 0, "K/N", "evaluate list items K, K+N, K+2N, ... only ('afdkit merge' joins)",
+     OPT_SHARD},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const cli_group cli_shard_group = {"Sharding", shard_options};
 
 void cli_output_init(cli_output *o)
 {
@@ -61,13 +90,68 @@ void cli_output_init(cli_output *o)
     o->precision = 10;
     o->provenance = 0;
     o->quiet = 0;
+    o->json = 0;
+    o->shard_k = 0;
+    o->shard_n = 0;
 }
+
+int cli_shard_parse(const char *cmd, const char *arg, unsigned *k, unsigned *n)
+{
+    const char *slash = strchr(arg, '/');
+    char kbuf[32], ex[64];
+    int64_t kv, nv;
+    size_t len = slash != NULL ? (size_t)(slash - arg) : 0;
+    if (slash == NULL || len == 0 || len >= sizeof kbuf)
+        return cli_usage_error(cmd, "--shard takes K/N (1 <= K <= N), e.g. 2/4: '%s'",
+                               cli_excerpt(arg, ex, sizeof ex));
+    memcpy(kbuf, arg, len);
+    kbuf[len] = '\0';
+    if (cli_integer(cmd, "shard N", slash + 1, 1, CLI_SHARD_MAX, &nv) != 0 ||
+        cli_integer(cmd, "shard K", kbuf, 1, nv, &kv) != 0)
+        return EXIT_USAGE;
+    *k = (unsigned)kv;
+    *n = (unsigned)nv;
+    return 0;
+}
+
+int cli_shard_take(const cli_output *o, size_t i)
+{
+    return o->shard_n == 0 || i % o->shard_n == o->shard_k - 1;
+}
+
+void cli_shard_list(const cli_output *o, cli_list *l)
+{
+    size_t i, m = 0;
+    for (i = 0; i < l->n; i++)
+        if (cli_shard_take(o, i))
+            l->v[m++] = l->v[i];
+    l->n = m;
+}
+
+#define SHARD_CSV_MSG                                                                      \
+    "--shard writes a part for 'afdkit merge' in the default format or --json; drop --csv " \
+    "('afdkit merge --csv' converts the merged table)"
 
 int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, const char *arg)
 {
     int64_t v;
     switch (opt->id) {
-    case OPT_CSV: o->csv = 1; return 0;
+    case OPT_CSV:
+        if (o->json)
+            return cli_usage_error(cmd, "--csv and --json exclude each other");
+        if (o->shard_n > 0)
+            return cli_usage_error(cmd, SHARD_CSV_MSG);
+        o->csv = 1;
+        return 0;
+    case OPT_JSON:
+        if (o->csv)
+            return cli_usage_error(cmd, "--csv and --json exclude each other");
+        o->json = 1;
+        return 0;
+    case OPT_SHARD:
+        if (o->csv)
+            return cli_usage_error(cmd, SHARD_CSV_MSG);
+        return cli_shard_parse(cmd, arg, &o->shard_k, &o->shard_n);
     case OPT_PROVENANCE: o->provenance = 1; return 0;
     case OPT_QUIET: o->quiet = 1; return 0;
     case OPT_PRECISION:
@@ -116,67 +200,236 @@ void cli_percentile_name(char *buf, size_t cap, const char *prefix, double p,
     snprintf(buf, cap, "%s_p%s%s", prefix, num, suffix);
 }
 
+/* A JSON string for s; bytes that are not valid UTF-8 become '?' (jansson
+ * accepts only UTF-8). */
+static json_t *json_text(const char *s)
+{
+    json_t *j = json_string(s);
+    char *copy, *c;
+    if (j != NULL || s == NULL)
+        return j;
+    copy = strdup(s);
+    if (copy == NULL)
+        return NULL;
+    for (c = copy; *c != '\0'; c++)
+        if ((unsigned char)*c >= 0x80)
+            *c = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
+/* A provenance value: a number when the whole text is one, else a string. */
+static json_t *json_meta_value(const char *text)
+{
+    char *end;
+    long long i;
+    double d;
+    if (text[0] != '\0' && strchr(" \t\n", text[0]) == NULL) {
+        errno = 0;
+        i = strtoll(text, &end, 10);
+        if (*end == '\0' && errno == 0)
+            return json_integer(i);
+        errno = 0;
+        d = strtod(text, &end);
+        if (*end == '\0' && errno == 0 && isfinite(d))
+            return json_real(d);
+    }
+    return json_text(text);
+}
+
+/* Set key of the provenance object (created on first use). */
+static void json_meta(cli_table *t, const char *key, const char *text)
+{
+    json_t *v;
+    if (t->prov == NULL && (t->prov = json_object()) == NULL) {
+        t->oom = 1;
+        return;
+    }
+    v = json_meta_value(text);
+    if (v == NULL || json_object_set_new(t->prov, key, v) != 0)
+        t->oom = 1;
+}
+
+static void meta_text(cli_table *t, const char *key, const char *text)
+{
+    if (t->o.json)
+        json_meta(t, key, text);
+    else if (!t->o.csv)
+        fprintf(t->mem, "## %s=%s\n", key, text);
+}
+
 void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...)
 {
     va_list ap;
+    char *text = NULL;
+    FILE *f;
+    size_t len;
     if (!t->o.provenance || t->o.csv)
         return;
-    fprintf(t->mem, "## %s=", key);
+    f = open_memstream(&text, &len);
+    if (f == NULL) {
+        t->oom = 1;
+        return;
+    }
     va_start(ap, fmt);
-    vfprintf(t->mem, fmt, ap);
+    vfprintf(f, fmt, ap);
     va_end(ap);
-    fputc('\n', t->mem);
+    if (fclose(f) != 0 || text == NULL) {
+        free(text);
+        t->oom = 1;
+        return;
+    }
+    meta_text(t, key, text);
+    free(text);
 }
 
-void cli_table_provenance(cli_table *t)
+/* The recorded command line, quoted for a POSIX shell where needed. */
+static void write_command(FILE *f)
 {
     int k;
-    if (!t->o.provenance || t->o.csv)
-        return;
-    cli_table_meta(t, "version", "afdkit %s", PACKAGE_VERSION);
-    fprintf(t->mem, "## command=afdkit");
+    fprintf(f, "afdkit");
     for (k = 1; k < cmdline_argc; k++) {
         const char *a = cmdline_argv[k];
         int plain = strpbrk(a, " \t\n\"'\\$`") == NULL && a[0] != '\0';
         if (plain) {
-            fprintf(t->mem, " %s", a);
+            fprintf(f, " %s", a);
         } else {
             const char *c;
-            fputs(" '", t->mem);
+            fputs(" '", f);
             for (c = a; *c != '\0'; c++) {
                 if (*c == '\'')
-                    fputs("'\\''", t->mem);
+                    fputs("'\\''", f);
                 else if (*c == '\n')
-                    fputs("\\n", t->mem);
+                    fputs("\\n", f);
                 else
-                    fputc(*c, t->mem);
+                    fputc(*c, f);
             }
-            fputc('\'', t->mem);
+            fputc('\'', f);
         }
     }
-    fputc('\n', t->mem);
+}
+
+void cli_table_provenance(cli_table *t)
+{
+    char *cmdline = NULL;
+    size_t len;
+    FILE *f;
+    if (!t->o.provenance || t->o.csv)
+        return;
+    cli_table_meta(t, "version", "afdkit %s", PACKAGE_VERSION);
+    f = open_memstream(&cmdline, &len);
+    if (f == NULL) {
+        t->oom = 1;
+        return;
+    }
+    write_command(f);
+    if (fclose(f) != 0 || cmdline == NULL) {
+        free(cmdline);
+        t->oom = 1;
+        return;
+    }
+    meta_text(t, "command", cmdline);
+    free(cmdline);
+}
+
+void cli_table_shard_order(cli_table *t, const char *column, int descending)
+{
+    snprintf(t->order, sizeof t->order, "%s %s", column, descending ? "desc" : "asc");
+}
+
+static void free_names(cli_table *t)
+{
+    int k;
+    if (t->names == NULL)
+        return;
+    for (k = 0; k < t->ncols; k++)
+        free(t->names[k]);
+    free(t->names);
+    t->names = NULL;
+}
+
+void cli_table_begin_array(cli_table *t, size_t n, const char *const *names)
+{
+    size_t k;
+    if (t->blocks == 0 && t->o.shard_n > 0 && !t->o.csv) {
+        char shard[64];
+        snprintf(shard, sizeof shard, "%u/%u", t->o.shard_k, t->o.shard_n);
+        meta_text(t, "shard", shard);
+        if (t->order[0] != '\0')
+            meta_text(t, "order", t->order);
+    }
+    free_names(t);
+    t->col = 0;
+    t->ncols = 0;
+    if (t->o.json) {
+        /* Keep copies of the names: callers may pass buffers that do not
+         * outlive the call. */
+        t->blocks++;
+        if (n > 0 && (t->names = calloc(n, sizeof *t->names)) == NULL) {
+            t->oom = 1;
+            return;
+        }
+        for (k = 0; k < n; k++) {
+            if ((t->names[k] = strdup(names[k])) == NULL) {
+                t->oom = 1;
+                return;
+            }
+            t->ncols++;
+        }
+        return;
+    }
+    if (t->blocks > 0)
+        fputs(t->o.csv ? "\r\n" : "\n\n", t->mem);
+    t->blocks++;
+    if (!t->o.csv)
+        fputs("# ", t->mem);
+    for (k = 0; k < n; k++) {
+        if (k > 0)
+            fputc(t->o.csv ? ',' : '\t', t->mem);
+        fputs(names[k], t->mem);
+    }
+    t->ncols = (int)n;
+    fputs(t->o.csv ? "\r\n" : "\n", t->mem);
 }
 
 void cli_table_begin_cols(cli_table *t, const char *first, ...)
 {
-    va_list ap;
+    enum { MAX_COLS = 256 };
+    const char *names[MAX_COLS];
     const char *name;
-    if (t->blocks > 0)
-        fputs(t->o.csv ? "\r\n" : "\n\n", t->mem);
-    t->blocks++;
-    t->ncols = 0;
-    t->col = 0;
-    if (!t->o.csv)
-        fputs("# ", t->mem);
+    size_t n = 0;
+    va_list ap;
     va_start(ap, first);
-    for (name = first; name != NULL; name = va_arg(ap, const char *)) {
-        if (t->ncols > 0)
-            fputc(t->o.csv ? ',' : '\t', t->mem);
-        fputs(name, t->mem);
-        t->ncols++;
-    }
+    for (name = first; name != NULL && n < MAX_COLS; name = va_arg(ap, const char *))
+        names[n++] = name;
     va_end(ap);
-    fputs(t->o.csv ? "\r\n" : "\n", t->mem);
+    cli_table_begin_array(t, n, names);
+}
+
+/* JSON: add the next cell of the row (takes the reference to v). */
+static void json_cell(cli_table *t, json_t *v)
+{
+    char key[32];
+    const char *name;
+    if (v == NULL) {
+        t->oom = 1;
+        return;
+    }
+    if (t->row == NULL && (t->row = json_object()) == NULL) {
+        json_decref(v);
+        t->oom = 1;
+        return;
+    }
+    if (t->col < t->ncols && t->names != NULL) {
+        name = t->names[t->col];
+    } else { /* more cells than columns: a caller's mistake, kept visible */
+        snprintf(key, sizeof key, "_%d", t->col + 1);
+        name = key;
+    }
+    t->col++;
+    if (json_object_set_new(t->row, name, v) != 0)
+        t->oom = 1;
 }
 
 static void sep(cli_table *t)
@@ -188,12 +441,21 @@ static void sep(cli_table *t)
 
 void cli_table_int(cli_table *t, long long v)
 {
+    if (t->o.json) {
+        json_cell(t, json_integer(v));
+        return;
+    }
     sep(t);
     fprintf(t->mem, "%lld", v);
 }
 
 void cli_table_uint(cli_table *t, unsigned long long v)
 {
+    if (t->o.json) {
+        json_cell(t, v <= (unsigned long long)INT64_MAX ? json_integer((json_int_t)v)
+                                                         : json_real((double)v));
+        return;
+    }
     sep(t);
     fprintf(t->mem, "%llu", v);
 }
@@ -201,6 +463,10 @@ void cli_table_uint(cli_table *t, unsigned long long v)
 void cli_table_real(cli_table *t, double v)
 {
     char buf[64];
+    if (t->o.json) {
+        json_cell(t, isfinite(v) ? json_real(v == 0 ? 0 : v) : json_null());
+        return;
+    }
     sep(t);
     cli_format_real(buf, sizeof buf, v, t->o.precision);
     fputs(buf, t->mem);
@@ -208,6 +474,10 @@ void cli_table_real(cli_table *t, double v)
 
 void cli_table_str(cli_table *t, const char *s)
 {
+    if (t->o.json) {
+        json_cell(t, json_text(s));
+        return;
+    }
     sep(t);
     if (t->o.csv && strpbrk(s, ",\"\r\n") != NULL) {
         fputc('"', t->mem);
@@ -223,10 +493,46 @@ void cli_table_str(cli_table *t, const char *s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, t->mem);
 }
 
+/* One JSON Lines record: compact, keys in column order, reals with the
+ * table's significant digits. */
+static void json_line(cli_table *t, FILE *f, const json_t *v)
+{
+    size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(t->o.precision);
+    if (json_dumpf(v, f, flags) != 0)
+        t->oom = 1;
+    fputc('\n', f);
+}
+
 void cli_table_end_row(cli_table *t)
 {
-    fputs(t->o.csv ? "\r\n" : "\n", t->mem);
     t->col = 0;
+    if (t->o.json) {
+        json_t *row = t->row != NULL ? t->row : json_object();
+        t->row = NULL;
+        if (row == NULL) {
+            t->oom = 1;
+            return;
+        }
+        json_line(t, t->mem, row);
+        json_decref(row);
+        return;
+    }
+    fputs(t->o.csv ? "\r\n" : "\n", t->mem);
+}
+
+void cli_table_raw_line(cli_table *t, const char *line)
+{
+    fputs(line, t->mem);
+    fputc('\n', t->mem);
+}
+
+static void release(cli_table *t)
+{
+    free(t->buf);
+    free_names(t);
+    json_decref(t->row);
+    json_decref(t->prov);
+    free(t);
 }
 
 void cli_table_discard(cli_table *t)
@@ -234,24 +540,62 @@ void cli_table_discard(cli_table *t)
     if (t == NULL)
         return;
     fclose(t->mem);
+    release(t);
+}
+
+/* Close the memory stream and put the JSON provenance object in front:
+ * *out and *len then hold the whole output.  0, or -1 when out of memory. */
+static int assemble(cli_table *t, char **out, size_t *len)
+{
+    char *head = NULL, *all;
+    size_t hlen = 0;
+    FILE *f;
+    json_t *wrap;
+    if (fclose(t->mem) != 0 || t->buf == NULL || t->oom)
+        return -1;
+    *out = t->buf;
+    *len = t->len;
+    if (t->prov == NULL)
+        return 0;
+    if ((f = open_memstream(&head, &hlen)) == NULL)
+        return -1;
+    wrap = json_pack("{sO}", "provenance", t->prov);
+    if (wrap == NULL) {
+        fclose(f);
+        free(head);
+        return -1;
+    }
+    json_line(t, f, wrap);
+    json_decref(wrap);
+    if (fclose(f) != 0 || head == NULL || t->oom || (all = malloc(hlen + t->len + 1)) == NULL) {
+        free(head);
+        return -1;
+    }
+    memcpy(all, head, hlen);
+    memcpy(all + hlen, t->buf, t->len);
+    all[hlen + t->len] = '\0';
+    free(head);
     free(t->buf);
-    free(t);
+    t->buf = all;
+    *out = all;
+    *len = hlen + t->len;
+    return 0;
 }
 
 int cli_table_finish(cli_table *t, const char *cmd)
 {
     int rc = 0;
-    if (fclose(t->mem) != 0 || t->buf == NULL) {
-        free(t->buf);
-        free(t);
+    char *out;
+    size_t len;
+    if (assemble(t, &out, &len) != 0) {
+        release(t);
         return cli_runtime_error(cmd, "out of memory formatting the table");
     }
     errno = 0;
-    if (fwrite(t->buf, 1, t->len, stdout) != t->len || fflush(stdout) != 0 || ferror(stdout))
+    if (fwrite(out, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout))
         rc = cli_runtime_error(cmd, "cannot write the table to stdout: %s",
                                errno ? strerror(errno) : "write error");
-    free(t->buf);
-    free(t);
+    release(t);
     return rc;
 }
 
@@ -269,13 +613,13 @@ int cli_write_file(const char *cmd, const char *path, const char *data, size_t l
 int cli_table_finish_file(cli_table *t, const char *cmd, const char *path)
 {
     int rc;
-    if (fclose(t->mem) != 0 || t->buf == NULL) {
-        free(t->buf);
-        free(t);
+    char *out;
+    size_t len;
+    if (assemble(t, &out, &len) != 0) {
+        release(t);
         return cli_runtime_error(cmd, "out of memory formatting a table");
     }
-    rc = cli_write_file(cmd, path, t->buf, t->len);
-    free(t->buf);
-    free(t);
+    rc = cli_write_file(cmd, path, out, len);
+    release(t);
     return rc;
 }

@@ -138,6 +138,76 @@ static void output_options(void **state)
     assert_int_equal(o.precision, 17);
 }
 
+/* --json: the record text is fixed by hand from the JSON grammar. */
+static void json_lines(void **state)
+{
+    cli_output o;
+    cli_table *t;
+    char name[8], *s;
+    int rc;
+    (void)state;
+    cli_output_init(&o);
+    o.json = 1;
+    o.precision = 4;
+    o.provenance = 1;
+    t = cli_table_new(&o);
+    strcpy(name, "r");
+    cli_table_begin(t, name, "x", "s");
+    strcpy(name, "zz");                 /* the writer kept its own copy of the name */
+    cli_table_meta(t, "seed", "%d", 7); /* after the header: still first */
+    cli_table_meta(t, "unit", "%s", "ms");
+    cli_table_int(t, -3);
+    cli_table_real(t, 1.0 / 3.0);
+    cli_table_str(t, "a\"b\tc\xff");
+    cli_table_end_row(t);
+    cli_table_uint(t, 18446744073709551615ULL);
+    cli_table_real(t, -0.0);
+    cli_table_real(t, -INFINITY);
+    cli_table_end_row(t);
+    cli_table_begin(t, "rule");
+    cli_table_real(t, 2.5e-7);
+    cli_table_real(t, 99); /* more cells than columns */
+    cli_table_end_row(t);
+    s = finish_captured(t, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "{\"provenance\":{\"seed\":7,\"unit\":\"ms\"}}\n"
+                           "{\"r\":-3,\"x\":0.3333,\"s\":\"a\\\"b\\tc?\"}\n"
+                           "{\"r\":1.845e19,\"x\":0.0,\"s\":null}\n"
+                           "{\"rule\":2.5e-7,\"_2\":99.0}\n");
+    free(s);
+}
+
+/* --shard K/N: parsing and the round robin. */
+static void shards(void **state)
+{
+    cli_output o;
+    cli_list l;
+    unsigned k = 0, n = 0;
+    size_t i;
+    (void)state;
+    assert_int_equal(cli_shard_parse("test", "3/7", &k, &n), 0);
+    assert_int_equal(k, 3);
+    assert_int_equal(n, 7);
+    assert_int_equal(cli_shard_parse("test", "8/7", &k, &n), EXIT_USAGE);
+    assert_int_equal(cli_shard_parse("test", "0/7", &k, &n), EXIT_USAGE);
+    assert_int_equal(cli_shard_parse("test", "1/0", &k, &n), EXIT_USAGE);
+    assert_int_equal(cli_shard_parse("test", "7", &k, &n), EXIT_USAGE);
+    assert_int_equal(cli_shard_parse("test", "1/2/3", &k, &n), EXIT_USAGE);
+    cli_output_init(&o);
+    for (i = 0; i < 5; i++)
+        assert_true(cli_shard_take(&o, i)); /* no --shard: every item */
+    o.shard_k = 2;
+    o.shard_n = 3;
+    {
+        char msg[128];
+        assert_int_equal(cli_list_parse_quiet("10:17", 1, 0, 100, &l, msg, sizeof msg), 0);
+    }
+    cli_shard_list(&o, &l);
+    assert_int_equal(l.n, 3); /* items 1, 4, 7 */
+    assert_true(l.v[0] == 11 && l.v[1] == 14 && l.v[2] == 17);
+    cli_list_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +215,8 @@ int main(void)
         cmocka_unit_test(tsv_blocks),
         cmocka_unit_test(csv_and_provenance),
         cmocka_unit_test(output_options),
+        cmocka_unit_test(json_lines),
+        cmocka_unit_test(shards),
     };
     RUN_TESTS(tests);
 }
