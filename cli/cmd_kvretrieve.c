@@ -25,7 +25,7 @@ enum {
 enum { MAX_TIERS = 16 };
 
 static const cli_option kv_options[] = {
-    {"tier", 0, "NAME,HIT,LATENCY,GBPS",
+    {"tier", 0, "NAME,HIT,LATENCY,GBPS...",
      "a tier, in lookup order: hit rate, lookup latency (e.g. 80ns, 50us), GB/s; repeat", OPT_TIER},
     {"tokens", 0, "LIST", "prefix lengths in tokens (default 1024,4096,24576)", OPT_TOKENS},
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token", OPT_KVB},
