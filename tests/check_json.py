@@ -63,6 +63,8 @@ def cases(nbdata, tmp):
                      "--lambda", "8", "--trace", os.path.join(nbdata,
                                                                "AzureLLMInferenceTrace_conv.csv")],
         "offload": ["--lambda", "0.8", "--deadline", "2.385", "--service-exp", "1"],
+        "twotier": ["--instances", "3", "--ttft-slo", "1s", "--threshold", "400ms",
+                    "--service", "300ms", "--lambda", "6/s", "--slo-scale", "0.5,1,2"],
         "estimate": ["--model", "codellama-34b", "--device", "ascend-910b3", "--tp", "4",
                      "--phase", "decode", "-s", "2111"],
         "plot": ["--list"],
