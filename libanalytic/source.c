@@ -249,6 +249,7 @@ afd_status afd_priv_src_peek(afd_priv_src *s, size_t want, const char **p, size_
 
 static afd_status decode(afd_priv_src *s, char *buf, size_t cap, size_t *got, afd_error *err)
 {
+    *got = 0; /* also on the early return at the end of a plain file */
     if (s->mode == GZIP)
         return read_gzip(s, buf, cap, got, err);
     if (s->mode == ZSTD)

@@ -139,6 +139,7 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
         return AFD_ENOMEM;
     }
     if (!(p->lambda * es / p->c < 1)) {
+        afd_event_heap_free(&heap);
         free(svc);
         return AFD_EUNSTABLE;
     }

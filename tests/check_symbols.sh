@@ -8,7 +8,8 @@ if [ -z "$so" ]; then
     exit 77
 fi
 command -v nm >/dev/null 2>&1 || { echo "nm not found: skipped"; exit 77; }
-exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRW]$/ { print $3 }' | sort)
+# AddressSanitizer adds an __odr_asan.NAME indicator beside each exported global.
+exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRW]$/ && $3 !~ /^__odr_asan\./ { print $3 }' | sort)
 bad=$(printf '%s\n' "$exported" | grep -v '^afd_' || true)
 if [ -n "$bad" ]; then
     echo "exported symbols without the afd_ prefix:"; printf '%s\n' "$bad"; exit 1
