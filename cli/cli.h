@@ -62,6 +62,11 @@ typedef struct cli_option {
     int id;            /* returned by cli_next */
 } cli_option;
 
+/* An option whose metavariable ends in "..." ("EXPR...") may be given more
+ * than once (a list built up option by option); any other option with a
+ * value given twice is a usage error (see cli_parser). */
+int cli_option_repeatable(const cli_option *o);
+
 typedef struct cli_group {
     const char *title;          /* "Workload", "Output", ... */
     const cli_option *options;  /* terminated by an entry with name == NULL */
@@ -79,14 +84,21 @@ struct cli_command {
     const cli_command *const *subcommands; /* NULL-terminated, or NULL */
 };
 
+#define CLI_MAX_SEEN 256
+
 /* Iterator over argv[1..argc): options ("--name VALUE", "--name=VALUE",
- * "-B 256", "-B256"), positional arguments and "--". */
+ * "-B 256", "-B256"), positional arguments and "--".  It records the
+ * options seen, so that an option taking a value given a second time
+ * (under any of its names) is a usage error unless cli_option_repeatable;
+ * flags may repeat (they change nothing). */
 typedef struct cli_parser {
     const cli_command *cmd;
     int argc;
     char **argv;
     int i;
     int no_more_options;
+    int nseen;
+    const cli_option *seen[CLI_MAX_SEEN];
 } cli_parser;
 
 enum {
@@ -117,8 +129,10 @@ enum {
  * Each returns 0 on success; on error it prints a usage error naming the
  * option and returns 2. */
 int cli_real(const char *cmd, const char *opt, const char *arg, double *out);
-/* Printable excerpt of an argument for messages: at most 40 bytes, control
- * and non-ASCII bytes as \xNN, "..." when cut.  Returns buf. */
+/* Printable excerpt of an argument for messages: at most CLI_EXCERPT_MAX
+ * bytes, control and non-ASCII bytes as \xNN, "..." when cut.  Returns buf.
+ * (Every message also cuts its quoted spans at CLI_EXCERPT_MAX bytes.) */
+#define CLI_EXCERPT_MAX 40
 const char *cli_excerpt(const char *s, char *buf, size_t cap);
 int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
                  double *out);
@@ -396,6 +410,7 @@ extern const cli_command cli_cmd_kappa;
 extern const cli_command cli_cmd_ratio;
 extern const cli_command cli_cmd_sweep;
 extern const cli_command cli_cmd_pipeline;
+extern const cli_command cli_cmd_kvretrieve;
 extern const cli_command cli_cmd_hw;
 extern const cli_command cli_cmd_calibrate;
 extern const cli_command cli_cmd_sim;

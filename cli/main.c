@@ -1,6 +1,7 @@
 /* main.c: afdkit's entry point and subcommand dispatch table. */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_mdc,
     &cli_cmd_pipeline,
     &cli_cmd_offload,
+    &cli_cmd_kvretrieve,
     &cli_cmd_pd,
     &cli_cmd_goodput,
     &cli_cmd_serve,
@@ -82,27 +84,47 @@ static const char *suggest(const cli_command *const *table, const char *name)
     return cli_suggest(name, strlen(name), names, n);
 }
 
+/* Every write to stdout is checked: rc unchanged, or 1 after a message
+ * when stdout could not be written (a full disk, a closed pipe). */
+static int finish_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (rc != 0)
+        return rc;
+    if (cmd != NULL)
+        fprintf(stderr, "afdkit: %s: cannot write to stdout: %s\n", cmd,
+                errno != 0 ? strerror(errno) : "write error");
+    else
+        fprintf(stderr, "afdkit: cannot write to stdout: %s\n",
+                errno != 0 ? strerror(errno) : "write error");
+    return EXIT_RUNTIME;
+}
+
 static int help(int argc, char **argv)
 {
     const cli_command *c;
+    char ex[200];
     int used;
     if (argc == 0) {
         print_usage(stdout);
-        return 0;
+        return finish_stdout("help", 0);
     }
     c = resolve(argc, argv, &used);
     if (c == NULL || used != argc) {
         fprintf(stderr, "afdkit: help: unknown command '%s' (see 'afdkit --help')\n",
-                argv[used < argc && c != NULL ? used : 0]);
+                cli_excerpt(argv[used < argc && c != NULL ? used : 0], ex, sizeof ex));
         return EXIT_USAGE;
     }
     cli_print_help(c);
-    return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
+    return finish_stdout("help", 0);
 }
 
 int main(int argc, char **argv)
 {
     const cli_command *c;
+    char ex[200];
     int used, rc;
 
     gsl_set_error_handler_off();
@@ -113,29 +135,37 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        if (argc > 2) /* afdkit --help COMMAND is afdkit help COMMAND */
+            return help(argc - 2, argv + 2);
         print_usage(stdout);
-        return 0;
+        return finish_stdout(NULL, 0);
     }
     if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+        if (argc > 2) {
+            fprintf(stderr, "afdkit: %s takes no argument: unexpected '%s' (see 'afdkit --help')\n",
+                    argv[1], cli_excerpt(argv[2], ex, sizeof ex));
+            return EXIT_USAGE;
+        }
         printf("afdkit %s\n", PACKAGE_VERSION);
-        return 0;
+        return finish_stdout(NULL, 0);
     }
     if (strcmp(argv[1], "help") == 0)
         return help(argc - 2, argv + 2);
     if (argv[1][0] == '-') {
-        fprintf(stderr, "afdkit: unknown option '%s' (see 'afdkit --help')\n", argv[1]);
+        fprintf(stderr, "afdkit: unknown option '%s' (see 'afdkit --help')\n",
+                cli_excerpt(argv[1], ex, sizeof ex));
         return EXIT_USAGE;
     }
 
     c = resolve(argc - 1, argv + 1, &used);
     if (c == NULL) {
-        const char *s = suggest(commands, argv[1]);
+        const char *s = suggest(commands, cli_excerpt(argv[1], ex, sizeof ex));
         if (s != NULL)
             fprintf(stderr, "afdkit: unknown command '%s'; did you mean '%s'? (see 'afdkit "
                             "--help')\n",
-                    argv[1], s);
+                    cli_excerpt(argv[1], ex, sizeof ex), s);
         else
-            fprintf(stderr, "afdkit: unknown command '%s' (see 'afdkit --help')\n", argv[1]);
+            fprintf(stderr, "afdkit: unknown command '%s' (see 'afdkit --help')\n", cli_excerpt(argv[1], ex, sizeof ex));
         return EXIT_USAGE;
     }
     if (c->run == NULL) {
@@ -146,22 +176,20 @@ int main(int argc, char **argv)
             if (s != NULL)
                 fprintf(stderr, "afdkit: %s: unknown subcommand '%s'; did you mean '%s'? (see "
                                 "'afdkit %s --help')\n",
-                        c->path, argv[used + 1], s, c->path);
+                        c->path, cli_excerpt(argv[used + 1], ex, sizeof ex), s, c->path);
             else
                 fprintf(stderr, "afdkit: %s: unknown subcommand '%s' (see 'afdkit %s --help')\n",
-                        c->path, argv[used + 1], c->path);
+                        c->path, cli_excerpt(argv[used + 1], ex, sizeof ex), c->path);
             return EXIT_USAGE;
         }
         if (used < argc - 1) {
             cli_print_help(c);
-            return 0;
+            return finish_stdout(c->path, 0);
         }
         fprintf(stderr, "afdkit: %s: missing subcommand (see 'afdkit %s --help')\n", c->path,
                 c->path);
         return EXIT_USAGE;
     }
     rc = c->run(c, argc - used, argv + used);
-    if (fflush(stdout) != 0 && rc == 0)
-        rc = cli_runtime_error(c->path, "cannot write to stdout");
-    return rc;
+    return finish_stdout(c->path, rc);
 }

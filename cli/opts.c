@@ -9,15 +9,50 @@
 
 /* ---- messages */
 
+/* Values echoed in messages are quoted ('...'); copy in to out with every
+ * quoted span longer than CLI_EXCERPT_MAX bytes cut there (at a UTF-8
+ * character boundary) and marked "...", so that no message repeats a long
+ * value whole, whichever call site formatted it. */
+static void cut_quoted(const char *in, char *out, size_t cap)
+{
+    size_t i = 0, o = 0;
+    while (in[i] != '\0' && o + 1 < cap) {
+        const char *close;
+        size_t n, keep;
+        out[o++] = in[i];
+        if (in[i++] != '\'' || (close = strchr(in + i, '\'')) == NULL)
+            continue;
+        n = (size_t)(close - (in + i));
+        keep = n;
+        if (n > CLI_EXCERPT_MAX) {
+            keep = CLI_EXCERPT_MAX;
+            while (keep > 0 && ((unsigned char)in[i + keep] & 0xc0) == 0x80)
+                keep--;
+        }
+        if (o + keep + 5 >= cap)
+            break;
+        memcpy(out + o, in + i, keep);
+        o += keep;
+        if (keep < n) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+        }
+        out[o++] = '\'';
+        i += n + 1;
+    }
+    out[o] = '\0';
+}
+
 static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
                      const char *suffix) CLI_PRINTF(3, 0);
 
 static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
                      const char *suffix)
 {
-    char text[1024], shown[sizeof text * 4];
+    char full[1024], text[1024], shown[sizeof text * 4];
     size_t k, o = 0;
-    vsnprintf(text, sizeof text, fmt, ap);
+    vsnprintf(full, sizeof full, fmt, ap);
+    cut_quoted(full, text, sizeof text);
     /* One line, always, and no terminal control sequences from an argument:
      * control bytes (none is in a format string) are shown as \xNN. */
     for (k = 0; text[k] != '\0'; k++) {
@@ -200,6 +235,35 @@ void cli_parser_init(cli_parser *p, const cli_command *cmd, int argc, char **arg
     p->argv = argv;
     p->i = 1;
     p->no_more_options = 0;
+    p->nseen = 0;
+}
+
+int cli_option_repeatable(const cli_option *o)
+{
+    size_t n = o->arg != NULL ? strlen(o->arg) : 0;
+    return n >= 3 && strcmp(o->arg + n - 3, "...") == 0;
+}
+
+/* Record o; 0, or CLI_ERROR after a message when a single-valued option
+ * (or another entry with its id, an alias) was given before. */
+static int note_seen(cli_parser *p, const cli_option *o)
+{
+    int k;
+    if (o->arg == NULL || cli_option_repeatable(o))
+        return 0;
+    for (k = 0; k < p->nseen; k++)
+        if (p->seen[k] == o || p->seen[k]->id == o->id) {
+            char name[64];
+            if (o->short_name != 0)
+                snprintf(name, sizeof name, "-%c/--%s", o->short_name, o->name);
+            else
+                snprintf(name, sizeof name, "--%s", o->name);
+            cli_usage_error(p->cmd->path, "option '%s' given twice (it takes one value)", name);
+            return CLI_ERROR;
+        }
+    if (p->nseen < CLI_MAX_SEEN)
+        p->seen[p->nseen++] = o;
+    return 0;
 }
 
 static const cli_option *find_long(const cli_command *cmd, const char *name, size_t len)
@@ -228,7 +292,7 @@ static const cli_option *find_short(const cli_command *cmd, char c)
     return NULL;
 }
 
-int cli_next(cli_parser *p, const cli_option **opt, const char **arg)
+static int next_raw(cli_parser *p, const cli_option **opt, const char **arg)
 {
     const char *a;
     *opt = NULL;
@@ -243,7 +307,7 @@ int cli_next(cli_parser *p, const cli_option **opt, const char **arg)
     }
     if (strcmp(a, "--") == 0) {
         p->no_more_options = 1;
-        return cli_next(p, opt, arg);
+        return next_raw(p, opt, arg);
     }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
         return CLI_HELP;
@@ -322,6 +386,14 @@ int cli_next(cli_parser *p, const cli_option **opt, const char **arg)
         *arg = p->argv[p->i++];
         return CLI_OPTION;
     }
+}
+
+int cli_next(cli_parser *p, const cli_option **opt, const char **arg)
+{
+    int rc = next_raw(p, opt, arg);
+    if (rc == CLI_OPTION && note_seen(p, *opt) != 0)
+        return CLI_ERROR;
+    return rc;
 }
 
 /* ---- help */

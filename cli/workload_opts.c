@@ -18,7 +18,7 @@ static const cli_option workload_options[] = {
      OPT_TIME_COL},
     {"time-unit", 0, "U", "unit of numeric times: s, ms, us (default: the column's)",
      OPT_TIME_UNIT},
-    {"where", 0, "COL=VALUE", "keep only rows whose column has this value (repeatable)",
+    {"where", 0, "COL=VALUE...", "keep only rows whose column has this value (repeatable)",
      OPT_WHERE},
     {"decode-offset", 0, "K", "decode lifetime D = output tokens - K (default 0)",
      OPT_DECODE_OFFSET},

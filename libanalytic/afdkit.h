@@ -21,6 +21,7 @@
 #include "afd_ratio.h"
 #include "afd_cost.h"
 #include "afd_stages.h"
+#include "afd_kvretrieve.h"
 #include "afd_calibrate.h"
 #include "afd_queue.h"
 #include "afd_pd.h"
