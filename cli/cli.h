@@ -50,6 +50,13 @@ void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
  * AFD_EUNSTABLE are runtime failures, the rest, AFD_ELIMIT included, input
  * errors). */
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err);
+/* Edit distance (insertions, deletions, substitutions, adjacent
+ * transpositions) between a[0..na) and b[0..nb); SIZE_MAX beyond 64 bytes. */
+size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);
+/* The name among names[0..count) closest to typed[0..n) when it is close
+ * enough to be what was meant (distance at most a third of the longer name,
+ * or typed a prefix of it), else NULL. */
+const char *cli_suggest(const char *typed, size_t n, const char *const *names, size_t count);
 /* Exit code for a library status. */
 int cli_exit_code(afd_status st);
 
@@ -301,6 +308,21 @@ enum {                       /* flags of cli_workload_load */
  * code after printing an error. */
 int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int keep_rows,
                       const cli_output *out, afd_workload *w);
+
+/* ---- arrival rates (cli/lambda.c) */
+
+/* 1 if a --lambda argument asks for the trace's own rate ("trace"). */
+int cli_lambda_is_trace(const char *arg);
+/* The rates of a --lambda argument, per unit of time (afd_unit_seconds):
+ * "trace" (the rate of w's timestamps, one value; w may be NULL otherwise),
+ * a list "1,2,5:10" of bare numbers per unit, or rates with units
+ * "5/s,300/min" (cli_rate).  Every value > 0.  Returns 0 or the exit code
+ * after printing an error; free out with cli_list_free. */
+int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const char *unit,
+                    const afd_workload *w, const char *trace, cli_list *out);
+/* Warn when the trace's dispersion indices put Poisson arrivals more than 5
+ * standard errors away at some window, saying by how much. */
+void cli_dispersion_warning(const char *cmd, const char *trace, const afd_workload *w);
 
 /* ---- hardware option group (cli/hw_opts.c) */
 

@@ -8,13 +8,16 @@
 
 #include "cli.h"
 
-enum { OPT_LAMBDA = OPT_COMMAND, OPT_SERVICE, OPT_C, OPT_PERCENTILE };
+enum { OPT_LAMBDA = OPT_COMMAND, OPT_SERVICE, OPT_C, OPT_PERCENTILE, OPT_UNIT, OPT_MDC_TRACE };
 
 /* Erlang B costs O(c) per approximation: 10^6 servers take a few ms. */
 #define C_MAX 1e6
 
 static const cli_option mdc_options[] = {
-    {"lambda", 0, "L", "arrival rate (Poisson), > 0", OPT_LAMBDA},
+    {"lambda", 0, "L", "arrival rates (Poisson): LIST, 5/s, or 'trace' (with --trace)",
+     OPT_LAMBDA},
+    {"trace", 0, "FILE", "trace whose timestamps give --lambda trace", OPT_MDC_TRACE},
+    {"unit", 0, "U", "time unit of D: s, ms, us (default s; for 5/s and trace)", OPT_UNIT},
     {"service", 0, "D", "deterministic service time, > 0, in the time unit of 1/L", OPT_SERVICE},
     {"c", 'c', "LIST", "numbers of servers, e.g. 1,2,4:8 (integers >= 1)", OPT_C},
     {"percentile", 0, "P", "also print the P-quantile of the wait (0 < P < 1, default 0.9)",
@@ -31,7 +34,7 @@ static double rel_err(double approx, double exact)
 
 /* One row; returns 0 or the exit code after printing an error. */
 static int row(const char *cmd, cli_table *t, double lambda, double service, int c, double p,
-               int extra)
+               int extra, int show_lambda)
 {
     afd_mdc *q;
     afd_result wq, pw, q90, qp;
@@ -72,6 +75,8 @@ static int row(const char *cmd, cli_table *t, double lambda, double service, int
     cli_table_real(t, rel_err(cos, wq.val));
     cli_table_real(t, rel_err(ac, wq.val));
     cli_table_real(t, rel_err(king, wq.val));
+    if (show_lambda)
+        cli_table_real(t, lambda);
     cli_table_end_row(t);
     return 0;
 }
@@ -87,6 +92,9 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table *t;
     cli_progress prog;
     double lambda = NAN, service = NAN, p = 0.9, a;
+    const char *lambda_arg = NULL, *unit = "s", *trace = NULL;
+    cli_list lambdas = {0, NULL};
+    size_t li;
     char pcol[64];
     int extra, rc;
     size_t k;
@@ -106,7 +114,18 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         switch (opt->id) {
         case OPT_LAMBDA:
-            rc = cli_real_min(cmd, opt->name, arg, 0, 1, &lambda);
+            lambda_arg = arg;
+            rc = 0;
+            break;
+        case OPT_MDC_TRACE:
+            trace = arg;
+            rc = 0;
+            break;
+        case OPT_UNIT:
+            rc = 0;
+            if (afd_unit_seconds(arg, &a) != AFD_OK)
+                rc = cli_usage_error(cmd, "--unit: unknown unit '%s' (s, ms, us or ns)", arg);
+            unit = arg;
             break;
         case OPT_SERVICE:
             rc = cli_real_min(cmd, opt->name, arg, 0, 1, &service);
@@ -130,20 +149,46 @@ static int run(const cli_command *self, int argc, char **argv)
             return rc;
         }
     }
-    if (isnan(lambda) || isnan(service) || cs.n == 0) {
+    if (lambda_arg == NULL || isnan(service) || cs.n == 0) {
         cli_list_free(&cs);
         return cli_usage_error(cmd, "%s is required",
-                               isnan(lambda)    ? "--lambda L"
-                               : isnan(service) ? "--service D"
-                                                : "--c LIST");
+                               lambda_arg == NULL ? "--lambda L"
+                               : isnan(service)   ? "--service D"
+                                                  : "--c LIST");
+    }
+    if (trace != NULL && !cli_lambda_is_trace(lambda_arg)) {
+        cli_list_free(&cs);
+        return cli_usage_error(cmd, "--trace serves only --lambda trace");
+    }
+    {
+        afd_workload w;
+        cli_workload_args wa;
+        cli_workload_init(&wa);
+        wa.trace = trace;
+        memset(&w, 0, sizeof w);
+        rc = 0;
+        if (trace != NULL)
+            rc = cli_workload_load(cmd, &wa, CLI_WL_NO_SE_WARNING, 0, &out, &w);
+        if (rc == 0)
+            rc = cli_lambda_list(cmd, "lambda", lambda_arg, unit, trace != NULL ? &w : NULL,
+                                 trace, &lambdas);
+        afd_workload_free(&w);
+        if (rc != 0) {
+            cli_list_free(&cs);
+            return rc;
+        }
     }
 
     /* Refuse an unstable configuration before printing anything. */
+    for (li = 0; li < lambdas.n; li++) /* the largest rate decides */
+        if (isnan(lambda) || lambdas.v[li] > lambda)
+            lambda = lambdas.v[li];
     a = lambda * service;
     for (k = 0; k < cs.n; k++) {
         if (!(a < cs.v[k])) {
             double c = cs.v[k];
             cli_list_free(&cs);
+            cli_list_free(&lambdas);
             if (!isfinite(a))
                 return cli_infeasible(cmd, "unstable queue: lambda*D overflows, so no number "
                                            "of servers makes it stable");
@@ -159,32 +204,39 @@ static int run(const cli_command *self, int argc, char **argv)
     t = cli_table_new(&out);
     if (t == NULL) {
         cli_list_free(&cs);
+        cli_list_free(&lambdas);
         return cli_runtime_error(cmd, "out of memory");
     }
     cli_progress_init(&prog, cmd, "solving", out.quiet);
     cli_table_provenance(t);
-    cli_table_meta(t, "lambda", "%.17g", lambda);
+    if (lambdas.n == 1)
+        cli_table_meta(t, "lambda", "%.17g", lambdas.v[0]);
     cli_table_meta(t, "service", "%.17g", service);
     if (extra)
         cli_table_begin(t, "c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90", pcol,
                         "wq_allen_cunneen", "wq_kingman", "err_cosmetatos", "err_allen_cunneen",
-                        "err_kingman");
+                        "err_kingman", lambdas.n > 1 || trace != NULL ? "lambda" : NULL);
     else
         cli_table_begin(t, "c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90",
                         "wq_allen_cunneen", "wq_kingman", "err_cosmetatos", "err_allen_cunneen",
-                        "err_kingman");
-    for (k = 0; k < cs.n; k++) {
-        rc = row(cmd, t, lambda, service, (int)cs.v[k], p, extra);
-        if (rc != 0) {
-            cli_progress_end(&prog);
-            cli_table_discard(t);
-            cli_list_free(&cs);
-            return rc;
+                        "err_kingman", lambdas.n > 1 || trace != NULL ? "lambda" : NULL);
+    for (li = 0; li < lambdas.n; li++)
+        for (k = 0; k < cs.n; k++) {
+            rc = row(cmd, t, lambdas.v[li], service, (int)cs.v[k], p, extra,
+                     lambdas.n > 1 || trace != NULL);
+            if (rc != 0) {
+                cli_progress_end(&prog);
+                cli_table_discard(t);
+                cli_list_free(&cs);
+                cli_list_free(&lambdas);
+                return rc;
+            }
+            cli_progress_update(&prog, (double)(li * cs.n + k) + 1, (double)(lambdas.n * cs.n),
+                                "rows");
         }
-        cli_progress_update(&prog, (double)k + 1, (double)cs.n, "rows");
-    }
     cli_progress_end(&prog);
     cli_list_free(&cs);
+    cli_list_free(&lambdas);
     return cli_table_finish(t, cmd);
 }
 
@@ -192,11 +244,15 @@ const cli_command cli_cmd_mdc = {
     .name = "mdc",
     .path = "mdc",
     .summary = "exact M/D/c queueing delay (mean, P(wait), P90) and its approximations",
-    .usage = "mdc --lambda L --service D --c LIST [--percentile P] [--csv] [--precision N]",
+    .usage = "mdc --lambda L --service D --c LIST [--percentile P] [--trace FILE] [--unit U] "
+             "[--csv] [--precision N]",
     .description =
-        "Prints one row per c:\n"
+        "Prints one row per c (per rate, c, for a list of rates):\n"
         "  c rho wq_exact wq_cosmetatos p_wait wq_p90 [wq_pP] wq_allen_cunneen wq_kingman\n"
-        "  err_cosmetatos err_allen_cunneen err_kingman\n"
+        "  err_cosmetatos err_allen_cunneen err_kingman [lambda]\n"
+        "(lambda for a list of rates or --lambda trace)\n"
+        "--lambda takes a list (1,2,5:10), rates with units (5/s, converted to --unit),\n"
+        "or 'trace' with --trace FILE: the rate (n - 1) / span of its timestamps.\n"
         "\n"
         "The M/D/c queue: FCFS, Poisson arrivals at rate L, deterministic service time D,\n"
         "c servers; the model of a prefill pool in which TTFT = wait + prefill time\n"

@@ -41,7 +41,7 @@ int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const cha
     }
     if (strchr(arg, '/') == NULL) {
         size_t k;
-        int rc = cli_list_parse(cmd, opt, arg, 0, 0, 1e300, out);
+        int rc = cli_list_parse(cmd, opt, arg, 0, -1e300, 1e300, out);
         if (rc != 0)
             return rc;
         for (k = 0; k < out->n; k++)

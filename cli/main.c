@@ -75,6 +75,16 @@ static const cli_command *resolve(int argc, char **argv, int *used)
     return c;
 }
 
+/* The command of table closest to name, if one is close enough. */
+static const char *suggest(const cli_command *const *table, const char *name)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (; *table != NULL && n < 64; table++)
+        names[n++] = (*table)->name;
+    return cli_suggest(name, strlen(name), names, n);
+}
+
 /* Every write to stdout is checked: rc unchanged, or 1 after a message
  * when stdout could not be written (a full disk, a closed pipe). */
 static int finish_stdout(const char *cmd, int rc)
@@ -150,16 +160,27 @@ int main(int argc, char **argv)
 
     c = resolve(argc - 1, argv + 1, &used);
     if (c == NULL) {
-        fprintf(stderr, "afdkit: unknown command '%s' (see 'afdkit --help')\n",
-                cli_excerpt(argv[1], ex, sizeof ex));
+        const char *s = suggest(commands, cli_excerpt(argv[1], ex, sizeof ex));
+        if (s != NULL)
+            fprintf(stderr, "afdkit: unknown command '%s'; did you mean '%s'? (see 'afdkit "
+                            "--help')\n",
+                    cli_excerpt(argv[1], ex, sizeof ex), s);
+        else
+            fprintf(stderr, "afdkit: unknown command '%s' (see 'afdkit --help')\n", cli_excerpt(argv[1], ex, sizeof ex));
         return EXIT_USAGE;
     }
     if (c->run == NULL) {
         /* A command group such as "mc" without a valid subcommand. */
         if (used < argc - 1 && strcmp(argv[used + 1], "-h") != 0 &&
             strcmp(argv[used + 1], "--help") != 0) {
-            fprintf(stderr, "afdkit: %s: unknown subcommand '%s' (see 'afdkit %s --help')\n",
-                    c->path, cli_excerpt(argv[used + 1], ex, sizeof ex), c->path);
+            const char *s = suggest(c->subcommands, argv[used + 1]);
+            if (s != NULL)
+                fprintf(stderr, "afdkit: %s: unknown subcommand '%s'; did you mean '%s'? (see "
+                                "'afdkit %s --help')\n",
+                        c->path, cli_excerpt(argv[used + 1], ex, sizeof ex), s, c->path);
+            else
+                fprintf(stderr, "afdkit: %s: unknown subcommand '%s' (see 'afdkit %s --help')\n",
+                        c->path, cli_excerpt(argv[used + 1], ex, sizeof ex), c->path);
             return EXIT_USAGE;
         }
         if (used < argc - 1) {

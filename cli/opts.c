@@ -152,6 +152,80 @@ int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_e
     return cli_exit_code(st);
 }
 
+/* ---- suggestions */
+
+/* Optimal string alignment distance (Levenshtein with adjacent
+ * transpositions) between a[0..na) and b[0..nb), capped at 64 bytes each. */
+size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t d[65][65], i, j;
+    if (na > 64 || nb > 64)
+        return (size_t)-1;
+    for (i = 0; i <= na; i++)
+        d[i][0] = i;
+    for (j = 0; j <= nb; j++)
+        d[0][j] = j;
+    for (i = 1; i <= na; i++)
+        for (j = 1; j <= nb; j++) {
+            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[na][nb];
+}
+
+/* Whether candidate is close enough to the typed name to suggest: an edit
+ * distance of at most a third of the longer name (at least 1), or the typed
+ * name a prefix of the candidate (--max-instance for --max-instances). */
+static int close_enough(const char *typed, size_t n, const char *cand, size_t *dist)
+{
+    size_t m = strlen(cand), longer = n > m ? n : m;
+    size_t limit = longer / 3 > 1 ? longer / 3 : 1;
+    *dist = cli_edit_distance(typed, n, cand, m);
+    if (n >= 2 && n < m && strncmp(typed, cand, n) == 0 && *dist > limit)
+        *dist = limit;
+    return *dist <= limit;
+}
+
+const char *cli_suggest(const char *typed, size_t n, const char *const *names, size_t count)
+{
+    const char *best = NULL;
+    size_t k, bd = (size_t)-1;
+    for (k = 0; k < count; k++) {
+        size_t dist;
+        if (names[k] != NULL && close_enough(typed, n, names[k], &dist) && dist < bd) {
+            bd = dist;
+            best = names[k];
+        }
+    }
+    return best;
+}
+
+/* The long option closest to name[0..len), or NULL. */
+static const cli_option *suggest_long(const cli_command *cmd, const char *name, size_t len)
+{
+    const cli_group *const *g;
+    const cli_option *o, *best = NULL;
+    size_t bd = (size_t)-1;
+    if (cmd->groups == NULL)
+        return NULL;
+    for (g = cmd->groups; *g != NULL; g++)
+        for (o = (*g)->options; o->name != NULL; o++) {
+            size_t dist;
+            if (close_enough(name, len, o->name, &dist) && dist < bd) {
+                bd = dist;
+                best = o;
+            }
+        }
+    return best;
+}
+
 /* ---- option iterator */
 
 void cli_parser_init(cli_parser *p, const cli_command *cmd, int argc, char **argv)
@@ -244,7 +318,19 @@ static int next_raw(cli_parser *p, const cli_option **opt, const char **arg)
         size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
         const cli_option *o = find_long(p->cmd, name, len);
         if (o == NULL) {
-            cli_usage_error(p->cmd->path, "unknown option '--%.*s'", (int)len, name);
+            /* "--B 128": a short option written with two dashes */
+            const cli_option *s = len == 1 ? find_short(p->cmd, name[0]) : NULL;
+            if (s == NULL)
+                s = suggest_long(p->cmd, name, len);
+            if (s != NULL && s->short_name != 0 && len == 1 && s->short_name == name[0])
+                cli_usage_error(p->cmd->path, "unknown option '--%.*s'; did you mean '-%c' "
+                                              "(or '--%s')?",
+                                (int)len, name, s->short_name, s->name);
+            else if (s != NULL)
+                cli_usage_error(p->cmd->path, "unknown option '--%.*s'; did you mean '--%s'?",
+                                (int)len, name, s->name);
+            else
+                cli_usage_error(p->cmd->path, "unknown option '--%.*s'", (int)len, name);
             return CLI_ERROR;
         }
         *opt = o;
@@ -272,7 +358,13 @@ static int next_raw(cli_parser *p, const cli_option **opt, const char **arg)
     {
         const cli_option *o = find_short(p->cmd, a[1]);
         if (o == NULL) {
-            cli_usage_error(p->cmd->path, "unknown option '%s'", a);
+            /* "-trace FILE": a long option written with one dash */
+            const cli_option *s = find_long(p->cmd, a + 1, strlen(a + 1));
+            if (s != NULL)
+                cli_usage_error(p->cmd->path, "unknown option '%s'; did you mean '--%s'?", a,
+                                s->name);
+            else
+                cli_usage_error(p->cmd->path, "unknown option '%s'", a);
             return CLI_ERROR;
         }
         *opt = o;

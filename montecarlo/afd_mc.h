@@ -169,6 +169,13 @@ typedef struct afd_queue_sim_params {
     unsigned batches;   /* K >= 2 (0: AFD_QUEUE_SIM_BATCHES) */
     double quantile;    /* order of the wait quantile, in (0,1) (0: 0.9) */
     uint64_t seed, stream;
+    /* Replay (replay != 0): the trace's own arrivals instead of Poisson ones.
+     * Customer n is row n of trace (which must keep its times, sorted),
+     * arriving at (time[n] - time[0]) * time_scale in the unit of the service
+     * times, with its own service time service_fn(P_n); lambda and customers
+     * are ignored: every row after the warm-up is measured (at least batches). */
+    int replay;
+    double time_scale; /* > 0: seconds to the service unit, times any stretch */
 } afd_queue_sim_params;
 
 typedef struct afd_queue_sim_result {
@@ -204,8 +211,23 @@ typedef struct afd_queue_sim_result {
  * Errors: AFD_EINVAL (bad parameters, a service_fn value that is negative or
  * not finite), AFD_EEMPTY (trace without kept rows), AFD_EUNSTABLE
  * (rho >= 1), AFD_ELIMIT (customers or servers beyond their limits),
- * AFD_ENOMEM. */
+ * AFD_ENOMEM.
+ *
+ * With replay there is no randomness: the standard errors are those of batch
+ * means over the trace in time order, which take the batches as nearly
+ * independent (optimistic when the load drifts over the trace); rho is the
+ * trace's rate (n - 1) / span times E[S] / c.  Replay adds AFD_EINVAL for
+ * missing or unsorted times and AFD_EEMPTY for fewer rows than batches. */
 AFD_API afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out);
+
+/* Smallest c in [c_lo, c_max] whose replayed `quantile` of the time in
+ * system (p->quantile; the TTFT of a prefill pool) is at most slo, by
+ * afd_queue_sim with p->replay set (p->c is ignored); *res gets that run.
+ * Counts up from c_lo (the quantile falls as c grows).  AFD_EEMPTY when no
+ * c up to c_max qualifies; errors of afd_queue_sim. */
+AFD_API afd_status afd_queue_replay_pool(const afd_queue_sim_params *p, double slo,
+                                         unsigned c_lo, unsigned c_max, unsigned *c,
+                                         afd_queue_sim_result *res);
 
 /* ---- KV-cache retrieval through a memory hierarchy (afd_kvretrieve.h)
  *

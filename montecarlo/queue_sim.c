@@ -81,11 +81,25 @@ static afd_status prepare(const afd_queue_sim_params *p, double **svc, double *e
     unsigned k = p->batches ? p->batches : AFD_QUEUE_SIM_BATCHES;
     double q = p->quantile == 0 ? 0.9 : p->quantile;
     *svc = NULL;
-    if (p->c < 1 || !(p->lambda > 0) || !isfinite(p->lambda) || k < 2 || p->customers < k ||
-        !(q > 0 && q < 1) || p->warmup > WARMUP_LIMIT)
-        return AFD_EINVAL;
-    if (p->c > AFD_QUEUE_SIM_MAX_SERVERS || p->customers > AFD_QUEUE_SIM_MAX_CUSTOMERS)
-        return AFD_ELIMIT;
+    if (p->replay) {
+        size_t i;
+        if (p->c < 1 || k < 2 || !(q > 0 && q < 1) || p->trace == NULL ||
+            p->trace->time == NULL || !(p->time_scale > 0) || !isfinite(p->time_scale))
+            return AFD_EINVAL;
+        for (i = 1; i < p->trace->n_kept; i++)
+            if (!(p->trace->time[i] >= p->trace->time[i - 1]))
+                return AFD_EINVAL;
+        if (p->trace->n_kept < 2 || p->trace->n_kept - 1 < p->warmup + k)
+            return AFD_EEMPTY;
+        if (p->c > AFD_QUEUE_SIM_MAX_SERVERS || p->trace->n_kept > AFD_QUEUE_SIM_MAX_CUSTOMERS)
+            return AFD_ELIMIT;
+    } else {
+        if (p->c < 1 || !(p->lambda > 0) || !isfinite(p->lambda) || k < 2 ||
+            p->customers < k || !(q > 0 && q < 1) || p->warmup > WARMUP_LIMIT)
+            return AFD_EINVAL;
+        if (p->c > AFD_QUEUE_SIM_MAX_SERVERS || p->customers > AFD_QUEUE_SIM_MAX_CUSTOMERS)
+            return AFD_ELIMIT;
+    }
     if (p->trace == NULL) {
         if (!(p->service > 0) || !isfinite(p->service))
             return AFD_EINVAL;
@@ -121,8 +135,8 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
     afd_event_heap heap; /* the servers' free times */
     double *svc, *wait = NULL, *soj = NULL, *u = NULL, *bm = NULL, *bp = NULL;
     double *bq = NULL, *bs = NULL, *bsq = NULL;
-    double es, q, t = 0, nrows;
-    uint64_t n, total, len, m;
+    double es, q, t = 0, nrows, lambda;
+    uint64_t n, total, len, m, warmup;
     unsigned k, b;
     afd_status st;
 
@@ -138,16 +152,26 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
         free(svc);
         return AFD_ENOMEM;
     }
-    if (!(p->lambda * es / p->c < 1)) {
-        afd_event_heap_free(&heap);
-        free(svc);
-        return AFD_EUNSTABLE;
-    }
     k = p->batches ? p->batches : AFD_QUEUE_SIM_BATCHES;
     q = p->quantile == 0 ? 0.9 : p->quantile;
-    len = p->customers / k;
+    warmup = p->warmup;
+    lambda = p->lambda;
+    if (p->replay) {
+        const double *tm = p->trace->time;
+        size_t nk = p->trace->n_kept;
+        double span = (tm[nk - 1] - tm[0]) * p->time_scale;
+        lambda = span > 0 ? (double)(nk - 1) / span : INFINITY;
+        len = (nk - warmup) / k;
+    } else {
+        len = p->customers / k;
+    }
+    if (!(lambda * es / p->c < 1)) {
+        free(svc);
+        afd_event_heap_free(&heap);
+        return AFD_EUNSTABLE;
+    }
     m = (uint64_t)k * len;
-    total = p->warmup + m;
+    total = warmup + m;
     nrows = svc != NULL ? (double)p->trace->n_kept : 0;
     for (b = 0; b < p->c; b++) /* all servers free at time 0 (room reserved) */
         (void)afd_event_heap_push(&heap, 0, b, 0);
@@ -167,22 +191,28 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
     for (n = 0; n < total; n++) {
         size_t i = (size_t)(n % CHUNK);
         double s, w;
-        if (i == 0)
-            afd_philox_fill_u01(p->seed, p->stream, 2 * n, 2 * CHUNK, u);
-        t += -log(u[2 * i]) / p->lambda; /* arrival of customer n */
-        if (svc != NULL) {
-            size_t row = (size_t)(u[2 * i + 1] * nrows);
-            s = svc[row < p->trace->n_kept ? row : p->trace->n_kept - 1];
+        if (p->replay) {
+            /* customer n is row n, at its own time */
+            t = (p->trace->time[n] - p->trace->time[0]) * p->time_scale;
+            s = svc[n];
         } else {
-            s = p->service;
+            if (i == 0)
+                afd_philox_fill_u01(p->seed, p->stream, 2 * n, 2 * CHUNK, u);
+            t += -log(u[2 * i]) / p->lambda; /* arrival of customer n */
+            if (svc != NULL) {
+                size_t row = (size_t)(u[2 * i + 1] * nrows);
+                s = svc[row < p->trace->n_kept ? row : p->trace->n_kept - 1];
+            } else {
+                s = p->service;
+            }
         }
         w = heap.e[0].time > t ? heap.e[0].time - t : 0; /* the earliest free server */
         (void)afd_event_heap_replace_top(&heap, t + w + s, heap.e[0].id, 0);
-        if (n >= p->warmup) {
-            wait[n - p->warmup] = w;
-            soj[n - p->warmup] = w + s;
+        if (n >= warmup) {
+            wait[n - warmup] = w;
+            soj[n - warmup] = w + s;
         }
-        if ((n + 1) % REBASE == 0) { /* keep times small: shift the origin to t */
+        if (!p->replay && (n + 1) % REBASE == 0) { /* keep times small: shift the origin to t */
             size_t j;
             for (j = 0; j < p->c; j++)
                 heap.e[j].time = heap.e[j].time > t ? heap.e[j].time - t : 0;
@@ -213,7 +243,7 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
     out->wait_q = quantile(wait, (size_t)m, q);
     out->sojourn_q = quantile(soj, (size_t)m, q);
     out->service_mean = es;
-    out->rho = p->lambda * es / p->c;
+    out->rho = lambda * es / p->c;
     out->customers = m;
 done:
     free(svc);
@@ -223,4 +253,28 @@ done:
     free(u);
     free(bm);
     return st;
+}
+
+afd_status afd_queue_replay_pool(const afd_queue_sim_params *p, double slo, unsigned c_lo,
+                                 unsigned c_max, unsigned *c, afd_queue_sim_result *res)
+{
+    afd_queue_sim_params q = *p;
+    unsigned cc;
+    *c = 0;
+    if (!p->replay || !(slo > 0) || c_lo < 1)
+        return AFD_EINVAL;
+    for (cc = c_lo; cc <= c_max; cc++) {
+        afd_status st;
+        q.c = cc;
+        st = afd_queue_sim(&q, res);
+        if (st == AFD_EUNSTABLE)
+            continue;
+        if (st != AFD_OK)
+            return st;
+        if (res->sojourn_q <= slo) {
+            *c = cc;
+            return AFD_OK;
+        }
+    }
+    return AFD_EEMPTY;
 }
