@@ -99,7 +99,7 @@ void cli_print_help(const cli_command *cmd);
 /* Option ids shared by the groups below (commands use ids >= 100). */
 enum {
     OPT_TRACE = 1, OPT_PROMPT_COL, OPT_OUTPUT_COL, OPT_DECODE_OFFSET, OPT_GEOMETRIC,
-    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU,
+    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU, OPT_WHERE, OPT_TIME_COL, OPT_TIME_UNIT,
     OPT_CSV = 20, OPT_PRECISION, OPT_PROVENANCE, OPT_QUIET,
     OPT_JSON = 26, OPT_SHARD = 27,
     OPT_HW = 30, OPT_ALPHA_A, OPT_BETA_A, OPT_ALPHA_F, OPT_BETA_F, OPT_ALPHA_C, OPT_BETA_C,
@@ -243,9 +243,13 @@ void cli_table_provenance(cli_table *t);
 
 /* ---- workload option group (cli/workload_opts.c) */
 
+#define CLI_WHERE_NAME_MAX 128
+
 typedef struct cli_workload_args {
-    const char *trace;
+    const char *trace; /* "-": standard input */
     afd_workload_trace_options topt;
+    afd_trace_filter where[AFD_TRACE_MAX_WHERE]; /* --where COLUMN=VALUE (repeatable) */
+    char where_col[AFD_TRACE_MAX_WHERE][CLI_WHERE_NAME_MAX];
     int decode_offset_set;
     int geometric;
     double mu_p, mu_d;
@@ -370,6 +374,7 @@ extern const cli_command cli_cmd_kappa;
 extern const cli_command cli_cmd_ratio;
 extern const cli_command cli_cmd_sweep;
 extern const cli_command cli_cmd_pipeline;
+extern const cli_command cli_cmd_kvretrieve;
 extern const cli_command cli_cmd_hw;
 extern const cli_command cli_cmd_calibrate;
 extern const cli_command cli_cmd_sim;

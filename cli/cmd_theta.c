@@ -46,7 +46,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_provenance(t);
     cli_table_meta(t, "workload", "%s", afd_workload_kind_name(w.kind));
     cli_table_begin(t, "n", "theta", "nu", "theta_se", "nu_se", "mean_p", "mean_d", "tail_alpha",
-                    "tail_alpha_se", "tail_k");
+                    "tail_alpha_se", "tail_k", "lambda", "span_s", "idc_1s", "idc_10s", "idc_60s");
     cli_table_uint(t, w.stats.n);
     cli_table_real(t, w.stats.theta);
     cli_table_real(t, w.stats.nu);
@@ -57,6 +57,11 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_real(t, w.tail_alpha);
     cli_table_real(t, w.tail_alpha_se);
     cli_table_uint(t, w.tail_k);
+    cli_table_real(t, w.arrivals.lambda);
+    cli_table_real(t, w.arrivals.span);
+    cli_table_real(t, w.arrivals.idc[0]);
+    cli_table_real(t, w.arrivals.idc[1]);
+    cli_table_real(t, w.arrivals.idc[2]);
     cli_table_end_row(t);
     afd_workload_free(&w);
     return cli_table_finish(t, cmd);
@@ -68,7 +73,8 @@ const cli_command cli_cmd_theta = {
     .summary = "stationary slot load theta and its spread nu (Lemma 4.1)",
     .usage = "theta WORKLOAD [--csv] [--precision N]",
     .description =
-        "Prints one row: n theta nu theta_se nu_se mean_p mean_d tail_alpha tail_alpha_se tail_k.\n"
+        "Prints one row: n theta nu theta_se nu_se mean_p mean_d tail_alpha tail_alpha_se tail_k\n"
+        "lambda span_s idc_1s idc_10s idc_60s.\n"
         "\n"
         "theta = E[Y] and nu = sd(Y) describe Y, the KV-cache token load of one decode\n"
         "slot observed at a random decode step under continuous batching (Lemma 4.1):\n"
@@ -86,7 +92,14 @@ const cli_command cli_cmd_theta = {
         "cap); a warning says when it suggests nu (alpha <= 3) or theta (alpha <= 2)\n"
         "would be infinite without the cap.\n"
         "For the geometric model, theta = MP + MD - 1 and nu^2 = MP(MP-1) + MD(MD-1)\n"
-        "(Corollary 4.5); n and the standard errors are 0.  --theta/--nu pass through.",
+        "(Corollary 4.5); n and the standard errors are 0.  --theta/--nu pass through.\n"
+        "\n"
+        "Arrivals, from the trace's timestamp column (TIMESTAMP, timestamp (ms),\n"
+        "Timestamp, arrived_at, or --time-col/--time-unit; nan without one):\n"
+        "lambda = (n - 1) / span_s requests per second over the span of the requests\n"
+        "used; idc_1s idc_10s idc_60s are the indices of dispersion of counts,\n"
+        "variance / mean of the arrivals in consecutive 1, 10 and 60 s windows (1 for\n"
+        "Poisson arrivals, within sqrt(2 / (windows - 1)); bursty traces are far above).",
     .groups = theta_groups,
     .run = run,
 };

@@ -23,6 +23,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_mdc,
     &cli_cmd_pipeline,
     &cli_cmd_offload,
+    &cli_cmd_kvretrieve,
     &cli_cmd_pd,
     &cli_cmd_goodput,
     &cli_cmd_serve,

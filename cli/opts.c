@@ -108,7 +108,9 @@ static void message(const char *cmd, const char *fmt, ...)
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err)
 {
     const char *text = err != NULL && err->text[0] != '\0' ? err->text : afd_strerror(st);
-    if (err != NULL && err->line > 0)
+    if (err != NULL && err->line > 0 && err->column > 0)
+        message(cmd, "%s:%ld:%ld: %s", path, err->line, err->column, text);
+    else if (err != NULL && err->line > 0)
         message(cmd, "%s:%ld: %s", path, err->line, text);
     else
         message(cmd, "%s: %s", path, text);

@@ -7,11 +7,19 @@
 #include "cli.h"
 
 static const cli_option workload_options[] = {
-    {"trace", 0, "FILE", "request trace CSV (prompt and output token columns)", OPT_TRACE},
+    {"trace", 0, "FILE",
+     "request trace: CSV or JSON Lines, plain, .gz or .zst; '-' reads standard input",
+     OPT_TRACE},
     {"prompt-col", 0, "NAME", "prompt-token column of the trace (default: recognised)",
      OPT_PROMPT_COL},
     {"output-col", 0, "NAME", "output-token column of the trace (default: recognised)",
      OPT_OUTPUT_COL},
+    {"time-col", 0, "NAME", "arrival-time column (default: recognised; 'none' ignores times)",
+     OPT_TIME_COL},
+    {"time-unit", 0, "U", "unit of numeric times: s, ms, us (default: the column's)",
+     OPT_TIME_UNIT},
+    {"where", 0, "COL=VALUE", "keep only rows whose column has this value (repeatable)",
+     OPT_WHERE},
     {"decode-offset", 0, "K", "decode lifetime D = output tokens - K (default 0)",
      OPT_DECODE_OFFSET},
     {"geometric", 0, NULL, "geometric model: P, D ~ Geometric on {1,2,...}, independent",
@@ -45,6 +53,37 @@ int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option 
         return 0;
     case OPT_PROMPT_COL: a->topt.columns.prompt_col = arg; return 0;
     case OPT_OUTPUT_COL: a->topt.columns.output_col = arg; return 0;
+    case OPT_TIME_COL:
+        a->topt.columns.time_col = strcmp(arg, "none") == 0 ? "" : arg;
+        return 0;
+    case OPT_TIME_UNIT: {
+        double sec;
+        char ex[200];
+        if (afd_unit_seconds(arg, &sec) != AFD_OK)
+            return cli_usage_error(cmd, "--time-unit: unknown unit '%s' (s, ms, us or ns)",
+                                   cli_excerpt(arg, ex, sizeof ex));
+        a->topt.columns.time_unit = arg;
+        return 0;
+    }
+    case OPT_WHERE: {
+        const char *eq = strchr(arg, '=');
+        size_t n = a->topt.columns.n_where;
+        char ex[200];
+        if (eq == NULL || eq == arg)
+            return cli_usage_error(cmd, "--where: expected COLUMN=VALUE: '%s'",
+                                   cli_excerpt(arg, ex, sizeof ex));
+        if (n == AFD_TRACE_MAX_WHERE)
+            return cli_usage_error(cmd, "--where: at most %d filters", AFD_TRACE_MAX_WHERE);
+        if ((size_t)(eq - arg) >= CLI_WHERE_NAME_MAX)
+            return cli_usage_error(cmd, "--where: column name longer than %d bytes",
+                                   CLI_WHERE_NAME_MAX - 1);
+        memcpy(a->where_col[n], arg, (size_t)(eq - arg));
+        a->where_col[n][eq - arg] = '\0';
+        a->where[n].column = a->where_col[n];
+        a->where[n].value = eq + 1;
+        a->topt.columns.n_where = n + 1;
+        return 0;
+    }
     case OPT_DECODE_OFFSET:
         if (cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &k) != 0)
             return EXIT_USAGE;
@@ -96,9 +135,10 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         return cli_usage_error(cmd, "give only one workload: --trace, --geometric or "
                                     "--theta/--nu");
     if (a->trace == NULL &&
-        (a->topt.columns.prompt_col || a->topt.columns.output_col || a->decode_offset_set))
-        return cli_usage_error(cmd, "--prompt-col, --output-col and --decode-offset apply "
-                                    "only to --trace");
+        (a->topt.columns.prompt_col || a->topt.columns.output_col || a->decode_offset_set ||
+         a->topt.columns.time_col || a->topt.columns.time_unit || a->topt.columns.n_where))
+        return cli_usage_error(cmd, "--prompt-col, --output-col, --time-col, --time-unit, "
+                                    "--where and --decode-offset apply only to --trace");
 
     if (a->geometric) {
         if (!a->have_mu_p || !a->have_mu_d)
@@ -135,6 +175,7 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         afd_error err;
         cli_progress_init(&pc.p, cmd, "reading trace", out != NULL && out->quiet);
         topt.keep_rows = keep_rows;
+        topt.columns.where = a->where;
         if (keep_rows && topt.max_rows == 0)
             topt.max_rows = CLI_MAX_KEPT_ROWS;
         topt.progress = on_progress;
@@ -143,11 +184,32 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         cli_progress_end(&pc.p);
         if (st != AFD_OK)
             return cli_file_error(cmd, a->trace, st, &err);
-        if (w->skipped > 0)
-            cli_warn(cmd, "%s: skipped %llu of %llu rows with D = output - %llu <= 0 (first on "
-                          "line %ld)",
-                     a->trace, (unsigned long long)w->skipped, (unsigned long long)w->rows,
-                     (unsigned long long)a->topt.decode_offset, w->first_skipped_line);
+        if (w->filtered > 0 || w->skipped > 0) {
+            char where[200] = "";
+            size_t k, o = 0;
+            unsigned long long total = (unsigned long long)(w->rows + w->filtered);
+            for (k = 0; k < a->topt.columns.n_where && o + 1 < sizeof where; k++)
+                o += (size_t)snprintf(where + o, sizeof where - o, "%s%s=%s", k ? " " : "",
+                                      a->where[k].column, a->where[k].value);
+            if (w->filtered == 0)
+                cli_warn(cmd, "%s: skipped %llu of %llu rows with D = output - %llu <= 0 (first "
+                              "on line %ld)",
+                         a->trace, (unsigned long long)w->skipped, total,
+                         (unsigned long long)a->topt.decode_offset, w->first_skipped_line);
+            else if (w->skipped == 0)
+                cli_warn(cmd, "%s: skipped %llu of %llu rows not matching --where %s", a->trace,
+                         (unsigned long long)w->filtered, total, where);
+            else
+                cli_warn(cmd, "%s: skipped %llu of %llu rows: %llu not matching --where %s, %llu "
+                              "with D = output - %llu <= 0 (first on line %ld)",
+                         a->trace, (unsigned long long)(w->filtered + w->skipped), total,
+                         (unsigned long long)w->filtered, where, (unsigned long long)w->skipped,
+                         (unsigned long long)a->topt.decode_offset, w->first_skipped_line);
+        }
+        if (w->arrivals.unsorted_line != 0)
+            cli_warn(cmd, "%s:%ld: arrival times go backwards; the dispersion indices need "
+                          "a trace sorted by time (they are nan)",
+                     a->trace, w->arrivals.unsorted_line);
         if (w->stats.n < 2 && !(need & CLI_WL_NO_SE_WARNING))
             cli_warn(cmd, "%s: only %llu usable request; standard errors need at least 2",
                      a->trace, (unsigned long long)w->stats.n);

@@ -83,7 +83,7 @@ static void as_csv(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    afd_trace_options named = {"a", "b"};
+    afd_trace_options named = {.prompt_col = "a", .output_col = "b"};
     as_trace(data, size, NULL);
     as_trace(data, size, &named);
     as_csv(data, size);

@@ -1,8 +1,16 @@
-/* afd_trace.h: streaming reader for request-trace CSV files.
+/* afd_trace.h: streaming reader for request traces.
  *
- * The CSV dialect is that of afd_csv.h (RFC 4180 with a header row, CRLF,
- * LF or CR record ends, a byte-order mark, no final newline, blank lines
- * skipped, every record as wide as the header).
+ * Formats, recognised by content (never by file name):
+ * - CSV, the dialect of afd_csv.h (RFC 4180 with a header row, CRLF, LF or
+ *   CR record ends, a byte-order mark, no final newline, blank lines
+ *   skipped, every record as wide as the header);
+ * - JSON Lines: one JSON object per line (the first non-blank byte of the
+ *   input is '{'), blank lines skipped; the keys of the first object play
+ *   the part of the header.  Parsed with jansson; a malformed line is an
+ *   error carrying its line and the character column jansson reports.
+ * Either may be compressed with gzip or Zstandard (recognised by their magic
+ * bytes) and is then decompressed while it streams.  The path "-" reads
+ * standard input.
  *
  * The prompt-token and output-token columns are found by name: given
  * explicitly, or recognised among the pairs
@@ -10,11 +18,27 @@
  *   Request tokens/Response tokens, input_length/output_length,
  *   prompt_tokens/output_tokens
  * (exact match first, then ASCII case-insensitive; surrounding blanks are
- * ignored).  Values must be non-negative decimal integers below 2^64.
+ * ignored).  Values must be non-negative integers below 2^64; a real with no
+ * fractional part ("100.0", "1e3") counts as the integer it equals.  In JSON,
+ * numbers may also be given as strings; integers must fit in 63 bits.
+ *
+ * An optional timestamp column gives each row its arrival time in seconds:
+ * given explicitly (time_col, time_unit), or recognised by exact name first
+ * among TIMESTAMP (Azure; seconds), timestamp (Mooncake; milliseconds),
+ * Timestamp (BurstGPT; seconds), arrived_at (Vidur; seconds), then
+ * case-insensitively in that order.  Values are numbers in the column's unit
+ * or date-time strings "YYYY-MM-DD HH:MM:SS.fffffff" (a 'T' separator and a
+ * "Z" or "+HH:MM" offset are accepted; no offset means UTC).
+ *
+ * Row filters (where) keep only rows whose column equals a value: text
+ * compared after trimming blanks (CSV, JSON strings), numbers compared as
+ * numbers, JSON true/false/null as those words.  Filtered rows are counted
+ * (afd_trace_filtered) and never converted, so their values may be anything.
  *
  * The reader streams: memory use is bounded by AFD_TRACE_MAX_RECORD and the
  * header, whatever the file size.  Errors carry the 1-based line on which the
- * offending record starts and the 1-based field number.
+ * offending record starts, and for malformed JSON the 1-based column
+ * (err->column; 0 otherwise).
  */
 #ifndef AFD_TRACE_H
 #define AFD_TRACE_H
@@ -34,20 +58,37 @@ extern "C" {
 
 typedef struct afd_trace afd_trace;
 
+/* Most row filters one reader applies. */
+#define AFD_TRACE_MAX_WHERE 4
+
+typedef struct afd_trace_filter {
+    const char *column; /* header name */
+    const char *value;  /* the value rows must have to be kept */
+} afd_trace_filter;
+
 typedef struct afd_trace_options {
     const char *prompt_col; /* header name of the prompt-token column, or NULL */
     const char *output_col; /* header name of the output-token column, or NULL */
+    const char *time_col;   /* header name of the timestamp column, NULL to
+                               recognise one, "" to ignore timestamps */
+    const char *time_unit;  /* "s", "ms", "us", "ns" for numeric times, or NULL
+                               (the recognised column's unit; seconds) */
+    const afd_trace_filter *where; /* row filters (all must match), or NULL */
+    size_t n_where;                /* at most AFD_TRACE_MAX_WHERE */
 } afd_trace_options;
 
 typedef struct afd_trace_row {
     uint64_t prompt; /* prompt (context) tokens P */
     uint64_t output; /* output (generated) tokens, as written in the file */
     long line;       /* 1-based line on which the record starts */
+    double time;     /* arrival time in seconds; NaN without a time column */
 } afd_trace_row;
 
-/* Open path and read its header.  opt may be NULL (recognise both columns).
- * Errors: AFD_EIO (cannot open/read; text holds strerror), AFD_EEMPTY (no
- * header row), AFD_EPARSE (unknown or ambiguous column, bad quoting). */
+/* Open path ("-": standard input) and read its header.  opt may be NULL
+ * (recognise the columns, no filters).  Errors: AFD_EIO (cannot open/read;
+ * text holds strerror), AFD_EEMPTY (no header row), AFD_EPARSE (unknown or
+ * ambiguous column, bad quoting, malformed JSON, corrupt compressed data),
+ * AFD_EINVAL (unknown time unit, too many filters). */
 AFD_API afd_status afd_trace_open(const char *path, const afd_trace_options *opt,
                                   afd_trace **out, afd_error *err);
 
@@ -57,10 +98,11 @@ AFD_API afd_status afd_trace_open_memory(const char *data, size_t len,
                                          const afd_trace_options *opt, afd_trace **out,
                                          afd_error *err);
 
-/* Read the next data record.  Returns AFD_OK, AFD_EOF at the end, or an
- * error (AFD_EPARSE: wrong field count, non-integer, negative, unterminated
- * quote; AFD_ERANGE: value >= 2^64; AFD_ELIMIT: record longer than
- * AFD_TRACE_MAX_RECORD; AFD_EIO).  After an error the reader stays in the
+/* Read the next data record that passes the filters.  Returns AFD_OK,
+ * AFD_EOF at the end, or an error (AFD_EPARSE: wrong field count,
+ * non-integer, negative, unterminated quote, malformed JSON, a key missing
+ * from an object, a bad time; AFD_ERANGE: value >= 2^64; AFD_ELIMIT: record
+ * longer than AFD_TRACE_MAX_RECORD; AFD_EIO).  After an error the reader stays in the
  * error state and keeps returning it. */
 AFD_API afd_status afd_trace_next(afd_trace *t, afd_trace_row *row, afd_error *err);
 
@@ -68,7 +110,18 @@ AFD_API afd_status afd_trace_next(afd_trace *t, afd_trace_row *row, afd_error *e
 AFD_API const char *afd_trace_prompt_name(const afd_trace *t);
 AFD_API const char *afd_trace_output_name(const afd_trace *t);
 
-/* Bytes consumed so far (for progress reports and throughput). */
+/* Header name of the timestamp column, or NULL when there is none. */
+AFD_API const char *afd_trace_time_name(const afd_trace *t);
+/* Seconds per unit of its numeric values (NaN when there is none). */
+AFD_API double afd_trace_time_seconds(const afd_trace *t);
+
+/* Rows dropped by the filters so far. */
+AFD_API uint64_t afd_trace_filtered(const afd_trace *t);
+
+/* "csv" or "jsonl". */
+AFD_API const char *afd_trace_format(const afd_trace *t);
+
+/* Bytes consumed so far, after decompression (for progress reports). */
 AFD_API uint64_t afd_trace_bytes(const afd_trace *t);
 
 /* Close the reader; t may be NULL. */

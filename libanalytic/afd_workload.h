@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "afd_arrivals.h"
 #include "afd_renewal.h"
 #include "afd_status.h"
 #include "afd_trace.h"
@@ -32,6 +33,7 @@ typedef struct afd_workload {
     /* TRACE only */
     uint64_t rows;           /* data rows read */
     uint64_t skipped;        /* rows with D <= 0 after the decode offset */
+    uint64_t filtered;       /* rows dropped by the row filters (not in rows) */
     long first_skipped_line; /* line of the first skipped row (0 if none) */
     uint64_t max_d;          /* largest D used */
     double tail_alpha;       /* Hill tail index of D (Appendix A.7); +inf: no
@@ -41,6 +43,11 @@ typedef struct afd_workload {
     size_t n_kept;           /* requests kept (keep_rows), D >= 1 each */
     uint64_t *prompt;        /* P of the kept requests, or NULL */
     uint64_t *decode;        /* D of the kept requests, or NULL */
+    double *time;            /* arrival times (s) of the kept requests, or NULL
+                                when the trace has no time column */
+    /* The arrival process of the requests used (afd_arrivals.h); n = 0 and
+       NaN when the trace has no time column or the workload is no trace. */
+    afd_arrival_stats arrivals;
 } afd_workload;
 
 typedef struct afd_workload_trace_options {

@@ -90,7 +90,7 @@ afd_status afd_points_read(const char *path, const char *x_col, const char *t_co
             if (ps != AFD_OK) {
                 char shown[200];
                 afd_priv_show(f[k].p, f[k].n, shown, sizeof shown);
-                st = afd_csv_fail(c, err, ps, line, (long)cols[k] + 1,
+                st = afd_csv_fail(c, err, ps, line, 0,
                                   "column '%s' is %s: '%s'", names[k],
                                   ps == AFD_ERANGE ? "out of range" : "not a number", shown);
                 goto done;

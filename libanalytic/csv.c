@@ -9,14 +9,11 @@
 #include <config.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "afd_csv.h"
 #include "internal.h"
@@ -35,7 +32,7 @@ struct record {
 enum scan { SCAN_RECORD, SCAN_MORE, SCAN_END, SCAN_ERROR };
 
 struct afd_csv {
-    int fd;            /* -1 when reading from memory */
+    afd_priv_src *src; /* NULL when reading from memory */
     char *buf;         /* owned buffer (file mode) */
     const char *data;  /* buf, or the caller's memory */
     size_t pos, end;   /* unread bytes: data[pos..end) */
@@ -109,7 +106,7 @@ afd_status afd_csv_fail(afd_csv *c, afd_error *err, afd_status st, long line, lo
 static afd_status refill(afd_csv *c, afd_error *err)
 {
     size_t rem = c->end - c->pos;
-    if (c->fd < 0) {
+    if (c->src == NULL) {
         c->eof = 1;
         return AFD_OK;
     }
@@ -123,15 +120,15 @@ static afd_status refill(afd_csv *c, afd_error *err)
         c->pos = 0;
         c->end = rem;
     }
-    for (;;) {
-        ssize_t n = read(c->fd, c->buf + c->end, BUF_CAP - c->end);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return afd_csv_fail(c, err, AFD_EIO, c->line, 0, "read error: %s", strerror(errno));
+    {
+        size_t n;
+        afd_error e;
+        afd_status st = afd_priv_src_read(c->src, c->buf + c->end, BUF_CAP - c->end, &n, &e);
+        if (st != AFD_OK)
+            return afd_csv_fail(c, err, st, c->line, 0, "%s", e.text);
         if (n == 0)
             c->eof = 1;
-        c->end += (size_t)n;
+        c->end += n;
         return AFD_OK;
     }
 }
@@ -195,8 +192,7 @@ static enum scan scan_record(afd_csv *c, struct record *rec, afd_error *err)
                 if (i == end) {
                     if (!eof)
                         return SCAN_MORE;
-                    afd_csv_fail(c, err, AFD_EPARSE, c->line, (long)rec->nfields + 1,
-                                 "unterminated quoted field");
+                    afd_csv_fail(c, err, AFD_EPARSE, c->line, 0, "unterminated quoted field");
                     return SCAN_ERROR;
                 }
                 ch = d[i];
@@ -230,7 +226,7 @@ static enum scan scan_record(afd_csv *c, struct record *rec, afd_error *err)
             if (i < end && d[i] != ',' && d[i] != '\n' && d[i] != '\r') {
                 char v[200];
                 afd_priv_show(d + i, end - i < 20 ? end - i : 20, v, sizeof v);
-                afd_csv_fail(c, err, AFD_EPARSE, c->line, (long)rec->nfields + 1,
+                afd_csv_fail(c, err, AFD_EPARSE, c->line, 0,
                              "unexpected text after a closing quote: '%s'", v);
                 return SCAN_ERROR;
             }
@@ -353,10 +349,8 @@ static afd_status read_header(afd_csv *c, afd_error *err)
 static afd_csv *new_reader(void)
 {
     afd_csv *c = calloc(1, sizeof *c);
-    if (c != NULL) {
-        c->fd = -1;
+    if (c != NULL)
         c->line = 1;
-    }
     return c;
 }
 
@@ -372,29 +366,18 @@ static afd_status finish_open(afd_csv *c, afd_csv **out, afd_error *err)
     return AFD_OK;
 }
 
-afd_status afd_csv_open(const char *path, afd_csv **out, afd_error *err)
+afd_status afd_priv_csv_open_src(afd_priv_src *src, afd_csv **out, afd_error *err)
 {
     afd_csv *c;
-    struct stat sb;
 
     *out = NULL;
     afd_error_clear(err);
     c = new_reader();
-    if (c == NULL)
+    if (c == NULL) {
+        afd_priv_src_close(src);
         return afd_csv_fail(NULL, err, AFD_ENOMEM, 0, 0, "out of memory");
-    c->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (c->fd < 0) {
-        int e = errno;
-        free(c);
-        return afd_csv_fail(NULL, err, AFD_EIO, 0, 0, "cannot open: %s", strerror(e));
     }
-    if (fstat(c->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        afd_csv_close(c);
-        return afd_csv_fail(NULL, err, AFD_EIO, 0, 0, "cannot read: is a directory");
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    (void)posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
+    c->src = src;
     c->buf = malloc(BUF_CAP);
     if (c->buf == NULL) {
         afd_csv_close(c);
@@ -402,6 +385,18 @@ afd_status afd_csv_open(const char *path, afd_csv **out, afd_error *err)
     }
     c->data = c->buf;
     return finish_open(c, out, err);
+}
+
+afd_status afd_csv_open(const char *path, afd_csv **out, afd_error *err)
+{
+    afd_priv_src *src;
+    afd_status st;
+
+    *out = NULL;
+    afd_error_clear(err);
+    if ((st = afd_priv_src_open(path, &src, err)) != AFD_OK)
+        return st;
+    return afd_priv_csv_open_src(src, out, err);
 }
 
 afd_status afd_csv_open_memory(const char *data, size_t len, afd_csv **out, afd_error *err)
@@ -520,8 +515,7 @@ void afd_csv_close(afd_csv *c)
     size_t k;
     if (c == NULL)
         return;
-    if (c->fd >= 0)
-        close(c->fd);
+    afd_priv_src_close(c->src);
     if (c->header != NULL) {
         for (k = 0; k < c->ncols; k++)
             free(c->header[k]);

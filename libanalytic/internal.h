@@ -65,6 +65,33 @@ afd_status afd_priv_queue_truncation(double a, double c, double target, int with
 afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, double hi,
                           double epsabs, double epsrel, double *root);
 
+/* ---- byte sources (source.c): a file, or standard input for "-", read as
+ * it is or decompressed (gzip, Zstandard; recognised by magic bytes). */
+typedef struct afd_priv_src afd_priv_src;
+/* Errors: AFD_EIO (cannot open; a directory), AFD_ENOMEM. */
+afd_status afd_priv_src_open(const char *path, afd_priv_src **out, afd_error *err);
+/* Up to cap decoded bytes; *got == 0 at the end.  AFD_EIO, AFD_EPARSE
+ * (corrupt or truncated compressed data), AFD_ENOMEM. */
+afd_status afd_priv_src_read(afd_priv_src *s, char *buf, size_t cap, size_t *got,
+                             afd_error *err);
+/* Look at the first decoded bytes (up to want, fewer at the end) without
+ * consuming them; call before any afd_priv_src_read. */
+afd_status afd_priv_src_peek(afd_priv_src *s, size_t want, const char **p, size_t *n,
+                             afd_error *err);
+/* "plain", "gzip" or "zstd". */
+const char *afd_priv_src_kind(const afd_priv_src *s);
+void afd_priv_src_close(afd_priv_src *s);
+
+/* "YYYY-MM-DD[ T]HH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]" (blanks around
+ * ignored) to seconds since 1970-01-01 UTC; a time without an offset is
+ * taken as UTC.  Returns 1, or 0 when p[0..n) is not of this form. */
+int afd_priv_parse_datetime(const char *p, size_t n, double *out);
+
+/* A CSV reader over an open source (taken over: closed with the reader,
+ * also on error). */
+struct afd_csv;
+afd_status afd_priv_csv_open_src(afd_priv_src *src, struct afd_csv **out, afd_error *err);
+
 
 /* Read a whole file of at most max bytes into a malloc'ed, NUL-terminated
  * buffer (*buf, *len).  AFD_EIO (open, read, a directory), AFD_EPARSE (too

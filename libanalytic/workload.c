@@ -17,6 +17,7 @@ static void init(afd_workload *w, afd_workload_kind kind)
     w->kind = kind;
     w->mu_p = w->mu_d = NAN;
     w->tail_alpha = w->tail_alpha_se = NAN;
+    afd_arrivals_none(&w->arrivals);
 }
 
 const char *afd_workload_kind_name(afd_workload_kind kind)
@@ -35,12 +36,15 @@ void afd_workload_free(afd_workload *w)
         return;
     free(w->prompt);
     free(w->decode);
+    free(w->time);
     w->prompt = w->decode = NULL;
+    w->time = NULL;
     w->n_kept = 0;
 }
 
 /* Append (p, d) to the kept rows, doubling the arrays as needed. */
-static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p, uint64_t d)
+static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p, uint64_t d,
+                       int timed, double t)
 {
     if (max_rows != 0 && w->n_kept >= max_rows)
         return AFD_ELIMIT;
@@ -57,10 +61,18 @@ static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p
         if (nd == NULL)
             return AFD_ENOMEM;
         w->decode = nd;
+        if (timed) {
+            double *nt = realloc(w->time, ncap * sizeof *nt);
+            if (nt == NULL)
+                return AFD_ENOMEM;
+            w->time = nt;
+        }
         *cap = ncap;
     }
     w->prompt[w->n_kept] = p;
     w->decode[w->n_kept] = d;
+    if (timed)
+        w->time[w->n_kept] = t;
     w->n_kept++;
     return AFD_OK;
 }
@@ -71,7 +83,9 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     static const afd_workload_trace_options defaults;
     afd_renewal_acc *acc;
     afd_hill *hill;
+    afd_arrivals_acc *arr = NULL;
     afd_trace_row row;
+    int timed;
     afd_status st;
     size_t cap = 0;
     long last_line = 1;
@@ -82,9 +96,13 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     afd_error_clear(err);
     acc = afd_renewal_acc_alloc();
     hill = afd_hill_alloc(AFD_HILL_KMAX);
-    if (acc == NULL || hill == NULL) {
+    timed = afd_trace_time_name(reader) != NULL;
+    if (timed)
+        arr = afd_arrivals_acc_alloc();
+    if (acc == NULL || hill == NULL || (timed && arr == NULL)) {
         afd_renewal_acc_free(acc);
         afd_hill_free(hill);
+        afd_arrivals_acc_free(arr);
         return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
     }
 
@@ -111,7 +129,13 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
         if (d > out->max_d)
             out->max_d = d;
         afd_hill_add(hill, (double)d);
-        if (opt->keep_rows && (st = keep(out, &cap, opt->max_rows, row.prompt, d)) != AFD_OK) {
+        if (timed && afd_arrivals_add(arr, row.time, row.line) != AFD_OK) {
+            st = afd_priv_fail(err, AFD_EPARSE, row.line, 0, "time '%s' is not finite",
+                               afd_trace_time_name(reader));
+            break;
+        }
+        if (opt->keep_rows &&
+            (st = keep(out, &cap, opt->max_rows, row.prompt, d, timed, row.time)) != AFD_OK) {
             afd_priv_fail(err, st, row.line, 0,
                           opt->max_rows && out->n_kept >= opt->max_rows
                               ? "trace has more than %zu usable rows, the limit for keeping "
@@ -122,9 +146,16 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
             break;
         }
     }
+    out->filtered = afd_trace_filtered(reader);
     if (st == AFD_EOF) {
         st = AFD_OK;
-        if (out->rows == 0)
+        if (timed)
+            afd_arrivals_stats(arr, &out->arrivals);
+        if (out->rows == 0 && out->filtered > 0)
+            st = afd_priv_fail(err, AFD_EEMPTY, 0, 0, "no row matches the filters (%llu rows "
+                                                      "read)",
+                               (unsigned long long)out->filtered);
+        else if (out->rows == 0)
             st = afd_priv_fail(err, AFD_EEMPTY, last_line, 0, "no data rows after the header");
         else if (afd_renewal_acc_count(acc) == 0)
             st = afd_priv_fail(err, AFD_EEMPTY, 0, 0,
@@ -141,6 +172,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     }
     afd_renewal_acc_free(acc);
     afd_hill_free(hill);
+    afd_arrivals_acc_free(arr);
     if (st != AFD_OK)
         afd_workload_free(out);
     return st;

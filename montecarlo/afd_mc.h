@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "afd_kvretrieve.h"
 #include "afd_status.h"
 #include "afd_workload.h"
 
@@ -193,6 +194,18 @@ typedef struct afd_queue_sim_result {
  * (rho >= 1), AFD_ELIMIT (customers or servers beyond their limits),
  * AFD_ENOMEM. */
 AFD_API afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out);
+
+/* ---- KV-cache retrieval through a memory hierarchy (afd_kvretrieve.h)
+ *
+ * Each trial walks the tiers in order, tier k holding the prefix with
+ * probability H_k (one uniform per tier: trial i reads (seed, stream 0,
+ * index i n + k)); the first holder serves it in T_k + S / BW_k, and if none
+ * does it is recomputed in `recompute`.  *mean is the average time over the
+ * trials and *se its standard error (sample sd / sqrt(trials)); thread-count
+ * invariant.  AFD_EINVAL as afd_kv_retrieval_time, or trials < 2. */
+AFD_API afd_status afd_mc_kv_retrieval(const afd_kv_tier *tiers, size_t n, double bytes,
+                                       double recompute, uint64_t trials, uint64_t seed,
+                                       double *mean, double *se);
 
 #ifdef __cplusplus
 }

@@ -118,8 +118,8 @@ static void line_endings_and_blank_lines(void **state)
 static void column_detection(void **state)
 {
     static const uint64_t pd[] = {5, 6};
-    afd_trace_options opt = {"b", "a"};
-    afd_trace_options ci = {"PROMPT", NULL};
+    afd_trace_options opt = {.prompt_col = "b", .output_col = "a"};
+    afd_trace_options ci = {.prompt_col = "PROMPT", .output_col = NULL};
     (void)state;
     expect_rows("num_prefill_tokens,num_decode_tokens\n5,6\n", NULL, pd, NULL, 1);
     /* case-insensitive recognition */
@@ -132,8 +132,8 @@ static void column_detection(void **state)
 
 static void column_errors(void **state)
 {
-    afd_trace_options unknown = {"Tokens", NULL};
-    afd_trace_options same = {"a", "a"};
+    afd_trace_options unknown = {.prompt_col = "Tokens", .output_col = NULL};
+    afd_trace_options same = {.prompt_col = "a", .output_col = "a"};
     (void)state;
     expect_error("a,b\n1,2\n", NULL, AFD_EPARSE, 1,
                  "no prompt-token column recognised (header has 'a', 'b'); "
@@ -154,30 +154,30 @@ static void value_errors(void **state)
     static const char hdr[] = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
     char csv[512];
     (void)state;
-    snprintf(csv, sizeof csv, "%st,1,2\nt,3,12x\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,1,2\n0,3,12x\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 3, "column 'GeneratedTokens' is not an integer: '12x'");
-    snprintf(csv, sizeof csv, "%st,-3,2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,-3,2\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2, "column 'ContextTokens' is negative: '-3'");
-    snprintf(csv, sizeof csv, "%st,2.5,2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,2.5,2\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2, "column 'ContextTokens' is not an integer: '2.5'");
-    snprintf(csv, sizeof csv, "%st,,2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,,2\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2, "column 'ContextTokens' is empty");
-    snprintf(csv, sizeof csv, "%st,1\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,1\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2, "row has 2 fields, header has 3");
-    snprintf(csv, sizeof csv, "%st,1,2,3\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,1,2,3\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2, "row has 4 fields, header has 3");
-    snprintf(csv, sizeof csv, "%st,18446744073709551616,2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,18446744073709551616,2\n", hdr);
     expect_error(csv, NULL, AFD_ERANGE, 2,
                  "column 'ContextTokens' is too large (>= 2^64): '18446744073709551616'");
-    snprintf(csv, sizeof csv, "%st,1,2\n\"t,3,4\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,1,2\n\"0,3,4\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 3, "unterminated quoted field");
-    snprintf(csv, sizeof csv, "%st,\"1\"x,2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,\"1\"x,2\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2, "unexpected text after a closing quote: 'x,2\\x0a'");
-    snprintf(csv, sizeof csv, "%st,\"1\"\"2\",2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,\"1\"\"2\",2\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2,
                  "column 'ContextTokens' is not an integer: '1\"\"2'");
     /* control bytes in a value are escaped so the message stays one line */
-    snprintf(csv, sizeof csv, "%st,\"1\r\n2\",2\n", hdr);
+    snprintf(csv, sizeof csv, "%s0,\"1\r\n2\",2\n", hdr);
     expect_error(csv, NULL, AFD_EPARSE, 2,
                  "column 'ContextTokens' is not an integer: '1\\x0d\\x0a2'");
 }
@@ -302,10 +302,58 @@ static void record_too_long(void **state)
     unlink(path);
 }
 
+static void json_lines(void **state)
+{
+    /* Keys in any order, blank lines, a string number, an integral real. */
+    static const char js[] = "\xEF\xBB\xBF{\"output_length\": 2, \"input_length\": 10, "
+                             "\"timestamp\": 1500}\n\n"
+                             "{\"input_length\": \"3\", \"output_length\": 4.0, "
+                             "\"timestamp\": 2500.5}";
+    static const uint64_t pd[] = {10, 2, 3, 4};
+    static const long lines[] = {1, 3};
+    afd_trace_row rows[4];
+    afd_error err;
+    size_t n;
+    (void)state;
+    expect_rows(js, NULL, pd, lines, 2);
+    assert_int_equal(read_all(js, NULL, rows, 4, &n, &err), AFD_EOF);
+    /* timestamp is Mooncake's, in milliseconds */
+    assert_true(rows[0].time == 1.5);
+    assert_true(rows[1].time == 2.5005);
+}
+
+static void json_errors(void **state)
+{
+    (void)state;
+    expect_error("{\"input_length\": 1, \"output_length\": 2}\n{\"input_length\": 1,}\n",
+                 NULL, AFD_EPARSE, 2, "malformed JSON: string or '}' expected near '}'");
+    expect_error("{\"input_length\": 1, \"output_length\": null}\n", NULL, AFD_EPARSE, 1,
+                 "column 'output_length' is not a number (JSON null)");
+    expect_error("{\"input_length\": 1, \"input_length\": 2}\n", NULL, AFD_EPARSE, 1,
+                 "malformed JSON: duplicate object key near '\"input_length\"'");
+}
+
+static void row_filters(void **state)
+{
+    static const char csv[] = "Model,input_length,output_length\n"
+                              " A ,1,2\n"
+                              "B,x,y\n" /* filtered rows are never converted */
+                              "\"A\",3,4\n";
+    static const afd_trace_filter where[] = {{"model", "A"}};
+    afd_trace_options opt = {.where = where, .n_where = 1};
+    static const uint64_t pd[] = {1, 2, 3, 4};
+    static const long lines[] = {2, 4};
+    (void)state;
+    expect_rows(csv, &opt, pd, lines, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(azure_dialect),
+        cmocka_unit_test(json_lines),
+        cmocka_unit_test(json_errors),
+        cmocka_unit_test(row_filters),
         cmocka_unit_test(bom_lf_final_newline),
         cmocka_unit_test(quoting),
         cmocka_unit_test(line_endings_and_blank_lines),

@@ -235,10 +235,43 @@ static void status_helpers(void **state)
     assert_string_equal(afd_version(), PACKAGE_VERSION);
 }
 
+/* The dispersion accumulator against counts done by hand: arrivals at 0,
+ * 0.5, 1.2, 3.9, 4.0, 4.1 and 5.5 s give 1 s windows [0,1) .. [4,5) holding
+ * 2, 1, 0, 1, 2 (window 5 holds the last arrival and is partial): mean 6/5,
+ * variance (0.64 + 0.04 + 1.44 + 0.04 + 0.64) / 4 = 0.7, IDC = 7/12. */
+static void arrivals_by_hand(void **state)
+{
+    static const double t[] = {0, 0.5, 1.2, 3.9, 4.0, 4.1, 5.5};
+    afd_arrivals_acc *acc = afd_arrivals_acc_alloc();
+    afd_arrival_stats st;
+    size_t k;
+    (void)state;
+    assert_non_null(acc);
+    for (k = 0; k < 7; k++)
+        assert_int_equal(afd_arrivals_add(acc, t[k], (long)k + 2), AFD_OK);
+    assert_int_equal(afd_arrivals_add(acc, NAN, 9), AFD_EINVAL);
+    afd_arrivals_stats(acc, &st);
+    assert_int_equal(st.n, 7);
+    assert_close(st.span, 5.5, 0, 0);
+    assert_close(st.lambda, 6 / 5.5, 1e-15, 0);
+    assert_int_equal(st.windows[0], 5);
+    assert_close(st.idc[0], 7.0 / 12.0, 1e-15, 0);
+    assert_close(st.idc_se[0], sqrt(0.5), 1e-15, 0);
+    assert_true(isnan(st.idc[1])); /* no complete 10 s window */
+    /* a time going backwards: dispersion refused, rate kept */
+    assert_int_equal(afd_arrivals_add(acc, 5.0, 42), AFD_OK);
+    afd_arrivals_stats(acc, &st);
+    assert_int_equal(st.unsorted_line, 42);
+    assert_true(isnan(st.idc[0]));
+    assert_close(st.lambda, 7 / 5.5, 1e-15, 0);
+    afd_arrivals_acc_free(acc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(azure_traces_step_by_step),
+        cmocka_unit_test(arrivals_by_hand),
         cmocka_unit_test(workload_from_reader_options),
         cmocka_unit_test(workload_errors),
         cmocka_unit_test(csv_generic),
