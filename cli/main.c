@@ -40,7 +40,8 @@ static void print_usage(FILE *f)
 {
     const cli_command *const *c;
     fprintf(f, "Usage: afdkit [-h|--help] [-V|--version] COMMAND [OPTIONS]\n"
-               "       afdkit help COMMAND\n\n"
+               "       afdkit help COMMAND\n"
+               "       afdkit help --presets\n\n"
                "Provisioning of Attention/FFN-disaggregated LLM serving from request traces.\n\n"
                "Commands:\n");
     for (c = commands; *c != NULL; c++)
@@ -103,6 +104,22 @@ static int finish_stdout(const char *cmd, int rc)
     return EXIT_RUNTIME;
 }
 
+/* afdkit help --presets: the names --hw, --model and --device accept besides
+ * a file (the man page and the shell completion list them). */
+static int list_presets(void)
+{
+    size_t i;
+    const char *name;
+    printf("# option\tname\n");
+    for (i = 0; (name = afd_hw_preset_name(i)) != NULL; i++)
+        printf("hw\t%s\n", name);
+    for (i = 0; (name = afd_model_preset_name(i)) != NULL; i++)
+        printf("model\t%s\n", name);
+    for (i = 0; (name = afd_device_preset_name(i)) != NULL; i++)
+        printf("device\t%s\n", name);
+    return finish_stdout("help", 0);
+}
+
 static int help(int argc, char **argv)
 {
     const cli_command *c;
@@ -112,6 +129,8 @@ static int help(int argc, char **argv)
         print_usage(stdout);
         return finish_stdout("help", 0);
     }
+    if (argc == 1 && strcmp(argv[0], "--presets") == 0)
+        return list_presets();
     c = resolve(argc, argv, &used);
     if (c == NULL || used != argc) {
         fprintf(stderr, "afdkit: help: unknown command '%s' (see 'afdkit --help')\n",
