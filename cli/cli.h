@@ -215,8 +215,10 @@ void cli_table_raw_line(cli_table *t, const char *line);
 int cli_table_finish(cli_table *t, const char *cmd);
 /* As cli_table_finish, writing to the file path instead of stdout. */
 int cli_table_finish_file(cli_table *t, const char *cmd, const char *path);
-/* Write data[0..len) to path (created or truncated), closing it on every
- * path.  0, or EXIT_RUNTIME after "CMD: PATH: cannot write: REASON". */
+/* Write data[0..len) to path: through a temporary file in the same directory
+ * renamed on success and removed on failure, so path is either the whole new
+ * content or untouched (a non-regular path such as /dev/stdout is written in
+ * place).  0, or EXIT_RUNTIME after "CMD: PATH: cannot write: REASON". */
 int cli_write_file(const char *cmd, const char *path, const char *data, size_t len);
 /* Free without writing (after an error). */
 void cli_table_discard(cli_table *t);

@@ -23,6 +23,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -599,15 +601,56 @@ int cli_table_finish(cli_table *t, const char *cmd)
     return rc;
 }
 
+/* Write data to path atomically: into a temporary file PATH.XXXXXX in the
+ * same directory, flushed and closed, then renamed over path; on any failure
+ * the temporary file is removed, so a full disk leaves neither a truncated
+ * file nor a stray temporary behind.  A path that exists and is not a regular
+ * file (a device such as /dev/stdout, a pipe, a symbolic link) is written in
+ * place: renaming over it would replace the node rather than write to it. */
 int cli_write_file(const char *cmd, const char *path, const char *data, size_t len)
 {
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (f == NULL || fwrite(data, 1, len, f) != len || fflush(f) != 0)
-        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
-    if (f != NULL && fclose(f) != 0 && rc == 0)
-        rc = cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(errno));
-    return rc;
+    struct stat st;
+    char *tmp;
+    size_t n = strlen(path);
+    mode_t mask;
+    int fd, err = 0;
+    FILE *f;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        f = fopen(path, "w");
+        if (f == NULL || fwrite(data, 1, len, f) != len || fflush(f) != 0)
+            err = errno ? errno : EIO;
+        if (f != NULL && fclose(f) != 0 && err == 0)
+            err = errno ? errno : EIO;
+        return err == 0 ? 0 : cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(err));
+    }
+    if ((tmp = malloc(n + 8)) == NULL)
+        return cli_runtime_error(cmd, "%s: cannot write: out of memory", path);
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".XXXXXX", 8);
+    if ((fd = mkstemp(tmp)) < 0) {
+        err = errno;
+        free(tmp);
+        return cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(err));
+    }
+    /* mkstemp creates the file 0600; give it the mode fopen would have. */
+    mask = umask(0);
+    umask(mask);
+    errno = 0;
+    if (fchmod(fd, 0666 & ~mask) != 0 || (f = fdopen(fd, "w")) == NULL) {
+        err = errno ? errno : EIO;
+        close(fd);
+    } else {
+        if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0)
+            err = errno ? errno : EIO;
+        if (fclose(f) != 0 && err == 0)
+            err = errno ? errno : EIO;
+    }
+    if (err == 0 && rename(tmp, path) != 0)
+        err = errno ? errno : EIO;
+    if (err != 0)
+        (void)unlink(tmp);
+    free(tmp);
+    return err == 0 ? 0 : cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(err));
 }
 
 int cli_table_finish_file(cli_table *t, const char *cmd, const char *path)

@@ -55,7 +55,16 @@ stem() {
     esac
 }
 
+# Each figure is drawn into a temporary directory inside OUTDIR and its files
+# moved into OUTDIR only when gnuplot succeeds, so a failure (a full disk)
+# leaves neither truncated pictures nor the temporary directory behind.
 mkdir -p "$outdir"
+work=$(mktemp -d "$outdir/.figures.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP
+case $work in
+*\'*) echo "$me: directory names with a single quote are not supported" >&2; exit 2 ;;
+esac
 for name in "$@"; do
     for t in $(inputs "$name"); do
         if [ ! -f "$tables/$t" ]; then
@@ -63,5 +72,20 @@ for name in "$@"; do
             exit 1
         fi
     done
-    "$gnuplot" -e "in='$(stem "$name")'; out='$outdir'" "$plots/$name.gp"
+    "$gnuplot" -e "in='$(stem "$name")'; out='$work'" "$plots/$name.gp"
+    # gnuplot exits 0 even when it could not write a picture whole: check
+    # that each one ends as its format requires before moving it.
+    for f in "$work"/*; do
+        [ -e "$f" ] || continue
+        case $f in
+        *.png) tail -c 8 "$f" | grep -q IEND ;;
+        *.svg) tail -c 16 "$f" | grep -q '</svg>' ;;
+        esac || {
+            echo "$me: $outdir/$(basename "$f"): gnuplot could not write it whole (disk full?)" >&2
+            exit 1
+        }
+    done
+    for f in "$work"/*; do
+        [ -e "$f" ] && mv -f "$f" "$outdir/"
+    done
 done

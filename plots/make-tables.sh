@@ -65,6 +65,9 @@ paper_r=1,2,4,8,16,24,32
 
 # A table is written to FILE.tmp and renamed when complete, so that a failed
 # command leaves no partial table behind.
+# On failure (a full disk, a failing command) the temporary tables are removed.
+trap 'rc=$?; [ "$rc" -eq 0 ] || rm -f "$outdir"/*.tmp; exit "$rc"' EXIT
+trap 'exit 1' INT TERM HUP
 start() { : >"$outdir/$1.tmp"; }
 finish() { mv "$outdir/$1.tmp" "$outdir/$1"; }
 
