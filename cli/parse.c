@@ -34,9 +34,15 @@ const char *cli_excerpt(const char *s, char *buf, size_t cap)
     return excerpt_n(s, strlen(s), buf, cap);
 }
 
-static const char *status_word(afd_status st)
+/* What is wrong with the number text s: for AFD_ERANGE, whether its
+ * magnitude is too large for a double or nonzero and below the smallest
+ * normal one (which would otherwise read as 0 or lose digits). */
+static const char *status_word_of(afd_status st, const char *s)
 {
-    return st == AFD_ERANGE ? "out of range" : "not a number";
+    if (st != AFD_ERANGE)
+        return "not a number";
+    return fabs(strtod(s, NULL)) < 1 ? "out of range (nonzero, below 2.2e-308 in magnitude)"
+                                     : "out of range (above 1.8e308 in magnitude)";
 }
 
 int cli_real(const char *cmd, const char *opt, const char *arg, double *out)
@@ -44,7 +50,7 @@ int cli_real(const char *cmd, const char *opt, const char *arg, double *out)
     char ex[200];
     afd_status st = afd_parse_double(arg, out);
     if (st != AFD_OK)
-        return cli_usage_error(cmd, "--%s: %s: '%s'", opt, status_word(st),
+        return cli_usage_error(cmd, "--%s: %s: '%s'", opt, status_word_of(st, arg),
                                cli_excerpt(arg, ex, sizeof ex));
     return 0;
 }
@@ -60,7 +66,7 @@ static int unit_error(const char *cmd, const char *opt, const char *arg, const c
                                "bare number in %s, or a latency model in s, ms or us",
                                opt, ex, unit[0] != '\0' ? unit : "no stated unit",
                                unit[0] != '\0' ? unit : "its unit");
-    return cli_usage_error(cmd, "--%s: %s: '%s' (%s)", opt, status_word(st), ex, what);
+    return cli_usage_error(cmd, "--%s: %s: '%s' (%s)", opt, status_word_of(st, arg), ex, what);
 }
 
 int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
@@ -143,7 +149,8 @@ static int list_number(const char *s, size_t len, int integers, double *out, cha
     } else {
         st = afd_parse_double(buf, out);
         if (st != AFD_OK)
-            return set_msg(msg, cap, "%s: '%s'", status_word(st), cli_excerpt(buf, ex, sizeof ex));
+            return set_msg(msg, cap, "%s: '%s'", status_word_of(st, buf),
+                           cli_excerpt(buf, ex, sizeof ex));
     }
     return 0;
 }

@@ -195,8 +195,13 @@ void cli_format_real(char *buf, size_t cap, double v, int precision)
 void cli_percentile_name(char *buf, size_t cap, const char *prefix, double p,
                          const char *suffix)
 {
-    char num[32], *dot;
-    snprintf(num, sizeof num, "%.15g", 100 * p);
+    char num[40], *dot;
+    int prec = 15;
+    /* 15 digits, or more when they would round a quantile below 1 up to
+     * "100" (p = 0.9999999999999999 is wq_p99_99999999999999, not wq_p100) */
+    do
+        snprintf(num, sizeof num, "%.*g", prec, 100 * p);
+    while (p < 1 && strtod(num, NULL) >= 100 && ++prec <= 17);
     while ((dot = strchr(num, '.')) != NULL)
         *dot = '_';
     snprintf(buf, cap, "%s_p%s%s", prefix, num, suffix);

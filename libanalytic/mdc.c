@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "afd_queue.h"
 #include "internal.h"
@@ -34,6 +35,7 @@ struct afd_mdc {
     double tau;      /* bound on P(X > N) */
     double prob_err; /* truncation bound on any probability */
     double rel_err;  /* relative rounding of the solution and Poisson terms */
+    int light;       /* P(A > c) underflowed: E[W] from its light-load form */
 };
 
 static int bad_positive(double x)
@@ -217,6 +219,7 @@ afd_status afd_mdc_alloc(double lambda, double service, int c, afd_mdc **out)
     } else {
         /* P(A > c) underflows: X = 0 to within 1e-308. */
         q->kmax = c;
+        q->light = a > 0;
         kmin = 0;
         nd = 0;
         st = AFD_OK;
@@ -287,6 +290,22 @@ afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result)
     result->err = NAN;
     if (q == NULL)
         return AFD_EINVAL;
+    if (q->light) {
+        /* P(A > c) underflowed, so E[X] = E[(A - c)+] (1 + O(P(A > c))) does
+         * too, while E[W] = E[X] / lambda may not (c = 1: rho D / 2).
+         * E[(A - c)+] = e^-a a^(c+1)/(c+1)! sum_j (j+1) a^j (c+1)!/(c+1+j)!,
+         * and the sum lies in [1, 1/(1 - a/(c+2))^2], so
+         *   E[W] = D a^c / (c+1)! * r,  r in [e^-a, 1/(1 - a/(c+2))^2];
+         * the value below takes r = 1 and its error bound covers the range. */
+        double lead = q->c <= 150 ? pow(q->a, q->c) / gsl_sf_fact((unsigned)q->c + 1)
+                                  : exp((double)q->c * log(q->a) - gsl_sf_lngamma(q->c + 2.0));
+        double hi = q->a < q->c + 2 ? 1 / ((1 - q->a / (q->c + 2)) * (1 - q->a / (q->c + 2)))
+                                    : INFINITY;
+        double dev = fmax(1 - exp(-q->a), hi - 1);
+        result->val = q->service * lead;
+        result->err = result->val * dev + 8 * DBL_EPSILON * result->val;
+        return AFD_OK;
+    }
     result->val = q->mean_x / q->lambda;
     result->err = q->mean_err / q->lambda + 2 * DBL_EPSILON * result->val;
     return AFD_OK;

@@ -117,7 +117,7 @@ static afd_status parse_decimal(const char *s, size_t len, double *out)
     if (!isfinite(v))
         return AFD_ERANGE;
     if (errno == ERANGE)
-        v = 0.0 * v; /* underflow: keep the sign, report zero */
+        return AFD_ERANGE; /* underflow: a nonzero value below DBL_MIN is not read as 0 */
     *out = v;
     return AFD_OK;
 }

@@ -61,7 +61,14 @@ static void double_accepts(void **state)
     assert_close(v, 7, 0, 0);
     assert_int_equal(afd_parse_double(" 0.00165 ", &v), AFD_OK);
     assert_close(v, 0.00165, 0, 0);
-    assert_int_equal(afd_parse_double("1e-400", &v), AFD_OK); /* underflow to 0 */
+    /* a nonzero value below DBL_MIN (subnormal, or 0 after rounding) is out
+     * of range rather than silently 0 */
+    assert_int_equal(afd_parse_double("1e-400", &v), AFD_ERANGE);
+    assert_int_equal(afd_parse_double("1e-310", &v), AFD_ERANGE);
+    assert_int_equal(afd_parse_double("-1e-310", &v), AFD_ERANGE);
+    assert_int_equal(afd_parse_double("2.2250738585072014e-308", &v), AFD_OK); /* DBL_MIN */
+    assert_close(v, 2.2250738585072014e-308, 0, 0);
+    assert_int_equal(afd_parse_double("0e-400", &v), AFD_OK);
     assert_close(v, 0, 0, 0);
 }
 

@@ -497,6 +497,25 @@ static void mdc_light_traffic(void **state)
     }
     assert_close(afd_md1_wq(1e-9, 1), 0.5e-9, 1e-8, 0);
     assert_close(afd_md1_wait_quantile(1e-9, 1, 0.5), 0, 0, 0);
+    /* P(A > c) underflows but E[W] does not: c = 1, a = 1e-200 is M/D/1,
+     * E[W] = rho D / (2 (1 - rho)) = 5e-201 (Pollaczek-Khinchine); c = 2,
+     * a = 1e-150: E[W] = E[(A - 2)+] / lambda = D a^2 / 3! (1 + O(a)),
+     * the first term of the sum over A = 3, 4, ... */
+    {
+        afd_mdc *q;
+        afd_result r;
+        assert_int_equal(afd_mdc_alloc(1e-200, 1, 1, &q), AFD_OK);
+        assert_int_equal(afd_mdc_wq_e(q, &r), AFD_OK);
+        assert_close(r.val, 5e-201, 1e-15, 0);
+        assert_true(r.err <= 1e-14 * r.val && r.err >= fabs(r.val - 5e-201));
+        afd_mdc_free(q);
+        assert_int_equal(afd_mdc_alloc(1e-150, 1, 2, &q), AFD_OK);
+        assert_close(afd_mdc_wq(q), 1e-300 / 6, 1e-14, 0);
+        afd_mdc_free(q);
+        assert_int_equal(afd_mdc_alloc(0.5e-200, 2, 1, &q), AFD_OK);
+        assert_close(afd_mdc_wq(q), 1e-200, 1e-15, 0); /* rho D / 2, rho = 1e-200, D = 2 */
+        afd_mdc_free(q);
+    }
 }
 
 static void mdc_heavy_traffic(void **state)
