@@ -14,8 +14,14 @@
 #include "serve_opts.h"
 
 enum {
-    OPT_CLOSED = OPT_SV_LAST, OPT_TC_NP, OPT_TC_ND, OPT_TC_SP, OPT_TC_SD, OPT_TC_WATERMARK,
-    OPT_TC_BACKFLOW, OPT_TC_KVCAP
+    OPT_CLOSED = OPT_SV_LAST,
+    OPT_TC_NP,
+    OPT_TC_ND,
+    OPT_TC_SP,
+    OPT_TC_SD,
+    OPT_TC_WATERMARK,
+    OPT_TC_BACKFLOW,
+    OPT_TC_KVCAP
 };
 
 static const cli_option closed_options[] = {
@@ -57,8 +63,9 @@ struct serve_ctx {
 };
 
 static const cli_group *const serve_groups[] = {
-    &cli_serve_arch_group, &taichi_group, &cli_serve_model_group, &closed_group, &cli_serve_run_group, &cli_workload_group, &cli_hw_group,
-    &cli_output_group, NULL};
+    &cli_serve_arch_group, &taichi_group,        &cli_serve_model_group,
+    &closed_group,         &cli_serve_run_group, &cli_workload_group,
+    &cli_hw_group,         &cli_output_group,    NULL};
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
 {
@@ -66,20 +73,29 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     if (opt == NULL)
         return cli_usage_error(x->a.cmd, "unexpected argument '%s'", arg);
     switch (opt->id) {
-    case OPT_CLOSED: x->closed = 1; return 0;
-    case OPT_TC_NP: x->taichi_opt = 1;
+    case OPT_CLOSED:
+        x->closed = 1;
+        return 0;
+    case OPT_TC_NP:
+        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->np);
-    case OPT_TC_ND: x->taichi_opt = 1;
+    case OPT_TC_ND:
+        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->nd);
-    case OPT_TC_SP: x->taichi_opt = 1;
+    case OPT_TC_SP:
+        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 2, 1 << 24, &x->sp);
-    case OPT_TC_SD: x->taichi_opt = 1;
+    case OPT_TC_SD:
+        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, 1 << 24, &x->sd);
-    case OPT_TC_WATERMARK: x->taichi_opt = 1;
+    case OPT_TC_WATERMARK:
+        x->taichi_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->watermark);
-    case OPT_TC_BACKFLOW: x->taichi_opt = 1;
+    case OPT_TC_BACKFLOW:
+        x->taichi_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->backflow);
-    case OPT_TC_KVCAP: x->taichi_opt = 1;
+    case OPT_TC_KVCAP:
+        x->taichi_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->kv_capacity);
     }
     return cli_serve_option(&x->a, opt, arg);
@@ -187,7 +203,7 @@ static int run(const cli_command *self, int argc, char **argv)
         tc.chunk_d = (unsigned)x.sd;
         tc.watermark = x.watermark;
         tc.backflow = x.backflow;
-        tc.kv_capacity = !isnan(x.kv_capacity) ? x.kv_capacity
+        tc.kv_capacity = !isnan(x.kv_capacity)    ? x.kv_capacity
                          : !isnan(su.kv_capacity) ? su.kv_capacity
                                                   : INFINITY;
         tc.ttft_slo = su.params.ttft_slo;
@@ -222,8 +238,9 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     }
     if (r.unstable)
-        cli_warn(cmd, "unstable: the percentiles grow with --requests (%.3g%% of the arrivals "
-                      "pile up)",
+        cli_warn(cmd,
+                 "unstable: the percentiles grow with --requests (%.3g%% of the arrivals "
+                 "pile up)",
                  100 * r.growth);
 
     t = cli_table_new(&c.out);
@@ -238,10 +255,11 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "stable", "%s", r.unstable ? "no" : "yes");
     {
         static const char *const base[] = {
-            "ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_mean", "tpot_p50",
-            "tpot_p90", "tpot_p99", "e2e_p90", "throughput", "attainment", "completed",
-            "ttft_mean_se", "ttft_p50_se", "ttft_p90_se", "ttft_p99_se", "tpot_mean_se",
-            "tpot_p50_se", "tpot_p90_se", "tpot_p99_se", "e2e_p90_se", "attainment_se"};
+            "ttft_mean",   "ttft_p50",     "ttft_p90",     "ttft_p99",    "tpot_mean",
+            "tpot_p50",    "tpot_p90",     "tpot_p99",     "e2e_p90",     "throughput",
+            "attainment",  "completed",    "ttft_mean_se", "ttft_p50_se", "ttft_p90_se",
+            "ttft_p99_se", "tpot_mean_se", "tpot_p50_se",  "tpot_p90_se", "tpot_p99_se",
+            "e2e_p90_se",  "attainment_se"};
         static const char *const cfc[] = {"ttft_mean_cf", "ttft_p90_cf", "tpot_mean_cf",
                                           "tpot_p90_cf"};
         static const char *const tcc[] = {"prefill_p", "prefill_d", "infeasible",

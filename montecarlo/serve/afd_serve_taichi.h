@@ -73,13 +73,13 @@ typedef struct afd_serve_taichi_counts {
 } afd_serve_taichi_counts;
 
 typedef struct afd_serve_taichi_config {
-    unsigned p_heavy, d_heavy;  /* NP, ND >= 0, NP + ND >= 1 */
-    unsigned chunk_p, chunk_d;  /* SP > decode_bmax; SD = 0 or > decode_bmax */
-    double watermark;           /* M in (0, 1] (0.95) */
-    double backflow;            /* alpha in (0, 1] (0.96) */
-    double kv_capacity;         /* KV tokens per instance, > 0 (+inf: no flows) */
-    double ttft_slo, tpot_slo;  /* for Algorithms 2 and 1 (+inf: every instance feasible,
-                                   no backflow); in the unit of the laws */
+    unsigned p_heavy, d_heavy;       /* NP, ND >= 0, NP + ND >= 1 */
+    unsigned chunk_p, chunk_d;       /* SP > decode_bmax; SD = 0 or > decode_bmax */
+    double watermark;                /* M in (0, 1] (0.95) */
+    double backflow;                 /* alpha in (0, 1] (0.96) */
+    double kv_capacity;              /* KV tokens per instance, > 0 (+inf: no flows) */
+    double ttft_slo, tpot_slo;       /* for Algorithms 2 and 1 (+inf: every instance feasible,
+                                        no backflow); in the unit of the laws */
     afd_serve_taichi_counts *counts; /* may be NULL */
 } afd_serve_taichi_config;
 

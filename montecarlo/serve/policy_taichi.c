@@ -26,26 +26,26 @@
 enum { EV_ITER_DONE = 1, EV_MOVED };
 
 typedef struct tc_req {
-    uint32_t gen;    /* tokens produced so far, the first by the prefill */
-    uint32_t ref_n;  /* gen at the first token or the last backflow */
-    double ref_t;    /* time of the first token or the last backflow */
-    unsigned to;     /* instance a moving decode goes to */
+    uint32_t gen;   /* tokens produced so far, the first by the prefill */
+    uint32_t ref_n; /* gen at the first token or the last backflow */
+    double ref_t;   /* time of the first token or the last backflow */
+    unsigned to;    /* instance a moving decode goes to */
 } tc_req;
 
 typedef struct tc_inst {
-    int heavy;        /* P-heavy */
-    unsigned chunk;   /* 0: no prefill here */
-    serve_fifo q;     /* routed here, prefill not started */
-    double q_tokens, q_sq; /* their prompt tokens and squared prompts */
-    serve_fifo pre;   /* being prefilled (request word = tokens done) */
+    int heavy;                  /* P-heavy */
+    unsigned chunk;             /* 0: no prefill here */
+    serve_fifo q;               /* routed here, prefill not started */
+    double q_tokens, q_sq;      /* their prompt tokens and squared prompts */
+    serve_fifo pre;             /* being prefilled (request word = tokens done) */
     double pre_pending, pre_sq; /* prompt tokens of pre left, and P^2 - done^2 */
     double iter_tokens;         /* prompt tokens of the iteration under way */
-    uint32_t *run;    /* running decodes */
+    uint32_t *run;              /* running decodes */
     unsigned nrun;
-    double kv;        /* KV tokens of the running decodes (as serve_decoder) */
-    serve_fifo wait;  /* decodes waiting for a slot (or on their way here) */
+    double kv;              /* KV tokens of the running decodes (as serve_decoder) */
+    serve_fifo wait;        /* decodes waiting for a slot (or on their way here) */
     double wait_kv, pre_kv; /* KV of those, of the prompt tokens prefilled */
-    uint32_t *done;   /* prefills ending with this iteration */
+    uint32_t *done;         /* prefills ending with this iteration */
     unsigned n_done;
     int busy;
     double iter_end;
@@ -56,8 +56,8 @@ typedef struct taichi {
     afd_serve_config c;
     afd_serve_taichi_config t;
     afd_serve_taichi_counts cnt;
-    unsigned n;       /* instances, P-heavy first */
-    int uniform;      /* nothing moves */
+    unsigned n;  /* instances, P-heavy first */
+    int uniform; /* nothing moves */
     tc_inst *in;
     tc_req *rq;
     size_t rq_cap;
@@ -98,8 +98,9 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     (void)e;
     *state = NULL;
     if (t == NULL) {
-        snprintf(err->text, sizeof err->text, "taichi needs its configuration (P-heavy and "
-                                              "D-heavy instances, their chunks)");
+        snprintf(err->text, sizeof err->text,
+                 "taichi needs its configuration (P-heavy and "
+                 "D-heavy instances, their chunks)");
         return AFD_EINVAL;
     }
     n = t->p_heavy + t->d_heavy;
@@ -132,8 +133,9 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
         return AFD_EINVAL;
     }
     if (!(t->watermark > 0 && t->watermark <= 1) || !(t->backflow > 0 && t->backflow <= 1)) {
-        snprintf(err->text, sizeof err->text, "the watermark and the backflow factor must be in "
-                                              "(0, 1]");
+        snprintf(err->text, sizeof err->text,
+                 "the watermark and the backflow factor must be in "
+                 "(0, 1]");
         return AFD_EINVAL;
     }
     if (!(t->kv_capacity > 0) || !(t->ttft_slo > 0) || !(t->tpot_slo > 0)) {
@@ -203,8 +205,7 @@ static unsigned least_used(const taichi *s, int heavy)
 
 /* Move request r (kv tokens held, already out of its source's accounts)
  * from instance src to instance dst over src's link. */
-static void move(taichi *s, afd_serve_engine *e, unsigned src, unsigned dst, uint32_t r,
-                 double kv)
+static void move(taichi *s, afd_serve_engine *e, unsigned src, unsigned dst, uint32_t r, double kv)
 {
     tc_inst *a = &s->in[src];
     double now = afd_serve_now(e), start = a->link_free > now ? a->link_free : now;
