@@ -31,6 +31,7 @@
 #include "afd_device.h"
 #include "afd_estimate.h"
 #include "afd_serving.h"
+#include "afd_taichi.h"
 #include "afd_perfmodel.h"
 #include "afd_twotier.h"
 
