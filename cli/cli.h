@@ -346,19 +346,33 @@ int cli_batch(const char *cmd, const char *arg, double *B);
 /* ---- cost option group (cli/cost_opts.c): prices and powers of the
  * Attention and FFN devices.  The group's options have ids >= OPT_COMMAND,
  * so a command's own() forwards them to cli_cost_option. */
-enum { OPT_PRICE_A = 190, OPT_PRICE_F, OPT_POWER_A, OPT_POWER_F };
-#define CLI_IS_COST_OPTION(id) ((id) >= OPT_PRICE_A && (id) <= OPT_POWER_F)
+enum {
+    OPT_PRICE_A = 190, OPT_PRICE_F, OPT_POWER_A, OPT_POWER_F,
+    OPT_DEVICE_A, OPT_DEVICE_F, OPT_COST_MODEL, OPT_COST_TP
+};
+#define CLI_IS_COST_OPTION(id) ((id) >= OPT_PRICE_A && (id) <= OPT_COST_TP)
 
 typedef struct cli_cost_args {
-    double price_a, price_f; /* per device-hour; NAN: not given */
+    double price_a, price_f; /* per instance-hour; NAN: not given */
     double power_a, power_f; /* watts; NAN: not given */
     int have_price, have_power;
     double unit_seconds;     /* seconds per time unit of the latency model, NAN: none */
+    const char *device_a, *device_f; /* --device-a/--device-f, NULL: none */
+    const char *model;       /* --model: coefficients from the estimator */
+    double tp;               /* --tp, devices per instance (default 1) */
 } cli_cost_args;
 
 extern const cli_group cli_cost_group;
 void cli_cost_init(cli_cost_args *a);
 int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, const char *arg);
+/* After parsing, before the system is loaded: read --device-a/--device-f
+ * and take their price_per_hour and power_w (times --tp, per instance) where
+ * --price-x/--power-x were not given; with --model, fit the six
+ * coefficients for the pair (afd_estimate_laws_afd) into *hw and set
+ * *have_hw (--hw and the coefficient options are then usage errors).
+ * Returns 0 or the exit code after printing an error. */
+int cli_cost_devices(const char *cmd, cli_cost_args *a, const cli_hw_args *hwa, afd_hw *hw,
+                     int *have_hw);
 /* After parsing: both of a pair or neither (usage error otherwise); the
  * time unit of hw (a warning when it is not a unit of time). */
 int cli_cost_finish(const char *cmd, cli_cost_args *a, const afd_hw *hw);
@@ -392,6 +406,9 @@ int cli_parse_args(const cli_command *self, int argc, char **argv, cli_common *c
  * code after printing an error. */
 int cli_system_load(const char *cmd, const cli_common *c, double B, afd_system *s,
                     afd_renewal_stats *stats);
+/* The same with the coefficients given (hw not NULL) instead of c->hw's. */
+int cli_system_load_hw(const char *cmd, const cli_common *c, const afd_hw *hw, double B,
+                       afd_system *s, afd_renewal_stats *stats);
 
 /* ---- progress on stderr (cli/progress.c) */
 

@@ -120,9 +120,11 @@ static int topologies(const char *cmd, const afd_system *s, const struct args *a
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    struct args a = {NAN, 128, 0, 5, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN}};
+    struct args a = {NAN, 128, 0, 5, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN, NULL, NULL, NULL, 1}};
     cli_common c;
     afd_system s;
+    afd_hw est_hw;
+    int have_hw = 0;
     afd_renewal_stats ws;
     afd_mf_result mf;
     afd_cycle g;
@@ -142,7 +144,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "-B N is required");
         goto out;
     }
-    if ((rc = cli_system_load(cmd, &c, a.B, &s, &ws)) != 0 ||
+    if ((rc = cli_cost_devices(cmd, &a.cost, &c.hw, &est_hw, &have_hw)) != 0 ||
+        (rc = cli_system_load_hw(cmd, &c, have_hw ? &est_hw : NULL, a.B, &s, &ws)) != 0 ||
         (rc = cli_cost_finish(cmd, &a.cost, &s.hw)) != 0)
         goto out;
 
@@ -241,7 +244,8 @@ const cli_command cli_cmd_ratio = {
     .path = "ratio",
     .summary = "recommended Attention/FFN ratio: mean-field and barrier-aware rules",
     .usage = "ratio WORKLOAD HARDWARE -B N [--r-max N | --r LIST] [--max-instances N]\n"
-             "       [--price-a X --price-f Y] [--power-a W --power-f W]",
+             "       [--price-a X --price-f Y] [--power-a W --power-f W]\n"
+             "       [--device-a D --device-f D [--tp T] [--model M]]",
     .description =
         "Prints one row per rule: rule r thr tau bind r_cont r_se r_lo r_hi.\n"
         "\n"
@@ -269,6 +273,10 @@ const cli_command cli_cmd_ratio = {
         "  hour) and thr_per_joule columns at its r and tau.  Devices are paid and\n"
         "  powered while provisioned, busy or idle.  A latency model in cycles gives\n"
         "  tokens per cycle per unit of cost instead (with a warning).\n"
+        "--device-a D --device-f D take the prices and powers from the device files\n"
+        "  (price_per_hour, power_w, times --tp devices per instance; explicit options win);\n"
+        "  with --model M the six coefficients come from the estimator for that pair,\n"
+        "  Attention on D_a and FFN on D_f (heterogeneous AFD), instead of --hw.\n"
         "\n"
         "With --max-instances N a second block lists the best xA-yF topologies with\n"
         "x + y <= N (r = x/y need not be an integer: 7A-2F is r = 3.5), the barrier\n"

@@ -40,9 +40,11 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    struct args a = {NAN, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN}};
+    struct args a = {NAN, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN, NULL, NULL, NULL, 1}};
     cli_common c;
     afd_system s;
+    afd_hw est_hw;
+    int have_hw = 0;
     cli_table *t;
     size_t k;
     int rc;
@@ -56,7 +58,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, isnan(a.B) ? "-B N is required" : "--r LIST is required");
         goto out;
     }
-    if ((rc = cli_system_load(cmd, &c, a.B, &s, NULL)) != 0 ||
+    if ((rc = cli_cost_devices(cmd, &a.cost, &c.hw, &est_hw, &have_hw)) != 0 ||
+        (rc = cli_system_load_hw(cmd, &c, have_hw ? &est_hw : NULL, a.B, &s, NULL)) != 0 ||
         (rc = cli_cost_finish(cmd, &a.cost, &s.hw)) != 0)
         goto out;
     cli_shard_list(&c.out, &a.rs);
@@ -123,7 +126,7 @@ const cli_command cli_cmd_sweep = {
     .path = "sweep",
     .summary = "cycle times and throughput per instance against r",
     .usage = "sweep WORKLOAD HARDWARE -B N --r LIST [--price-a X --price-f Y]\n"
-             "       [--power-a W --power-f W]",
+             "       [--power-a W --power-f W] [--device-a D --device-f D [--tp T] [--model M]]",
     .description =
         "Prints one row per r: r tau_mf thr_mf tau_g thr_g bind p_attention barrier\n"
         "eta_a_mf eta_f_mf eta_a_g eta_f_g.\n"
@@ -143,7 +146,9 @@ const cli_command cli_cmd_sweep = {
         "With --price-a and --price-f: thr_per_dollar and thr_per_dollar_mf, the tokens\n"
         "per dollar of the bundle, 3600 rB / (tau (r price_a + price_f)) with tau in\n"
         "seconds (tau_G and tau_mf; prices per device-hour).  With --power-a and\n"
-        "--power-f: thr_per_joule and thr_per_joule_mf, rB / (tau (r power_a + power_f)).",
+        "--power-f: thr_per_joule and thr_per_joule_mf, rB / (tau (r power_a + power_f)).\n"
+        "--device-a D --device-f D take prices and powers from the device files (times\n"
+        "--tp); with --model M the coefficients come from the estimator for the pair.",
     .groups = sweep_groups,
     .run = run,
 };

@@ -47,9 +47,17 @@ int cli_parse_args(const cli_command *self, int argc, char **argv, cli_common *c
 int cli_system_load(const char *cmd, const cli_common *c, double B, afd_system *s,
                     afd_renewal_stats *stats)
 {
+    return cli_system_load_hw(cmd, c, NULL, B, s, stats);
+}
+
+int cli_system_load_hw(const char *cmd, const cli_common *c, const afd_hw *hw, double B,
+                       afd_system *s, afd_renewal_stats *stats)
+{
     afd_workload w;
-    int rc;
-    if ((rc = cli_hw_load(cmd, &c->hw, &s->hw)) != 0 ||
+    int rc = 0;
+    if (hw != NULL)
+        s->hw = *hw;
+    if ((hw == NULL && (rc = cli_hw_load(cmd, &c->hw, &s->hw)) != 0) ||
         (rc = cli_workload_load(cmd, &c->wl, CLI_WL_ANY, 0, &c->out, &w)) != 0)
         return rc;
     s->B = B;

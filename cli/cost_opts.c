@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cli.h"
@@ -14,6 +15,14 @@ static const cli_option cost_options[] = {
     {"power-a", 0, "W", "power of one Attention device, watts (with --power-f: rule energy)",
      OPT_POWER_A},
     {"power-f", 0, "W", "power of one FFN device, watts", OPT_POWER_F},
+    {"device-a", 0, "NAME|FILE",
+     "Attention device: its price_per_hour and power_w (and its latency with --model)",
+     OPT_DEVICE_A},
+    {"device-f", 0, "NAME|FILE", "FFN device, likewise", OPT_DEVICE_F},
+    {"model", 0, "NAME|FILE",
+     "with --device-a/--device-f: the six coefficients from the estimator, not --hw",
+     OPT_COST_MODEL},
+    {"tp", 0, "T", "devices per Attention and per FFN instance (default 1)", OPT_COST_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_cost_group = {"Cost and energy", cost_options};
@@ -21,12 +30,27 @@ const cli_group cli_cost_group = {"Cost and energy", cost_options};
 void cli_cost_init(cli_cost_args *a)
 {
     a->price_a = a->price_f = a->power_a = a->power_f = NAN;
+    a->have_price = a->have_power = 0;
     a->unit_seconds = NAN;
+    a->device_a = a->device_f = a->model = NULL;
+    a->tp = 1;
 }
 
 int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, const char *arg)
 {
-    double *dst = opt->id == OPT_PRICE_A   ? &a->price_a
+    double *dst;
+    switch (opt->id) {
+    case OPT_DEVICE_A: a->device_a = arg; return 0;
+    case OPT_DEVICE_F: a->device_f = arg; return 0;
+    case OPT_COST_MODEL: a->model = arg; return 0;
+    case OPT_COST_TP: {
+        int64_t v;
+        int rc = cli_integer(cmd, opt->name, arg, 1, 1024, &v);
+        a->tp = (double)v;
+        return rc;
+    }
+    }
+    dst = opt->id == OPT_PRICE_A   ? &a->price_a
                   : opt->id == OPT_PRICE_F ? &a->price_f
                   : opt->id == OPT_POWER_A ? &a->power_a
                                            : &a->power_f;
@@ -34,6 +58,91 @@ int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, co
     if (rc == 0 && !isfinite(*dst))
         rc = cli_usage_error(cmd, "--%s must be finite", opt->name);
     return rc;
+}
+
+/* A device preset or file; prints the error. */
+static int load_device(const char *cmd, const char *opt, const char *spec, afd_device *d)
+{
+    afd_error err;
+    afd_status st = afd_device_load(spec, d, &err);
+    if (st == AFD_OK)
+        return 0;
+    if (st == AFD_EIO && strchr(spec, '/') == NULL && strchr(spec, '.') == NULL) {
+        size_t i;
+        char known[512] = "";
+        for (i = 0; afd_device_preset_name(i); i++) {
+            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, afd_device_preset_name(i), sizeof known - strlen(known) - 1);
+        }
+        return cli_usage_error(cmd, "--%s: no preset or file '%s' (presets: %s)", opt, spec,
+                               known);
+    }
+    return cli_file_error(cmd, spec, st, &err);
+}
+
+int cli_cost_devices(const char *cmd, cli_cost_args *a, const cli_hw_args *hwa, afd_hw *hw,
+                     int *have_hw)
+{
+    afd_device da, df;
+    int rc, k;
+    *have_hw = 0;
+    if (a->device_a == NULL && a->device_f == NULL) {
+        if (a->model != NULL)
+            return cli_usage_error(cmd, "--model needs --device-a and --device-f");
+        if (a->tp != 1)
+            return cli_usage_error(cmd, "--tp needs --device-a and --device-f");
+        return 0;
+    }
+    if (a->device_a == NULL || a->device_f == NULL)
+        return cli_usage_error(cmd, "--device-a and --device-f go together (%s is missing)",
+                               a->device_a == NULL ? "--device-a" : "--device-f");
+    if ((rc = load_device(cmd, "device-a", a->device_a, &da)) != 0 ||
+        (rc = load_device(cmd, "device-f", a->device_f, &df)) != 0)
+        return rc;
+    /* per instance of tp devices; an explicit --price-x/--power-x wins */
+    if (isnan(a->price_a))
+        a->price_a = a->tp * da.price_per_hour;
+    if (isnan(a->price_f))
+        a->price_f = a->tp * df.price_per_hour;
+    if (isnan(a->power_a))
+        a->power_a = a->tp * da.power_w;
+    if (isnan(a->power_f))
+        a->power_f = a->tp * df.power_w;
+    if (isnan(a->price_a) != isnan(a->price_f))
+        return cli_usage_error(cmd, "%s has no price_per_hour: give %s",
+                               isnan(a->price_a) ? da.name : df.name,
+                               isnan(a->price_a) ? "--price-a" : "--price-f");
+    if (isnan(a->power_a) != isnan(a->power_f))
+        return cli_usage_error(cmd, "%s has no power_w: give %s",
+                               isnan(a->power_a) ? da.name : df.name,
+                               isnan(a->power_a) ? "--power-a" : "--power-f");
+    if (a->model == NULL)
+        return 0;
+    if (hwa->hw != NULL)
+        return cli_usage_error(cmd, "--model and --hw exclude each other (--model fits the "
+                                    "coefficients for --device-a and --device-f)");
+    for (k = 0; k < 6; k++)
+        if (hwa->have[k])
+            return cli_usage_error(cmd, "--model and the coefficient options exclude each "
+                                        "other");
+    {
+        afd_model m;
+        afd_error err;
+        afd_status st = afd_model_load(a->model, &m, &err);
+        if (st != AFD_OK) {
+            if (st == AFD_EIO && strchr(a->model, '/') == NULL && strchr(a->model, '.') == NULL)
+                return cli_usage_error(cmd, "--model: no preset or file '%s' (afdkit model "
+                                            "--help lists the presets)",
+                                       a->model);
+            return cli_file_error(cmd, a->model, st, &err);
+        }
+        st = afd_estimate_laws_afd(&m, &da, &df, a->tp, hw, &err);
+        if (st != AFD_OK)
+            return st == AFD_EINVAL ? cli_usage_error(cmd, "%s", err.text)
+                                    : cli_runtime_error(cmd, "%s", err.text);
+    }
+    *have_hw = 1;
+    return 0;
 }
 
 int cli_cost_finish(const char *cmd, cli_cost_args *a, const afd_hw *hw)

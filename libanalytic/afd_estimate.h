@@ -104,6 +104,25 @@ AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
 AFD_API afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
                                      afd_hw *hw, afd_error *err);
 
+/* Heterogeneous AFD: Attention instances of tp devices dev_a, FFN instances
+ * of tp devices dev_f.  The six coefficients of afd_estimate_laws, each side
+ * timed on its own device: alpha_a and beta_a fitted to the Attention side
+ * (norms, attention, its all-reduce) on dev_a, alpha_f and beta_f to the FFN
+ * side (MLP/MoE, its all-reduce, the head) on dev_f, over the decode grid
+ * that fits in dev_a's KV cache (where the KV cache lives); alpha_c is the
+ * same activation transfer over the slower end of the link,
+ * min(net_gbps x comm_eff_decode) of the two, and beta_c = layers x the
+ * larger comm_latency_ms.  With dev_a identical to dev_f the six equal
+ * afd_estimate_laws' exactly.  A pair serves no collocated instance, so
+ * the prefill and decode laws are left NAN; fit_max_rel_err is the larger
+ * of the two sides' fits; device reads "A+F".  Both devices must hold the
+ * model's weights at tp (the estimator times a whole forward pass on each,
+ * then takes its side: conservative for memory).  Errors as
+ * afd_estimate_laws. */
+AFD_API afd_status afd_estimate_laws_afd(const afd_model *m, const afd_device *dev_a,
+                                         const afd_device *dev_f, double tp, afd_hw *hw,
+                                         afd_error *err);
+
 /* KV-cache bytes per token of context held by one instance of tp devices:
  * GQA heads are split over the devices but never below one head per device
  * (2 layers d dtype max(h_kv, t)); the MLA latent is replicated on each. */

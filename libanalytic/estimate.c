@@ -473,8 +473,11 @@ static afd_status decode_split(const afd_model *m, const afd_device *d, double t
     return AFD_OK;
 }
 
-afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp, afd_hw *hw,
-                             afd_error *err)
+/* The laws of afd_estimate_laws (pair = 0, da == df) or of
+ * afd_estimate_laws_afd (pair = 1): the Attention side timed on da, the FFN
+ * side on df, on the decode grid that fits in da's KV cache. */
+static afd_status laws(const afd_model *m, const afd_device *da, const afd_device *df, double tp,
+                       int pair, afd_hw *hw, afd_error *err)
 {
     static const double P[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     static const double B[] = {1, 2, 4, 8};
@@ -488,15 +491,20 @@ afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
 
     afd_error_clear(err);
     afd_hw_init(hw);
-    st = afd_kv_capacity_tokens(m, d, tp, &cap, err);
+    err_p = err_d = 0;
+    st = afd_kv_capacity_tokens(m, da, tp, &cap, err);
+    if (st == AFD_OK && pair) {
+        double cap_f;
+        st = afd_kv_capacity_tokens(m, df, tp, &cap_f, err);
+    }
     if (st != AFD_OK)
         goto done;
     /* Prefill: a + b sum P + c sum P^2 over batches of equal prompts. */
     g.n = 0;
-    for (i = 0; i < sizeof B / sizeof B[0]; i++)
+    for (i = 0; !pair && i < sizeof B / sizeof B[0]; i++)
         for (j = 0; j < sizeof P / sizeof P[0]; j++) {
             afd_estimate_options o = {.tp = tp, .phase = AFD_PREFILL, .batch = B[i], .seq = P[j]};
-            st = afd_estimate_forward(m, d, &o, &e, err);
+            st = afd_estimate_forward(m, da, &o, &e, err);
             if (st != AFD_OK)
                 goto done;
             g.x[g.n][0] = 1;
@@ -504,10 +512,12 @@ afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
             g.x[g.n][2] = B[i] * P[j] * P[j];
             g.y[g.n++] = e.forward_s * 1e3;
         }
-    err_p = fit_nonneg(&g, 3, coef);
-    hw->prefill_a = coef[0];
-    hw->prefill_b = coef[1];
-    hw->prefill_c = coef[2];
+    if (!pair) {
+        err_p = fit_nonneg(&g, 3, coef);
+        hw->prefill_a = coef[0];
+        hw->prefill_b = coef[1];
+        hw->prefill_c = coef[2];
+    }
     /* Decode: beta + gamma b + alpha K, K = b s, over what fits in memory. */
     g.n = ga.n = gf.n = 0;
     for (i = 0; i < sizeof DB / sizeof DB[0]; i++)
@@ -516,9 +526,14 @@ afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
             double K = DB[i] * DS[j], ta, tf;
             if (K > cap && g.n > 0)
                 continue;
-            st = afd_estimate_forward(m, d, &o, &e, err);
+            e.forward_s = NAN;
+            st = pair ? AFD_OK : afd_estimate_forward(m, da, &o, &e, err);
             if (st == AFD_OK)
-                st = decode_split(m, d, tp, DB[i], DS[j], &ta, &tf, err);
+                st = decode_split(m, da, tp, DB[i], DS[j], &ta, &tf, err);
+            if (st == AFD_OK && pair) {
+                double ta_f;
+                st = decode_split(m, df, tp, DB[i], DS[j], &ta_f, &tf, err);
+            }
             if (st != AFD_OK)
                 goto done;
             g.x[g.n][0] = 1;
@@ -534,10 +549,12 @@ afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
             gf.x[gf.n][2] = 0;
             gf.y[gf.n++] = tf;
         }
-    err_d = fit_nonneg(&g, 3, coef);
-    hw->decode_beta = coef[0];
-    hw->decode_gamma = coef[1];
-    hw->decode_alpha = coef[2];
+    if (!pair) {
+        err_d = fit_nonneg(&g, 3, coef);
+        hw->decode_beta = coef[0];
+        hw->decode_gamma = coef[1];
+        hw->decode_alpha = coef[2];
+    }
     err_a = fit_nonneg(&ga, 2, coef);
     hw->beta_a = coef[0];
     hw->alpha_a = coef[1];
@@ -549,13 +566,26 @@ afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
         st = afd_priv_fail(err, AFD_ENUMERIC, 0, 0, "no non-negative least-squares fit of the laws");
         goto done;
     }
-    hw->alpha_c = m->layers * 2 * 2 * m->hidden * m->dtype_bytes /
-                  (d->comm_eff[AFD_DECODE] * d->net_gbps * 1e9) * 1e3;
-    hw->beta_c = m->layers * d->comm_latency_ms;
+    {
+        /* the activations cross the link at the slower end's rate */
+        double link_a = da->comm_eff[AFD_DECODE] * da->net_gbps;
+        double link_f = df->comm_eff[AFD_DECODE] * df->net_gbps;
+        double lat = da->comm_latency_ms > df->comm_latency_ms ? da->comm_latency_ms
+                                                               : df->comm_latency_ms;
+        hw->alpha_c = m->layers * 2 * 2 * m->hidden * m->dtype_bytes /
+                      ((link_a < link_f ? link_a : link_f) * 1e9) * 1e3;
+        hw->beta_c = m->layers * lat;
+    }
+    /* a pair has no serving laws: its fit error is that of the two sides */
+    if (pair)
+        err_p = err_a, err_d = err_f;
     hw->fit_max_rel_err = err_p > err_d ? err_p : err_d;
     snprintf(hw->unit, sizeof hw->unit, "ms");
     snprintf(hw->model, sizeof hw->model, "%s", m->name);
-    snprintf(hw->device, sizeof hw->device, "%s", d->name);
+    if (pair)
+        snprintf(hw->device, sizeof hw->device, "%.31s+%.31s", da->name, df->name);
+    else
+        snprintf(hw->device, sizeof hw->device, "%s", da->name);
     st = afd_hw_check(hw, err);
 done:
     if (st != AFD_OK) {
@@ -565,6 +595,18 @@ done:
             *err = saved;
     }
     return st;
+}
+
+afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp, afd_hw *hw,
+                             afd_error *err)
+{
+    return laws(m, d, d, tp, 0, hw, err);
+}
+
+afd_status afd_estimate_laws_afd(const afd_model *m, const afd_device *dev_a,
+                                 const afd_device *dev_f, double tp, afd_hw *hw, afd_error *err)
+{
+    return laws(m, dev_a, dev_f, tp, 1, hw, err);
 }
 
 /* ---- decode slots from the decode law */

@@ -288,6 +288,87 @@ static void laws(void **state)
     assert_close(law, est.forward_s * 1e3, hw.fit_max_rel_err, 0);
 }
 
+/* Heterogeneous AFD: with the same device on both sides the six
+ * coefficients are afd_estimate_laws' exactly, and there are no serving
+ * laws. */
+static void afd_pair_identical(void **state)
+{
+    afd_model m = load_model("llama-3.1-70b");
+    afd_device d = load_device("h100-sxm");
+    afd_hw one, two;
+    afd_error e;
+    (void)state;
+    assert_int_equal(afd_estimate_laws(&m, &d, 4, &one, &e), AFD_OK);
+    assert_int_equal(afd_estimate_laws_afd(&m, &d, &d, 4, &two, &e), AFD_OK);
+    assert_true(one.alpha_a == two.alpha_a && one.beta_a == two.beta_a);
+    assert_true(one.alpha_f == two.alpha_f && one.beta_f == two.beta_f);
+    assert_true(one.alpha_c == two.alpha_c && one.beta_c == two.beta_c);
+    assert_false(afd_hw_has_prefill(&two) || afd_hw_has_decode(&two));
+    assert_string_equal(two.device, "h100-sxm+h100-sxm");
+    assert_string_equal(two.unit, "ms");
+}
+
+/* The roofline max(W / (e_c S_c), Q / (e_m S_m)) of every FFN operator
+ * halves when the FFN device has twice the compute and twice the
+ * bandwidth, and the weighted fit (weights 1/t^2) is scale-free: alpha_f and
+ * beta_f halve, the Attention side does not move, and neither does the link
+ * (same net_gbps).  On a device with compute to spare (20 PFLOP/s against
+ * 2 TB/s) every decode operator is memory-bound, so doubling the bandwidth
+ * alone halves them too, and beta_f is the FFN side's weight read:
+ * (32 layers x 3 x 4096 x 14336 MLP weights + 128256 x 4096 head) x 2 bytes
+ * over 2 TB/s (the activations add under 1%). */
+static void afd_pair_roofline(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = load_device("h100-sxm"), f2 = d, ia = ideal(20000, 2), if2 = ia;
+    afd_hw base, het;
+    afd_error e;
+    double weights = (32 * 3 * 4096.0 * 14336 + 128256.0 * 4096) * 2;
+    (void)state;
+    f2.peak_tflops *= 2;
+    f2.hbm_tbps *= 2;
+    assert_int_equal(afd_estimate_laws_afd(&m, &d, &d, 1, &base, &e), AFD_OK);
+    assert_int_equal(afd_estimate_laws_afd(&m, &d, &f2, 1, &het, &e), AFD_OK);
+    assert_true(het.alpha_a == base.alpha_a && het.beta_a == base.beta_a);
+    assert_true(het.alpha_c == base.alpha_c && het.beta_c == base.beta_c);
+    assert_close(het.alpha_f, base.alpha_f / 2, 1e-9, 0);
+    assert_close(het.beta_f, base.beta_f / 2, 1e-9, 0);
+    assert_string_equal(het.device, "h100-sxm+h100-sxm");
+
+    if2.hbm_tbps *= 2;
+    assert_int_equal(afd_estimate_laws_afd(&m, &ia, &ia, 1, &base, &e), AFD_OK);
+    assert_int_equal(afd_estimate_laws_afd(&m, &ia, &if2, 1, &het, &e), AFD_OK);
+    assert_true(het.alpha_a == base.alpha_a && het.beta_a == base.beta_a);
+    assert_close(het.alpha_f, base.alpha_f / 2, 1e-9, 0);
+    assert_close(het.beta_f, base.beta_f / 2, 1e-9, 0);
+    assert_close(base.beta_f, weights / 2e12 * 1e3, 0.01, 0);
+    assert_true(base.beta_f >= weights / 2e12 * 1e3);
+}
+
+/* The link is as fast as its slower end: halving the FFN device's
+ * net_gbps doubles alpha_c, whichever side is slower. */
+static void afd_pair_link(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = load_device("h100-sxm"), slow = d;
+    afd_hw base, het, rev;
+    afd_error e;
+    (void)state;
+    slow.net_gbps /= 2;
+    assert_int_equal(afd_estimate_laws_afd(&m, &d, &d, 1, &base, &e), AFD_OK);
+    assert_int_equal(afd_estimate_laws_afd(&m, &d, &slow, 1, &het, &e), AFD_OK);
+    assert_int_equal(afd_estimate_laws_afd(&m, &slow, &d, 1, &rev, &e), AFD_OK);
+    /* 32 layers x 2 x 2 x 4096 x 2 bytes over 0.7 x 450 GB/s, in ms */
+    assert_close(base.alpha_c, 32 * 2 * 2 * 4096 * 2.0 / (0.7 * 450e9) * 1e3, 1e-12, 0);
+    assert_close(het.alpha_c, 2 * base.alpha_c, 1e-12, 0);
+    assert_close(rev.alpha_c, 2 * base.alpha_c, 1e-12, 0);
+    /* weights that fit on neither side are refused */
+    slow = d;
+    slow.hbm_gb = 8;
+    assert_int_equal(afd_estimate_laws_afd(&m, &d, &slow, 1, &het, &e), AFD_EINVAL);
+    assert_true(isnan(het.alpha_a));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,7 +376,8 @@ int main(void)
         cmocka_unit_test(device_files),             cmocka_unit_test(decode_reads_the_weights),
         cmocka_unit_test(prefill_counts_the_flops), cmocka_unit_test(table3_printed_forms),
         cmocka_unit_test(estimate_errors),          cmocka_unit_test(kv_capacity),
-        cmocka_unit_test(laws),
+        cmocka_unit_test(laws),                     cmocka_unit_test(afd_pair_identical),
+        cmocka_unit_test(afd_pair_roofline),        cmocka_unit_test(afd_pair_link),
     };
     RUN_TESTS(tests);
 }
