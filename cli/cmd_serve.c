@@ -8,11 +8,21 @@
 #include <string.h>
 
 #include "afd_serve.h"
+#include "afd_serve_taichi.h"
 #include "afd_serving.h"
 #include "cli.h"
 #include "serve_opts.h"
 
-enum { OPT_CLOSED = OPT_SV_LAST };
+enum {
+    OPT_CLOSED = OPT_SV_LAST,
+    OPT_TC_NP,
+    OPT_TC_ND,
+    OPT_TC_SP,
+    OPT_TC_SD,
+    OPT_TC_WATERMARK,
+    OPT_TC_BACKFLOW,
+    OPT_TC_KVCAP
+};
 
 static const cli_option closed_options[] = {
     {"closed", 0, NULL,
@@ -22,23 +32,71 @@ static const cli_option closed_options[] = {
 };
 static const cli_group closed_group = {"Closed forms", closed_options};
 
+static const cli_option taichi_options[] = {
+    {"p-heavy", 0, "NP", "taichi: P-heavy instances (large chunk), >= 0 (default 1)", OPT_TC_NP},
+    {"d-heavy", 0, "ND", "taichi: D-heavy instances (small chunk), >= 0 (default 1)", OPT_TC_ND},
+    {"chunk-p", 0, "SP", "taichi: P-heavy chunk, > --decode-bmax (default 1024)", OPT_TC_SP},
+    {"chunk-d", 0, "SD", "taichi: D-heavy chunk, 0 (decode only) or > --decode-bmax (default 256)",
+     OPT_TC_SD},
+    {"watermark", 0, "M",
+     "taichi: KV memory fraction of a D-heavy instance above which its longest decodes flow "
+     "to P-heavy instances (default 0.95)",
+     OPT_TC_WATERMARK},
+    {"backflow", 0, "A",
+     "taichi: a decode on a P-heavy instance whose TPOT so far exceeds A x --tpot-slo flows "
+     "back (default 0.96)",
+     OPT_TC_BACKFLOW},
+    {"kv-capacity", 0, "TOKENS",
+     "taichi: KV-cache tokens per instance (default: from --model/--device, else unlimited: "
+     "no watermark flows)",
+     OPT_TC_KVCAP},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group taichi_group = {"TaiChi hybrid (--arch taichi)", taichi_options};
+
 struct serve_ctx {
     cli_serve_args a;
     int closed;
+    int64_t np, nd, sp, sd;
+    double watermark, backflow, kv_capacity;
+    int taichi_opt; /* a taichi option was given */
 };
 
 static const cli_group *const serve_groups[] = {
-    &cli_serve_arch_group, &cli_serve_model_group, &closed_group, &cli_serve_run_group, &cli_workload_group, &cli_hw_group,
-    &cli_output_group, NULL};
+    &cli_serve_arch_group, &taichi_group,        &cli_serve_model_group,
+    &closed_group,         &cli_serve_run_group, &cli_workload_group,
+    &cli_hw_group,         &cli_output_group,    NULL};
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
 {
     struct serve_ctx *x = ctx;
     if (opt == NULL)
         return cli_usage_error(x->a.cmd, "unexpected argument '%s'", arg);
-    if (opt->id == OPT_CLOSED) {
+    switch (opt->id) {
+    case OPT_CLOSED:
         x->closed = 1;
         return 0;
+    case OPT_TC_NP:
+        x->taichi_opt = 1;
+        return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->np);
+    case OPT_TC_ND:
+        x->taichi_opt = 1;
+        return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->nd);
+    case OPT_TC_SP:
+        x->taichi_opt = 1;
+        return cli_integer(x->a.cmd, opt->name, arg, 2, 1 << 24, &x->sp);
+    case OPT_TC_SD:
+        x->taichi_opt = 1;
+        return cli_integer(x->a.cmd, opt->name, arg, 0, 1 << 24, &x->sd);
+    case OPT_TC_WATERMARK:
+        x->taichi_opt = 1;
+        return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->watermark);
+    case OPT_TC_BACKFLOW:
+        x->taichi_opt = 1;
+        return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->backflow);
+    case OPT_TC_KVCAP:
+        x->taichi_opt = 1;
+        return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->kv_capacity);
     }
     return cli_serve_option(&x->a, opt, arg);
 }
@@ -103,6 +161,9 @@ static int run(const cli_command *self, int argc, char **argv)
     struct serve_ctx x;
     cli_serve_args *a = &x.a;
     cli_serve_setup su;
+    afd_serve_taichi_config tc;
+    afd_serve_taichi_counts cnt;
+    int is_taichi;
     afd_serving_result cf;
     afd_serve_result r;
     afd_error err;
@@ -115,12 +176,41 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_common_init(&c);
     memset(&x, 0, sizeof x);
     cli_serve_init(a, cmd);
+    x.np = x.nd = 1;
+    x.sp = 1024;
+    x.sd = 256;
+    x.watermark = 0.95;
+    x.backflow = 0.96;
+    x.kv_capacity = NAN;
     rc = cli_parse_args(self, argc, argv, &c, own, &x);
     if (rc != CLI_CONTINUE)
         return rc;
     rc = cli_serve_prepare(a, &c, 1, &su);
     if (rc != 0)
         return rc;
+    is_taichi = strcmp(su.params.policy->name, "taichi") == 0;
+    memset(&cnt, 0, sizeof cnt);
+    if (x.taichi_opt && !is_taichi) {
+        cli_serve_setup_free(&su);
+        return cli_usage_error(cmd, "--p-heavy, --d-heavy, --chunk-p, --chunk-d, --watermark, "
+                                    "--backflow and --kv-capacity are options of --arch taichi");
+    }
+    if (is_taichi) {
+        memset(&tc, 0, sizeof tc);
+        tc.p_heavy = (unsigned)x.np;
+        tc.d_heavy = (unsigned)x.nd;
+        tc.chunk_p = (unsigned)x.sp;
+        tc.chunk_d = (unsigned)x.sd;
+        tc.watermark = x.watermark;
+        tc.backflow = x.backflow;
+        tc.kv_capacity = !isnan(x.kv_capacity)    ? x.kv_capacity
+                         : !isnan(su.kv_capacity) ? su.kv_capacity
+                                                  : INFINITY;
+        tc.ttft_slo = su.params.ttft_slo;
+        tc.tpot_slo = su.params.tpot_slo;
+        tc.counts = &cnt;
+        su.params.config.extra = &tc;
+    }
     cf.ttft_mean = cf.ttft_q = cf.tpot_mean = cf.tpot_q = NAN;
     if (x.closed && (rc = closed_forms(cmd, &su, &cf)) != 0) {
         cli_serve_setup_free(&su);
@@ -148,8 +238,9 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     }
     if (r.unstable)
-        cli_warn(cmd, "unstable: the percentiles grow with --requests (%.3g%% of the arrivals "
-                      "pile up)",
+        cli_warn(cmd,
+                 "unstable: the percentiles grow with --requests (%.3g%% of the arrivals "
+                 "pile up)",
                  100 * r.growth);
 
     t = cli_table_new(&c.out);
@@ -162,12 +253,27 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "arch", "%s", su.params.policy->name);
     cli_table_meta(t, "events", "%llu", (unsigned long long)r.events);
     cli_table_meta(t, "stable", "%s", r.unstable ? "no" : "yes");
-    cli_table_begin(t, "ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_mean", "tpot_p50",
-                    "tpot_p90", "tpot_p99", "e2e_p90", "throughput", "attainment", "completed",
-                    "ttft_mean_se", "ttft_p50_se", "ttft_p90_se", "ttft_p99_se", "tpot_mean_se",
-                    "tpot_p50_se", "tpot_p90_se", "tpot_p99_se", "e2e_p90_se", "attainment_se",
-                    x.closed ? "ttft_mean_cf" : NULL, "ttft_p90_cf", "tpot_mean_cf",
-                    "tpot_p90_cf");
+    {
+        static const char *const base[] = {
+            "ttft_mean",   "ttft_p50",     "ttft_p90",     "ttft_p99",    "tpot_mean",
+            "tpot_p50",    "tpot_p90",     "tpot_p99",     "e2e_p90",     "throughput",
+            "attainment",  "completed",    "ttft_mean_se", "ttft_p50_se", "ttft_p90_se",
+            "ttft_p99_se", "tpot_mean_se", "tpot_p50_se",  "tpot_p90_se", "tpot_p99_se",
+            "e2e_p90_se",  "attainment_se"};
+        static const char *const cfc[] = {"ttft_mean_cf", "ttft_p90_cf", "tpot_mean_cf",
+                                          "tpot_p90_cf"};
+        static const char *const tcc[] = {"prefill_p", "prefill_d", "infeasible",
+                                          "handovers", "flows",     "backflows"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6];
+        size_t n = 0, k;
+        for (k = 0; k < sizeof base / sizeof base[0]; k++)
+            names[n++] = base[k];
+        for (k = 0; x.closed && k < 4; k++)
+            names[n++] = cfc[k];
+        for (k = 0; is_taichi && k < 6; k++)
+            names[n++] = tcc[k];
+        cli_table_begin_array(t, n, names);
+    }
     stat_cols(t, &r.ttft, ms, 0);
     stat_cols(t, &r.tpot, ms, 0);
     cli_table_real(t, r.e2e.p90 * ms);
@@ -183,6 +289,14 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, cf.ttft_q * ms);
         cli_table_real(t, cf.tpot_mean * ms);
         cli_table_real(t, cf.tpot_q * ms);
+    }
+    if (is_taichi) {
+        cli_table_uint(t, cnt.prefill_p);
+        cli_table_uint(t, cnt.prefill_d);
+        cli_table_uint(t, cnt.infeasible);
+        cli_table_uint(t, cnt.handovers);
+        cli_table_uint(t, cnt.flows);
+        cli_table_uint(t, cnt.backflows);
     }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);
@@ -223,6 +337,15 @@ const cli_command cli_cmd_serve = {
         "  disagg   --prefill NP --decode ND: static prefill batches, KV transfer, then\n"
         "           continuous decode batching (BestServe Algorithms 2-3; --pseudo-batch TAU\n"
         "           for BestServe's per-request decode heuristic)\n"
+        "  taichi   --p-heavy NP --d-heavy ND --chunk-p SP --chunk-d SD: chunked instances\n"
+        "           of two kinds (TaiChi); each prompt goes to the instance with the fewest\n"
+        "           queued prompt tokens among those that can meet --ttft-slo; decodes move\n"
+        "           to D-heavy instances, the longest flow to P-heavy ones above\n"
+        "           --watermark of --kv-capacity and back near --backflow x --tpot-slo.\n"
+        "           Adds the columns prefill_p prefill_d (prefills routed to each kind),\n"
+        "           infeasible (arrivals no instance could serve in time), handovers,\n"
+        "           flows, backflows (decodes moved).  SD = SP: aggregation (chunked);\n"
+        "           SD = 0 with SP at least the longest prompt: disaggregation\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"

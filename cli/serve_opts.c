@@ -9,7 +9,7 @@
 #include "serve_opts.h"
 
 static const cli_option arch_options[] = {
-    {"arch", 0, "A", "colloc, chunked or disagg (required)", OPT_SV_ARCH},
+    {"arch", 0, "A", "colloc, chunked, disagg or taichi (required)", OPT_SV_ARCH},
     {"instances", 'n', "N", "colloc, chunked: instances (default 1)", OPT_SV_INSTANCES},
     {"prefill", 0, "NP", "disagg: prefill instances (default 1)", OPT_SV_PREFILL},
     {"decode", 0, "ND", "disagg: decode instances (default 1)", OPT_SV_DECODE},
@@ -109,7 +109,7 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_ARCH:
         if (afd_serve_policy_find(arg) == NULL)
             return cli_usage_error(cmd, "--arch: unknown architecture '%s' (colloc, chunked, "
-                                        "disagg)",
+                                        "disagg, taichi)",
                                    arg);
         a->arch = arg;
         return 0;

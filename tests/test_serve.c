@@ -263,8 +263,8 @@ static void errors(void **state)
     p.config.decode = 0;
     assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
     assert_null(afd_serve_policy_find("hybrid"));
-    assert_non_null(afd_serve_policy_at(2));
-    assert_null(afd_serve_policy_at(3));
+    assert_non_null(afd_serve_policy_at(3));
+    assert_null(afd_serve_policy_at(4));
 }
 
 int main(void)

@@ -544,6 +544,7 @@ static const afd_serve_policy *const builtin[] = {
     &afd_priv_serve_colloc,
     &afd_priv_serve_chunked,
     &afd_priv_serve_disagg,
+    &afd_priv_serve_taichi,
 };
 
 const afd_serve_policy *afd_serve_policy_at(size_t i)

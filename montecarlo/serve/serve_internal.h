@@ -35,6 +35,7 @@ void serve_fifo_free(serve_fifo *q);
 extern const afd_serve_policy afd_priv_serve_colloc;
 extern const afd_serve_policy afd_priv_serve_chunked;
 extern const afd_serve_policy afd_priv_serve_disagg;
+extern const afd_serve_policy afd_priv_serve_taichi;
 
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
