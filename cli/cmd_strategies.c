@@ -331,8 +331,10 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
     cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    cli_table_meta(t, "price_per_hour", "%.10g per device", d.price_per_hour);
     cli_table_begin(t, "strategy", "arch", "tp", "instances", "prefill", "decode", "goodput",
-                    "goodput_per_device", "goodput_sim", "goodput_sim_per_device", "limit");
+                    "goodput_per_device", "goodput_sim", "goodput_sim_per_device", "limit",
+                    "goodput_per_dollar", "goodput_sim_per_dollar");
     for (k = 0; k < n; k++) {
         const strategy *z = &s[k];
         unsigned inst = z->colloc ? z->instances : z->prefill + z->decode;
@@ -348,6 +350,9 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, z->goodput_sim * per_s);
         cli_table_real(t, z->goodput_sim * per_s / dev);
         cli_table_str(t, x.method & METHOD_CLOSED ? afd_serving_limit_name(z->limit) : "nan");
+        /* requests per dollar: every device of the strategy paid while provisioned */
+        cli_table_real(t, afd_per_dollar(z->goodput * per_s, dev * d.price_per_hour));
+        cli_table_real(t, afd_per_dollar(z->goodput_sim * per_s, dev * d.price_per_hour));
         cli_table_end_row(t);
     }
     free(hws);
@@ -370,7 +375,8 @@ const cli_command cli_cmd_strategies = {
         "is cut to what the KV cache holds).  Latency laws from the estimator for the model\n"
         "and device at each tp.  Prints one row per strategy, best first:\n"
         "  strategy arch tp instances prefill decode goodput goodput_per_device\n"
-        "  goodput_sim goodput_sim_per_device limit\n"
+        "  goodput_sim goodput_sim_per_device limit goodput_per_dollar\n"
+        "  goodput_sim_per_dollar\n"
         "\n"
         "  goodput       the largest Poisson rate (requests/s) at which the P90 TTFT and\n"
         "                the P90 TPOT meet the SLOs (times --slo-relax), by bisection\n"
@@ -381,6 +387,8 @@ const cli_command cli_cmd_strategies = {
         "  *_per_device  divided by tp x instances\n"
         "  limit         what fails just above the closed-form goodput: ttft, tpot (an\n"
         "                SLO), prefill or decode (a stage cannot keep up)\n"
+        "  *_per_dollar  requests per dollar, 3600 goodput / (tp x instances x the\n"
+        "                device's price_per_hour); nan when the device file has no price\n"
         "Rows are sorted by goodput_per_device (goodput_sim_per_device with --method sim),\n"
         "as printed, best first, nan last, ties in the order strategies are enumerated\n"
         "(per tp: 1m, 2m, ..., then 1p1d, 1p2d, ..., 2p1d, ...).  --shard K/N evaluates\n"

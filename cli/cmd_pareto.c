@@ -1,0 +1,343 @@
+/* cmd_pareto.c: afdkit pareto, goodput (or throughput) against cost over a
+ * grid of devices, tensor-parallel sizes and serving architectures, and its
+ * frontier (afd_pareto_front). */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afd_serving.h"
+#include "cli.h"
+#include "serve_opts.h"
+
+enum { OPT_DEVICES = 450, OPT_DEVLIST, OPT_MODEL, OPT_TPS, OPT_OBJECTIVE, OPT_ARCH, OPT_ALL };
+enum { MAX_DEVICE_KINDS = 16 };
+
+static const cli_option pa_options[] = {
+    {"model", 'm', "NAME|FILE", "model preset or Hugging Face config.json (required)", OPT_MODEL},
+    {"device", 'd', "LIST", "device presets or files, comma-separated (required)", OPT_DEVLIST},
+    {"devices", 'N', "N", "at most N devices per configuration (required)", OPT_DEVICES},
+    {"tp", 0, "LIST", "tensor-parallel sizes (default 1,2,4,8; memory permitting)", OPT_TPS},
+    {"arch", 0, "LIST", "colloc, disagg or both (default colloc,disagg)", OPT_ARCH},
+    {"objective", 0, "O", "goodput (default; needs the SLOs) or throughput", OPT_OBJECTIVE},
+    {"all", 'a', NULL, "print the dominated configurations too (frontier 0)", OPT_ALL},
+    {"lengths", 0, "P,G",
+     "fixed prompt and output tokens, or op1..op4 (8192,512 2048,64 1024,64 256,2048)",
+     OPT_SV_LENGTHS},
+    {"ttft-slo", 0, "T", "time-to-first-token SLO (P90), e.g. 1500ms", OPT_SV_TTFT},
+    {"tpot-slo", 0, "T", "time-per-output-token SLO (P90), e.g. 70ms", OPT_SV_TPOT},
+    {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
+    {"decode-bmax", 0, "B", "sequences decoded together, memory permitting (default 16)",
+     OPT_SV_DBMAX},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group pa_group = {"Options", pa_options};
+static const cli_group *const pa_groups[] = {&pa_group, &cli_output_group, NULL};
+
+struct ctx {
+    cli_serve_args a;
+    int64_t devices;
+    cli_list tps;
+    const char *devlist, *model;
+    int throughput, colloc, disagg, all;
+};
+
+static int own(void *vctx, const cli_option *opt, const char *arg)
+{
+    struct ctx *x = vctx;
+    const char *cmd = x->a.cmd;
+    if (opt == NULL)
+        return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    switch (opt->id) {
+    case OPT_DEVICES: return cli_integer(cmd, opt->name, arg, 1, 1024, &x->devices);
+    case OPT_DEVLIST: x->devlist = arg; return 0;
+    case OPT_MODEL: x->model = arg; return 0;
+    case OPT_ALL: x->all = 1; return 0;
+    case OPT_TPS:
+        cli_list_free(&x->tps);
+        return cli_list_parse(cmd, opt->name, arg, 1, 1, 1024, &x->tps);
+    case OPT_OBJECTIVE:
+        if (strcmp(arg, "goodput") == 0 || strcmp(arg, "throughput") == 0) {
+            x->throughput = arg[0] == 't';
+            return 0;
+        }
+        return cli_usage_error(cmd, "--objective: unknown objective '%s' (goodput, throughput)",
+                               arg);
+    case OPT_ARCH:
+        x->colloc = strstr(arg, "colloc") != NULL;
+        x->disagg = strstr(arg, "disagg") != NULL;
+        if (strcmp(arg, "colloc") != 0 && strcmp(arg, "disagg") != 0 &&
+            strcmp(arg, "colloc,disagg") != 0 && strcmp(arg, "disagg,colloc") != 0)
+            return cli_usage_error(cmd, "--arch must be colloc, disagg or colloc,disagg: '%s'",
+                                   arg);
+        return 0;
+    }
+    return cli_serve_option(&x->a, opt, arg);
+}
+
+typedef struct point {
+    char device[64], name[32];
+    int colloc;
+    unsigned tp, n; /* devices in use */
+    double price, value;
+    int front;
+} point;
+
+static int by_cost(const void *pa, const void *pb)
+{
+    const point *a = pa, *b = pb;
+    if (a->price != b->price)
+        return a->price < b->price ? -1 : 1;
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    if (strcmp(a->device, b->device) != 0)
+        return strcmp(a->device, b->device);
+    if (a->tp != b->tp)
+        return a->tp < b->tp ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* The closed-form goodput (or capacity) of one strategy, requests/s. */
+static int evaluate(const struct ctx *x, const afd_hw *hw, point *p, unsigned a, unsigned b,
+                    unsigned bmax, double kv_time, double ttft, double tpot, const char *cmd)
+{
+    afd_serving_params q;
+    int limit;
+    double g;
+    afd_status st;
+    memset(&q, 0, sizeof q);
+    q.hw = hw;
+    q.prompt = (double)x->a.prompt;
+    q.output = (double)x->a.output;
+    q.instances = p->colloc ? a : 0;
+    q.prefill = p->colloc ? 0 : a;
+    q.decode = p->colloc ? 0 : b;
+    q.prefill_bmax = (unsigned)x->a.prefill_bmax;
+    q.decode_bmax = bmax;
+    q.kv_time = kv_time;
+    q.quantile = 0.9;
+    q.lambda = 1;
+    if (x->throughput) {
+        g = afd_serving_capacity(&q, p->colloc);
+        if (isnan(g))
+            return cli_runtime_error(cmd, "%s %s tp %u: no capacity", p->device, p->name, p->tp);
+    } else {
+        st = afd_serving_goodput(&q, p->colloc, ttft, tpot, 0.01, &g, &limit);
+        if (st != AFD_OK)
+            return cli_runtime_error(cmd, "%s %s tp %u: %s", p->device, p->name, p->tp,
+                                     afd_strerror(st));
+    }
+    p->value = g * 1e3; /* the laws are in ms */
+    return 0;
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *cmd = self->path;
+    struct ctx x;
+    cli_common c;
+    afd_model m;
+    afd_error err;
+    afd_status st;
+    afd_hw hw;
+    point *pts = NULL;
+    size_t n = 0, cap = 0, k, nd = 0, i;
+    char names[MAX_DEVICE_KINDS][256];
+    double ttft = NAN, tpot = NAN, *cost = NULL, *val = NULL;
+    int *front = NULL, rc;
+    cli_table *t;
+
+    memset(&x, 0, sizeof x);
+    cli_serve_init(&x.a, cmd);
+    x.colloc = x.disagg = 1;
+    cli_common_init(&c);
+    rc = cli_parse_args(self, argc, argv, &c, own, &x);
+    if (rc != CLI_CONTINUE)
+        goto out;
+    if (x.tps.n == 0 && (rc = cli_list_parse(cmd, "tp", "1,2,4,8", 1, 1, 1024, &x.tps)) != 0)
+        goto out;
+    if (x.devices == 0 || x.model == NULL || x.devlist == NULL || x.a.output == 0 ||
+        (!x.throughput && (x.a.ttft_slo == NULL || x.a.tpot_slo == NULL))) {
+        rc = cli_usage_error(cmd, "--devices, --model, --device and --lengths are required, "
+                                  "and --ttft-slo and --tpot-slo for --objective goodput");
+        goto out;
+    }
+    if (!x.throughput &&
+        ((rc = cli_time(cmd, "ttft-slo", x.a.ttft_slo, "ms", &ttft)) != 0 ||
+         (rc = cli_time(cmd, "tpot-slo", x.a.tpot_slo, "ms", &tpot)) != 0))
+        goto out;
+    if (!x.throughput && !(ttft > 0 && tpot > 0)) {
+        rc = cli_usage_error(cmd, "SLOs must be > 0");
+        goto out;
+    }
+    if ((st = afd_model_load(x.model, &m, &err)) != AFD_OK) {
+        rc = cli_file_error(cmd, x.model, st, &err);
+        goto out;
+    }
+    /* the device list */
+    {
+        const char *s = x.devlist;
+        while (*s != '\0') {
+            size_t len = strcspn(s, ",");
+            if (len == 0 || len >= sizeof names[0] || nd == MAX_DEVICE_KINDS) {
+                rc = cli_usage_error(cmd, "--device: a list of at most %d names: '%s'",
+                                     MAX_DEVICE_KINDS, x.devlist);
+                goto out;
+            }
+            memcpy(names[nd], s, len);
+            names[nd++][len] = '\0';
+            s += len + (s[len] == ',');
+        }
+    }
+    for (i = 0; i < nd; i++) {
+        afd_device d;
+        if ((st = afd_device_load(names[i], &d, &err)) != AFD_OK) {
+            rc = cli_file_error(cmd, names[i], st, &err);
+            goto out;
+        }
+        if (isnan(d.price_per_hour)) {
+            cli_warn(cmd, "%s left out: its device file has no price_per_hour", d.name);
+            continue;
+        }
+        for (k = 0; k < x.tps.n; k++) {
+            unsigned tp = (unsigned)x.tps.v[k], per = (unsigned)x.devices / tp, a, b;
+            double tokens, bmax, kv_time;
+            if (per == 0)
+                continue;
+            if (afd_kv_capacity_tokens(&m, &d, tp, &tokens, &err) != AFD_OK ||
+                afd_estimate_laws(&m, &d, tp, &hw, &err) != AFD_OK) {
+                cli_warn(cmd, "%s tp %u left out: %s", d.name, tp, err.text);
+                continue;
+            }
+            bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
+            if (bmax < 1) {
+                cli_warn(cmd, "%s tp %u left out: the KV cache cannot hold one request", d.name,
+                         tp);
+                continue;
+            }
+            if (bmax > (double)x.a.decode_bmax)
+                bmax = (double)x.a.decode_bmax;
+            /* the KV cache of one request crosses tp links of net_gbps (ms) */
+            kv_time = (double)x.a.prompt * afd_kv_bytes_per_token(&m, tp) /
+                      (tp * d.net_gbps * 1e9) * 1e3;
+            for (a = 1; a <= per; a++)
+                for (b = 0; a + b <= per; b++) {
+                    point *p;
+                    if ((b == 0 && !x.colloc) || (b > 0 && !x.disagg))
+                        continue;
+                    if (n == cap) {
+                        point *np = realloc(pts, (cap = cap ? 2 * cap : 64) * sizeof *pts);
+                        if (np == NULL) {
+                            rc = cli_runtime_error(cmd, "out of memory");
+                            goto out;
+                        }
+                        pts = np;
+                    }
+                    p = &pts[n];
+                    memset(p, 0, sizeof *p);
+                    snprintf(p->device, sizeof p->device, "%s", d.name);
+                    p->colloc = b == 0;
+                    if (b == 0)
+                        snprintf(p->name, sizeof p->name, "%um", a);
+                    else
+                        snprintf(p->name, sizeof p->name, "%up%ud", a, b);
+                    p->tp = tp;
+                    p->n = tp * (a + b);
+                    p->price = p->n * d.price_per_hour;
+                    if ((rc = evaluate(&x, &hw, p, a, b, (unsigned)bmax, kv_time, ttft, tpot,
+                                       cmd)) != 0)
+                        goto out;
+                    n++;
+                }
+        }
+    }
+    if (n == 0) {
+        rc = cli_infeasible(cmd, "no configuration: no priced device holds %s at the sizes "
+                                 "tried",
+                            m.name);
+        goto out;
+    }
+    cost = malloc(n * sizeof *cost);
+    val = malloc(n * sizeof *val);
+    front = malloc(n * sizeof *front);
+    if (cost == NULL || val == NULL || front == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    for (k = 0; k < n; k++) {
+        cost[k] = pts[k].price;
+        val[k] = pts[k].value;
+    }
+    if (afd_pareto_front(cost, val, n, front) != AFD_OK) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    for (k = 0; k < n; k++)
+        pts[k].front = front[k];
+    qsort(pts, n, sizeof *pts, by_cost);
+    t = cli_table_new(&c.out);
+    if (t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "unit", "requests/s; price_per_hour in dollars");
+    cli_table_meta(t, "model", "%s", m.name);
+    cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    {
+        const char *v = x.throughput ? "throughput" : "goodput";
+        const char *vd = x.throughput ? "throughput_per_dollar" : "goodput_per_dollar";
+        cli_table_begin(t, "device", "tp", "strategy", "arch", "devices", "price_per_hour", v,
+                        vd, "frontier");
+    }
+    for (k = 0; k < n; k++) {
+        const point *p = &pts[k];
+        if (!p->front && !x.all)
+            continue;
+        cli_table_str(t, p->device);
+        cli_table_uint(t, p->tp);
+        cli_table_str(t, p->name);
+        cli_table_str(t, p->colloc ? "colloc" : "disagg");
+        cli_table_uint(t, p->n);
+        cli_table_real(t, p->price);
+        cli_table_real(t, p->value);
+        cli_table_real(t, afd_per_dollar(p->value, p->price));
+        cli_table_int(t, p->front);
+        cli_table_end_row(t);
+    }
+    rc = cli_table_finish(t, cmd);
+out:
+    free(pts);
+    free(cost);
+    free(val);
+    free(front);
+    cli_list_free(&x.tps);
+    return rc;
+}
+
+const cli_command cli_cmd_pareto = {
+    .name = "pareto",
+    .path = "pareto",
+    .summary = "goodput or throughput against cost over devices, tp sizes and architectures",
+    .usage = "pareto --model M --device LIST --devices N --lengths P,G --ttft-slo T --tpot-slo T\n"
+             "       [--tp LIST] [--arch colloc,disagg] [--objective goodput|throughput] [--all]",
+    .description =
+        "Every configuration of at most N devices: each device of --device (a preset or\n"
+        "file with price_per_hour; one without is left out with a warning), each\n"
+        "tensor-parallel size of --tp whose weights and one request fit, every\n"
+        "collocated strategy xm and disaggregated ypzd as in afdkit strategies.  Its\n"
+        "value is the closed-form goodput (the largest Poisson rate whose P90 TTFT and\n"
+        "TPOT meet the SLOs, requests/s) or, with --objective throughput, the capacity\n"
+        "(the largest rate every stage keeps up with); its cost is devices x\n"
+        "price_per_hour.  Prints the frontier, the configurations that no other is both\n"
+        "no dearer and no worse than (and strictly better in one), cheapest first:\n"
+        "  device tp strategy arch devices price_per_hour goodput goodput_per_dollar\n"
+        "  frontier\n"
+        "(throughput and throughput_per_dollar with --objective throughput); --all adds\n"
+        "the dominated configurations with frontier 0.  Rows with equal price are sorted\n"
+        "by value, best first.",
+    .groups = pa_groups,
+    .run = run,
+};
