@@ -26,7 +26,7 @@ enum {
 
 static const cli_option closed_options[] = {
     {"closed", 0, NULL,
-     "colloc, disagg: add the closed forms' ttft_mean_cf ttft_p90_cf tpot_mean_cf tpot_p90_cf",
+     "add the closed forms' ttft_mean_cf ttft_p90_cf tpot_mean_cf tpot_p90_cf",
      OPT_CLOSED},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -64,8 +64,9 @@ struct serve_ctx {
 
 static const cli_group *const serve_groups[] = {
     &cli_serve_arch_group, &taichi_group,        &cli_serve_model_group,
-    &closed_group,         &cli_serve_run_group, &cli_workload_group,
-    &cli_hw_group,         &cli_output_group,    NULL};
+    &closed_group,         &cli_serve_run_group, &cli_serve_arrivals_group,
+    &cli_workload_group,   &cli_hw_group,        &cli_output_group,
+    NULL};
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
 {
@@ -101,6 +102,47 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     return cli_serve_option(&x->a, opt, arg);
 }
 
+/* Chunked: fixed lengths, or the moments of the workload's lengths; the
+ * rate of a replayed trace. */
+static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf)
+{
+    const afd_serve_params *p = &su->params;
+    afd_chunked_params q;
+    afd_status st;
+    memset(&q, 0, sizeof q);
+    q.hw = p->hw;
+    q.lambda = p->times != NULL ? su->replay_rate * su->unit_seconds : p->lambda;
+    q.instances = p->config.instances;
+    q.chunk = p->config.chunk;
+    q.decode_bmax = p->config.decode_bmax;
+    q.quantile = 0.9;
+    if (p->workload == NULL) {
+        q.prompt_mean = p->prompt;
+        q.output_mean = p->output;
+    } else if (p->workload->kind == AFD_WORKLOAD_TRACE) {
+        size_t i, n = p->workload->n_kept;
+        for (i = 0; i < n; i++) {
+            double x = p->workload->prompt[i] ? (double)p->workload->prompt[i] : 1;
+            q.prompt_mean += x / (double)n;
+            q.prompt_m2 += x * x / (double)n;
+            q.output_mean += (double)p->workload->decode[i] / (double)n;
+        }
+    } else { /* geometric on {1, 2, ...}: E[P^2] = mu (2 mu - 1) */
+        q.prompt_mean = p->workload->mu_p;
+        q.prompt_m2 = p->workload->mu_p * (2 * p->workload->mu_p - 1);
+        q.output_mean = p->workload->mu_d;
+    }
+    st = afd_serving_chunked(&q, cf);
+    if (st == AFD_EUNSTABLE) {
+        cli_warn(cmd, "closed form: unstable (%s cannot keep up)",
+                 afd_serving_limit_name(cf->limit));
+        return 0;
+    }
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "closed form: %s", afd_strerror(st));
+    return 0;
+}
+
 /* The closed forms for the same system (fixed lengths only). */
 static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf)
 {
@@ -108,8 +150,11 @@ static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_
     afd_serving_params q;
     afd_status st;
     int disagg = strcmp(p->policy->name, "disagg") == 0;
+    if (strcmp(p->policy->name, "chunked") == 0)
+        return closed_chunked(cmd, su, cf);
     if (!disagg && strcmp(p->policy->name, "colloc") != 0)
-        return cli_usage_error(cmd, "--closed: no closed form for --arch %s (colloc, disagg)",
+        return cli_usage_error(cmd, "--closed: no closed form for --arch %s (colloc, chunked, "
+                                    "disagg)",
                                p->policy->name);
     if (p->workload != NULL)
         return cli_usage_error(cmd, "--closed needs fixed lengths (--lengths P,G)");
@@ -253,6 +298,8 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "arch", "%s", su.params.policy->name);
     cli_table_meta(t, "events", "%llu", (unsigned long long)r.events);
     cli_table_meta(t, "stable", "%s", r.unstable ? "no" : "yes");
+    if (su.params.times != NULL)
+        cli_table_meta(t, "arrivals", "trace at %.6g/s", su.replay_rate);
     {
         static const char *const base[] = {
             "ttft_mean",   "ttft_p50",     "ttft_p90",     "ttft_p99",    "tpot_mean",
@@ -346,6 +393,11 @@ const cli_command cli_cmd_serve = {
         "           infeasible (arrivals no instance could serve in time), handovers,\n"
         "           flows, backflows (decodes moved).  SD = SP: aggregation (chunked);\n"
         "           SD = 0 with SP at least the longest prompt: disaggregation\n"
+        "\n"
+        "Arrivals are Poisson at --lambda, or with --arrivals trace the rows of --trace\n"
+        "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"
+        "default, or the stretch that makes the rate --lambda), every row simulated once,\n"
+        "the first --warmup (default 0 here) discarded.\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"

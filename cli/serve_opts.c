@@ -54,6 +54,16 @@ static const cli_option run_options[] = {
 };
 const cli_group cli_serve_run_group = {"Run", run_options};
 
+static const cli_option arrival_options[] = {
+    {"arrivals", 0, "KIND",
+     "poisson (at --lambda, the default) or trace: replay --trace's own timestamps",
+     OPT_SV_ARRIVALS},
+    {"time-scale", 0, "X", "--arrivals trace: stretch the trace's times by X (2 halves the rate)",
+     OPT_SV_TSCALE},
+    {NULL, 0, NULL, NULL, 0},
+};
+const cli_group cli_serve_arrivals_group = {"Arrivals", arrival_options};
+
 void cli_serve_init(cli_serve_args *a, const char *cmd)
 {
     memset(a, 0, sizeof *a);
@@ -68,6 +78,7 @@ void cli_serve_init(cli_serve_args *a, const char *cmd)
     a->seed = 1;
     a->net_gbps = NAN;
     a->tp = 1;
+    a->time_scale = NAN;
 }
 
 /* BestServe's operating points (Section 4.1). */
@@ -131,14 +142,21 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_TPOT: a->tpot_slo = arg; return 0;
     case OPT_SV_LENGTHS: return lengths(cmd, arg, &a->prompt, &a->output);
     case OPT_SV_REQUESTS:
+        a->have_requests = 1;
         return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_SERVE_MAX_REQUESTS, &a->requests);
-    case OPT_SV_WARMUP: return cli_integer(cmd, opt->name, arg, 0, INT64_C(1) << 40, &a->warmup);
+    case OPT_SV_WARMUP: a->have_warmup = 1; return cli_integer(cmd, opt->name, arg, 0, INT64_C(1) << 40, &a->warmup);
     case OPT_SV_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
     case OPT_SV_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
     case OPT_SV_UNSTABLE: a->allow_unstable = 1; return 0;
     case OPT_SV_MODEL: a->model = arg; return 0;
     case OPT_SV_DEVICE: a->device = arg; return 0;
     case OPT_SV_TP: return cli_integer(cmd, opt->name, arg, 1, 1024, &a->tp);
+    case OPT_SV_ARRIVALS:
+        if (strcmp(arg, "poisson") != 0 && strcmp(arg, "trace") != 0)
+            return cli_usage_error(cmd, "--arrivals: expected poisson or trace: '%.40s'", arg);
+        a->replay = strcmp(arg, "trace") == 0;
+        return 0;
+    case OPT_SV_TSCALE: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->time_scale);
     }
     return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
 }
@@ -167,6 +185,58 @@ void cli_serve_setup_free(cli_serve_setup *su)
     if (su->have_wl)
         afd_workload_free(&su->wl);
     su->have_wl = 0;
+    free(su->times);
+    su->times = NULL;
+}
+
+/* --arrivals trace: row n of the trace arrives at (t_n - t_1) X, X the
+ * --time-scale (1 by default) or the stretch that gives --lambda; every row
+ * is simulated, the first --warmup (default 0) discarded. */
+static int replay_times(const cli_serve_args *a, const char *file, cli_serve_setup *su)
+{
+    const char *cmd = a->cmd;
+    afd_serve_params *p = &su->params;
+    const afd_workload *w = &su->wl;
+    double scale = isnan(a->time_scale) ? 1 : a->time_scale;
+    uint64_t warmup = a->have_warmup ? (uint64_t)a->warmup : 0, requests;
+    size_t n;
+    if (w->time == NULL)
+        return cli_input_error(cmd, "%s: --arrivals trace: the trace has no timestamp column "
+                                    "(name one with --time-col)",
+                               file);
+    if (w->arrivals.unsorted_line != 0)
+        return cli_input_error(cmd, "%s:%ld: --arrivals trace: the times must not go backwards",
+                               file, w->arrivals.unsorted_line);
+    if (!(w->arrivals.lambda > 0))
+        return cli_input_error(cmd, "%s: --arrivals trace: the times span no interval", file);
+    if (a->lambda != NULL) /* p->lambda is in the latency unit */
+        scale = w->arrivals.lambda * su->unit_seconds / p->lambda;
+    if ((uint64_t)w->n_kept <= warmup)
+        return cli_input_error(cmd, "%s: --arrivals trace: %zu rows, none left after --warmup "
+                                    "%llu",
+                               file, w->n_kept, (unsigned long long)warmup);
+    requests = a->have_requests ? (uint64_t)a->requests : (uint64_t)w->n_kept - warmup;
+    if (warmup + requests > (uint64_t)w->n_kept)
+        return cli_input_error(cmd, "%s: --arrivals trace: %zu rows, fewer than --warmup %llu + "
+                                    "--requests %llu",
+                               file, w->n_kept, (unsigned long long)warmup,
+                               (unsigned long long)requests);
+    if (requests < (uint64_t)a->batches)
+        return cli_input_error(cmd, "%s: --arrivals trace: %llu rows after the warm-up, fewer "
+                                    "than --batches (%lld)",
+                               file, (unsigned long long)requests, (long long)a->batches);
+    su->times = malloc(w->n_kept * sizeof *su->times);
+    if (su->times == NULL)
+        return cli_runtime_error(cmd, "out of memory");
+    for (n = 0; n < w->n_kept; n++)
+        su->times[n] = (w->time[n] - w->time[0]) * scale / su->unit_seconds;
+    su->replay_rate = w->arrivals.lambda / scale;
+    p->times = su->times;
+    p->n_times = w->n_kept;
+    p->lambda = NAN;
+    p->warmup = warmup;
+    p->requests = requests;
+    return 0;
 }
 
 int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
@@ -182,8 +252,16 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
     su->kv_capacity = NAN;
     if (a->arch == NULL)
         return cli_usage_error(cmd, "--arch colloc|chunked|disagg is required");
-    if (need_lambda && a->lambda == NULL)
+    if (need_lambda && a->lambda == NULL && !a->replay)
         return cli_usage_error(cmd, "--lambda RATE is required (e.g. --lambda 3.5/s)");
+    if (!isnan(a->time_scale) && !a->replay)
+        return cli_usage_error(cmd, "--time-scale needs --arrivals trace");
+    if (a->replay && a->lambda != NULL && !isnan(a->time_scale))
+        return cli_usage_error(cmd, "--arrivals trace takes --lambda (the rate to stretch the "
+                                    "trace to) or --time-scale, not both");
+    if (a->replay && (a->output > 0 || c->wl.trace == NULL))
+        return cli_usage_error(cmd, "--arrivals trace replays the rows of --trace FILE (times "
+                                    "and lengths): give --trace, not --lengths");
     if ((a->model == NULL) != (a->device == NULL))
         return cli_usage_error(cmd, "--model and --device go together");
     if (a->model != NULL && c->hw.hw != NULL)
@@ -260,6 +338,8 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
         su->have_wl = 1;
         p->workload = &su->wl;
     }
+    if (a->replay && (rc = replay_times(a, c->wl.trace, su)) != 0)
+        return rc;
     if ((uint64_t)a->batches > p->requests)
         return cli_usage_error(cmd, "--requests (%lld) must be at least --batches (%lld)",
                                (long long)a->requests, (long long)a->batches);

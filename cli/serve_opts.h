@@ -14,7 +14,7 @@ enum {
     OPT_SV_DBMAX, OPT_SV_CHUNK, OPT_SV_PSEUDO, OPT_SV_KVB, OPT_SV_NET, OPT_SV_KVLAT,
     OPT_SV_LAMBDA, OPT_SV_LENGTHS, OPT_SV_REQUESTS, OPT_SV_WARMUP, OPT_SV_BATCHES,
     OPT_SV_SEED, OPT_SV_TTFT, OPT_SV_TPOT, OPT_SV_UNSTABLE, OPT_SV_MODEL, OPT_SV_DEVICE,
-    OPT_SV_TP, OPT_SV_LAST
+    OPT_SV_TP, OPT_SV_ARRIVALS, OPT_SV_TSCALE, OPT_SV_LAST
 };
 
 typedef struct cli_serve_args {
@@ -28,11 +28,16 @@ typedef struct cli_serve_args {
     int allow_unstable;
     const char *model, *device; /* the latency laws from the estimator, instead of --hw */
     int64_t tp;
+    int replay;          /* --arrivals trace */
+    double time_scale;   /* --time-scale, NAN if not given */
+    int have_requests, have_warmup;
 } cli_serve_args;
 
 extern const cli_group cli_serve_arch_group;
 extern const cli_group cli_serve_model_group;
 extern const cli_group cli_serve_run_group;
+/* --arrivals poisson|trace, --time-scale X (afdkit serve only). */
+extern const cli_group cli_serve_arrivals_group;
 
 void cli_serve_init(cli_serve_args *a, const char *cmd);
 /* Handle an option of the two groups; 0 or an exit code. */
@@ -46,6 +51,8 @@ typedef struct cli_serve_setup {
     double unit_seconds; /* seconds per unit of the latency laws */
     double kv_ms_per_token; /* --model: KV transfer per prompt token, ms */
     double kv_capacity;     /* --model: KV-cache tokens per instance (NAN otherwise) */
+    double *times;          /* --arrivals trace: the replayed arrival times, or NULL */
+    double replay_rate;     /* --arrivals trace: the replayed rate, per second */
 } cli_serve_setup;
 
 /* The serving laws of an instance of tp devices of `device` serving `model`

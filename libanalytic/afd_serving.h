@@ -100,6 +100,62 @@ AFD_API afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_r
 /* Collocated serving with prefill priority, N instances.  Errors as above. */
 AFD_API afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out);
 
+/* ---- Chunked prefill (Sarathi-Serve), N instances with chunk S.
+ * Requests arrive at rate lambda to N instances sharing one FIFO queue
+ * (lambda_i = lambda / N each); an iteration carries at most S tokens: one
+ * per running decode, the rest prompt chunks (montecarlo/serve's chunked
+ * policy).  Prompt lengths enter by E[P] and E[P^2], outputs by E[G]
+ * (m = E[G] - 1 decode steps).  Per-token costs, the affine law of the
+ * tokens in an iteration:
+ *     decode token   cd = gamma + alpha (E[P] + E[G]/2)   (its mean KV)
+ *     prefill token  cp = pb + pc E[P^2] / E[P]   (the chunks of a prompt add
+ *                    up to pb P + pc P^2, the quadratic term against the
+ *                    tokens before each chunk)
+ * (C1) TPOT.  A decoding request's iteration holds it, the n = lambda_i m T
+ *      others (Little, PASTA) and the prefill tokens arriving per
+ *      iteration, lambda_i E[P] T, so T = beta + (1 + n) cd + lambda_i E[P] T cp:
+ *          TPOT = T = (beta + cd) / (1 - lambda_i m cd - lambda_i E[P] cp).
+ * (C2) nbar = lambda_i m T decodes per iteration on average; the iteration
+ *      must hold them: 1 + nbar <= decode_bmax and lambda_i E[P] T <=
+ *      S - 1 - nbar, else AFD_EUNSTABLE (limit decode or prefill).
+ * (C3) Prefill service of one prompt: ceil(P / (S - nbar)) iterations, each
+ *      costing its fixed part a_eff = beta (1 - e^-nbar) + pa e^-nbar (no
+ *      decode running with probability e^-nbar, the M/G/inf law) and nbar
+ *      decode tokens, plus the prompt's own work:
+ *          D = ceil(P / (S - nbar)) (a_eff + nbar cd) + pb E[P] + pc E[P^2],
+ *      prefill_rho = lambda_i D < 1 (else AFD_EUNSTABLE, limit prefill).
+ * (C4) TTFT = M/D/N sojourn with service D (afd_queue.h), plus the rest of
+ *      the iteration in flight when the instance is decoding (probability
+ *      1 - e^-nbar, uniform on (0, T)).
+ * (C5) TPOT quantile: T plus the spread of the prefill work that other
+ *      arrivals bring during the request's decode life L = m T (compound
+ *      Poisson at rate lambda_i, each pb E[P] + pc E[P^2]): z_q sqrt(lambda_i
+ *      L) (pb E[P] + pc E[P^2]) / m.
+ * Exact with one request at a time (nbar -> 0: TTFT = ceil(P/S) pa + pb P +
+ * pc P^2, TPOT the step law).  It treats prefills as one at a time per
+ * instance (several short prompts share an iteration in the simulator) and
+ * the spread of P (fixed or not) only through E[P^2].  Error against the
+ * simulator: docs/reproduction.md, "Chunked prefill: closed form against the
+ * simulator". */
+typedef struct afd_chunked_params {
+    const afd_hw *hw;        /* prefill and decode laws */
+    double lambda;           /* Poisson rate to the N instances, > 0 */
+    unsigned instances;      /* N >= 1 */
+    unsigned chunk;          /* S tokens per iteration, > decode_bmax */
+    unsigned decode_bmax;    /* sequences per instance (decoding and prefilling) */
+    double prompt_mean;      /* E[P] >= 1 */
+    double prompt_m2;        /* E[P^2] >= E[P]^2 (0: E[P]^2, fixed prompts) */
+    double output_mean;      /* E[G] >= 1 */
+    double quantile;         /* of TTFT and TPOT, in (0, 1) (0: 0.9) */
+} afd_chunked_params;
+
+/* Fills ttft_mean, ttft_q, tpot_mean, tpot_q (NaN for E[G] = 1),
+ * prefill_rho (lambda_i D), prefill_batch (1), decode_rho (lambda_i (m cd +
+ * E[P] cp)), decode_batch (1 + nbar).  AFD_EINVAL for bad parameters,
+ * AFD_EUNSTABLE (limit set, the rest NaN but the two rhos) when the
+ * instances cannot keep up, AFD_ENUMERIC from the M/D/c solver. */
+AFD_API afd_status afd_serving_chunked(const afd_chunked_params *p, afd_serving_result *out);
+
 /* Name of a limit: "none", "prefill", "decode", "ttft", "tpot". */
 AFD_API const char *afd_serving_limit_name(int limit);
 

@@ -32,6 +32,7 @@
 #include "afd_estimate.h"
 #include "afd_pareto.h"
 #include "afd_serving.h"
+#include "afd_taichi.h"
 #include "afd_perfmodel.h"
 #include "afd_twotier.h"
 

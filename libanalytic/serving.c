@@ -349,3 +349,91 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
     *limit = c.limit;
     return st;
 }
+
+/* ------------------------------------------------ chunked prefill (Sarathi)
+ * See afd_serving.h for the model and its stated error. */
+afd_status afd_serving_chunked(const afd_chunked_params *p, afd_serving_result *out)
+{
+    const afd_hw *hw;
+    double lam, q, P, P2, G, m, cd, cp, den, tbar, nbar, s, nit, a_eff, idle, D, rho, mean, quant;
+    double busy, r, life, sd;
+    afd_status st;
+
+    set_nan(out);
+    if (p == NULL || (hw = p->hw) == NULL || !afd_hw_has_prefill(hw) || !afd_hw_has_decode(hw))
+        return AFD_EINVAL;
+    if (!(hw->prefill_a >= 0 && hw->prefill_b >= 0 && hw->prefill_c >= 0 &&
+          hw->decode_beta >= 0 && hw->decode_gamma >= 0 && hw->decode_alpha >= 0))
+        return AFD_EINVAL;
+    P = p->prompt_mean;
+    P2 = p->prompt_m2 > 0 ? p->prompt_m2 : P * P;
+    G = p->output_mean;
+    q = p->quantile == 0 ? 0.9 : p->quantile;
+    if (!(p->lambda > 0 && isfinite(p->lambda)) || p->instances < 1 || p->decode_bmax < 1 ||
+        p->chunk <= p->decode_bmax || !(P >= 1 && P < 1e9) || !(P2 >= P * P * (1 - 1e-12)) ||
+        !isfinite(P2) || !(G >= 1 && G < 1e9) || !(q > 0 && q < 1))
+        return AFD_EINVAL;
+    lam = p->lambda / p->instances; /* per instance */
+    m = G - 1;
+    cd = hw->decode_gamma + hw->decode_alpha * (P + G / 2); /* one decode token, mean KV */
+    cp = hw->prefill_b + hw->prefill_c * P2 / P;            /* one prefill token, mean share */
+    /* (C1) mean iteration seen by a decoding request: it, n = lam m T others,
+     * and the prefill tokens arriving meanwhile, lam E[P] T */
+    den = 1 - lam * m * cd - lam * P * cp;
+    if (!(den > 0)) {
+        out->limit = AFD_SERVING_LIMIT_DECODE;
+        out->decode_rho = 1 - den;
+        return AFD_EUNSTABLE;
+    }
+    tbar = m > 0 ? (hw->decode_beta + cd) / den : 0;
+    nbar = lam * m * tbar; /* (C2) time-average decoding sequences */
+    out->decode_rho = 1 - den;
+    out->decode_batch = m > 0 ? 1 + nbar : 0;
+    if (m > 0 && (1 + nbar > p->decode_bmax || lam * P * tbar > p->chunk - (1 + nbar))) {
+        /* the iteration cannot hold the mean decode and prefill tokens */
+        out->limit = 1 + nbar > p->decode_bmax ? AFD_SERVING_LIMIT_DECODE
+                                               : AFD_SERVING_LIMIT_PREFILL;
+        return AFD_EUNSTABLE;
+    }
+    /* (C3) prefill service: ceil(P / (S - nbar)) iterations, each with its
+     * fixed cost (beta with decodes, prefill_a without: P(none) = e^-nbar,
+     * the M/G/inf population) and nbar decode tokens, plus the prompt's
+     * own prefill work pb P + pc P^2 */
+    s = p->chunk - nbar;
+    nit = ceil(P / s - 1e-9);
+    idle = exp(-nbar);
+    a_eff = hw->decode_beta * (1 - idle) + hw->prefill_a * idle;
+    D = nit * (a_eff + nbar * cd) + hw->prefill_b * P + hw->prefill_c * P2;
+    rho = lam * D;
+    out->prefill_rho = rho;
+    out->prefill_batch = 1;
+    if (!(rho < 1)) {
+        out->limit = AFD_SERVING_LIMIT_PREFILL;
+        return AFD_EUNSTABLE;
+    }
+    /* (C4) TTFT: M/D/N sojourn with service D, plus the residual of the
+     * iteration in flight when the instance is decoding (uniform on (0, T)) */
+    st = mds(p->lambda, D, (int)p->instances, q, &mean, &quant);
+    if (st == AFD_ENOMEM) {
+        out->limit = AFD_SERVING_LIMIT_PREFILL;
+        return AFD_EUNSTABLE;
+    }
+    if (st != AFD_OK)
+        return st;
+    busy = m > 0 ? 1 - idle : 0;
+    out->ttft_mean = mean + busy * tbar / 2;
+    r = busy > 0 ? 1 - (1 - q) / busy : 0;
+    out->ttft_q = quant + (r > 0 ? r * tbar : 0);
+    if (m <= 0) {
+        out->tpot_mean = out->tpot_q = NAN;
+        return AFD_OK;
+    }
+    /* (C5) TPOT: mean T; its spread over a request's decode life L = m T is
+     * that of the prefill work other arrivals bring in it, compound Poisson
+     * at rate lam with size pb P + pc P^2: variance lam L E[size^2] */
+    out->tpot_mean = tbar;
+    life = m * tbar;
+    sd = sqrt(lam * life) * (hw->prefill_b * P + hw->prefill_c * P2);
+    out->tpot_q = tbar + gsl_cdf_ugaussian_Pinv(q) * sd / m;
+    return AFD_OK;
+}

@@ -152,6 +152,48 @@ static void against_simulator(void **state)
     assert_close(cf.tpot_mean, r.tpot.mean, 0.03, 0);
 }
 
+/* Chunked: one request at a time (lambda -> 0) is exact: TTFT = ceil(P/S)
+ * pa + pb P + pc P^2 = 4 x 0.02 + 0.1 + 0.01 = 0.19 s for P = 1000 in
+ * chunks of 300, TPOT the step law at the mean KV, beta + gamma + alpha
+ * (P + G/2) = 0.03 + 1e-4 + 1e-7 x 1005.5.  At a load the fixed point
+ * (C1) by hand: lambda = 2, m = 10, cd = 1e-4 + 1e-7 x 1005.5 = 2.005e-4,
+ * cp = 1e-4 + 1e-8 x 1000 = 1.1e-4 (pc P^2 / P): T = (0.03 + cd) /
+ * (1 - 2 x 10 x cd - 2 x 1000 x cp). */
+static void chunked_hand(void **state)
+{
+    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
+    afd_chunked_params c;
+    afd_serving_result r;
+    double cd = 1e-4 + 1e-7 * 1005.5, cp = 1e-4 + 1e-8 * 1000;
+    (void)state;
+    memset(&c, 0, sizeof c);
+    c.hw = &hw;
+    c.lambda = 1e-9;
+    c.instances = 1;
+    c.chunk = 300;
+    c.decode_bmax = 8;
+    c.prompt_mean = 1000;
+    c.output_mean = 11;
+    assert_int_equal(afd_serving_chunked(&c, &r), AFD_OK);
+    assert_close(r.ttft_mean, 4 * 0.02 + 0.1 + 0.01, 1e-6, 0);
+    assert_close(r.tpot_mean, 0.03 + cd, 1e-6, 0);
+    c.lambda = 2;
+    c.chunk = 512;
+    c.decode_bmax = 16;
+    assert_int_equal(afd_serving_chunked(&c, &r), AFD_OK);
+    assert_close(r.tpot_mean, (0.03 + cd) / (1 - 20 * cd - 2000 * cp), 1e-12, 0);
+    assert_true(r.tpot_q > r.tpot_mean);
+    assert_true(r.ttft_q > r.ttft_mean);
+    /* a rate the prefill cannot sustain: lambda D >= 1 with D >= 0.11 */
+    c.lambda = 10;
+    assert_int_equal(afd_serving_chunked(&c, &r), AFD_EUNSTABLE);
+    assert_true(isnan(r.ttft_mean));
+    /* the chunk must exceed the decode batch limit */
+    c.lambda = 1;
+    c.chunk = 16;
+    assert_int_equal(afd_serving_chunked(&c, &r), AFD_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +201,7 @@ int main(void)
         cmocka_unit_test(decode_fixed_point),
         cmocka_unit_test(colloc_share),
         cmocka_unit_test(errors),
+        cmocka_unit_test(chunked_hand),
         cmocka_unit_test(against_simulator),
     };
     RUN_TESTS(tests);
