@@ -107,7 +107,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
 static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf)
 {
     const afd_serve_params *p = &su->params;
-    afd_chunked_params q;
+    afd_serving_chunked_params q;
     afd_status st;
     memset(&q, 0, sizeof q);
     q.hw = p->hw;

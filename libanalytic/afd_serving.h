@@ -137,7 +137,7 @@ AFD_API afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_r
  * the spread of P (fixed or not) only through E[P^2].  Error against the
  * simulator: docs/reproduction.md, "Chunked prefill: closed form against the
  * simulator". */
-typedef struct afd_chunked_params {
+typedef struct afd_serving_chunked_params {
     const afd_hw *hw;        /* prefill and decode laws */
     double lambda;           /* Poisson rate to the N instances, > 0 */
     unsigned instances;      /* N >= 1 */
@@ -147,14 +147,14 @@ typedef struct afd_chunked_params {
     double prompt_m2;        /* E[P^2] >= E[P]^2 (0: E[P]^2, fixed prompts) */
     double output_mean;      /* E[G] >= 1 */
     double quantile;         /* of TTFT and TPOT, in (0, 1) (0: 0.9) */
-} afd_chunked_params;
+} afd_serving_chunked_params;
 
 /* Fills ttft_mean, ttft_q, tpot_mean, tpot_q (NaN for E[G] = 1),
  * prefill_rho (lambda_i D), prefill_batch (1), decode_rho (lambda_i (m cd +
  * E[P] cp)), decode_batch (1 + nbar).  AFD_EINVAL for bad parameters,
  * AFD_EUNSTABLE (limit set, the rest NaN but the two rhos) when the
  * instances cannot keep up, AFD_ENUMERIC from the M/D/c solver. */
-AFD_API afd_status afd_serving_chunked(const afd_chunked_params *p, afd_serving_result *out);
+AFD_API afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_result *out);
 
 /* Name of a limit: "none", "prefill", "decode", "ttft", "tpot". */
 AFD_API const char *afd_serving_limit_name(int limit);

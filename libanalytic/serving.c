@@ -352,7 +352,7 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
 
 /* ------------------------------------------------ chunked prefill (Sarathi)
  * See afd_serving.h for the model and its stated error. */
-afd_status afd_serving_chunked(const afd_chunked_params *p, afd_serving_result *out)
+afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_result *out)
 {
     const afd_hw *hw;
     double lam, q, P, P2, G, m, cd, cp, den, tbar, nbar, s, nit, a_eff, idle, D, rho, mean, quant;

@@ -162,7 +162,7 @@ static void against_simulator(void **state)
 static void chunked_hand(void **state)
 {
     afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
-    afd_chunked_params c;
+    afd_serving_chunked_params c;
     afd_serving_result r;
     double cd = 1e-4 + 1e-7 * 1005.5, cp = 1e-4 + 1e-8 * 1000;
     (void)state;
