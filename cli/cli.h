@@ -417,6 +417,7 @@ typedef struct cli_progress {
     const char *what;
     double start;
     double last;
+    double delay;
     int shown;
     int enabled;
 } cli_progress;
@@ -424,7 +425,9 @@ typedef struct cli_progress {
 double cli_now(void);
 void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int quiet);
 /* Report done/total units (total 0: unknown); prints at most every 0.5 s and
- * only after 2 s, only when stderr is a terminal. */
+ * only after 2 s, only when stderr is a terminal.  The environment variable
+ * AFDKIT_PROGRESS=S asks for the reports whatever stderr is, after S seconds
+ * (0: from the first update); -q (quiet) turns them off either way. */
 void cli_progress_update(cli_progress *p, double done, double total, const char *unit);
 void cli_progress_end(cli_progress *p);
 

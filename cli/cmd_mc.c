@@ -110,6 +110,11 @@ static int load_workload(const char *cmd, cli_common *c, afd_workload *w)
 
 /* ------------------------------------------------------------- mc barrier */
 
+static void barrier_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_update(ctx, (double)done, (double)total, "trials");
+}
+
 static const cli_option barrier_options[] = {
     {"batch", 'B', "N", "slots per Attention worker (required)", OPT_B},
     {"r", 'r', "LIST", "numbers of workers under the barrier (required)", OPT_R},
@@ -132,6 +137,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     struct mc_args a;
     afd_workload w;
     afd_barrier_mc_params p = {0};
+    cli_progress prog;
     afd_barrier_mc_result *res = NULL;
     unsigned *rs = NULL;
     cli_table *t;
@@ -164,7 +170,11 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     p.seed = (uint64_t)a.seed;
     p.per_slot = a.per_slot;
     p.threads = (unsigned)a.threads;
+    cli_progress_init(&prog, cmd, "trials", c.out.quiet);
+    p.progress = barrier_progress;
+    p.progress_ctx = &prog;
     st = a.list.n > 0 ? afd_barrier_mc(&p, res) : AFD_OK;
+    cli_progress_end(&prog);
     if (st != AFD_OK) {
         rc = st == AFD_ELIMIT
                  ? cli_usage_error(cmd, "refused: the run exceeds the Monte Carlo size limits "
@@ -390,6 +400,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     struct mc_args a;
     afd_workload w;
     struct quad_service q;
+    cli_progress prog;
     double es = 0;
     cli_table *t = NULL;
     size_t k;
@@ -490,6 +501,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         cli_table_begin(t, "c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", qname, qse, "rho",
                         "service_mean", "ttft_mean_mc", "ttft_mean_se", tname, tse);
     }
+    cli_progress_init(&prog, cmd, "simulating", c.out.quiet);
     for (k = 0; k < a.list.n; k++) {
         afd_queue_sim_params p = {0};
         afd_queue_sim_result res;
@@ -513,8 +525,10 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
             /* times in seconds, stretched so that the rate is lambda */
             p.time_scale = w.arrivals.lambda / a.lambda;
         }
+        cli_progress_update(&prog, (double)k, (double)a.list.n, "values of c");
         st = afd_queue_sim(&p, &res);
         if (st != AFD_OK) {
+            cli_progress_end(&prog);
             rc = cli_runtime_error(cmd, "c = %u: %s", p.c, afd_strerror(st));
             goto out;
         }
@@ -533,6 +547,8 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         cli_table_real(t, res.sojourn_q_se);
         cli_table_end_row(t);
     }
+    cli_progress_update(&prog, (double)a.list.n, (double)a.list.n, "values of c");
+    cli_progress_end(&prog);
     rc = cli_table_finish(t, cmd);
     t = NULL;
 out:

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_mc.h"
 #include "afd_pd.h"
 #include "afd_queue.h"
 #include "cli.h"
@@ -49,8 +50,8 @@ static const cli_option sizing_options[] = {
 static const cli_group sizing_group = {"Prefill and decode", sizing_options};
 
 static const cli_option pd_options[] = {
-    {"lambda", 'l', "L", "arrival rate, requests per time unit of the latencies (required)",
-     OPT_LAMBDA},
+    {"lambda", 'l', "L", "arrival rates (required): a list 1,2,5:10 per time unit of the "
+     "latencies, rates 5/s, or trace (the trace's own rate)", OPT_LAMBDA},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group pd_group = {"Options", pd_options};
@@ -74,7 +75,7 @@ struct args {
     int md;
     cli_list prefill, decode, total;
     /* durations as given (converted once the latency file's unit is known) */
-    const char *ttft_s, *tpot_s, *step_s, *hw, *model, *device;
+    const char *ttft_s, *tpot_s, *step_s, *hw, *model, *device, *lambda_s;
     double tp;
     afd_hw law_hw;              /* --hw FILE */
     afd_decode_slots law_slots; /* with --hw: slots from the decode law */
@@ -88,7 +89,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     if (opt == NULL)
         return cli_usage_error(cmd, "unexpected argument '%s'", arg);
     switch (opt->id) {
-    case OPT_LAMBDA: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->lambda);
+    case OPT_LAMBDA: a->lambda_s = arg; return 0;
     case OPT_PA: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pa);
     case OPT_PB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pb);
     case OPT_PC: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pc);
@@ -266,6 +267,64 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
 
 /* ------------------------------------------------------------------- pd */
 
+/* One arrival rate's sizing (block 1 of pd). */
+struct pd_row {
+    afd_ttft mg, md;
+    afd_decode_need need;
+    afd_decode_pool pool;
+    double gpus;
+};
+
+struct quad_service {
+    double a, b, c;
+};
+
+static double quad_service(uint64_t prompt, void *ctx)
+{
+    const struct quad_service *q = ctx;
+    double p = (double)prompt;
+    return q->a + q->b * p + q->c * p * p;
+}
+
+static int size_one(const char *cmd, const struct args *a, const afd_workload *w,
+                    const afd_service_law *law, double lambda, int many, struct pd_row *r)
+{
+    afd_decode_instance inst;
+    char at[64] = "";
+    if (many)
+        snprintf(at, sizeof at, "lambda %g: ", lambda);
+    afd_status st = afd_prefill_pool(lambda, law, a->pct, a->ttft, !a->md, (int)a->maxp, &r->mg);
+    if (st == AFD_OK)
+        st = afd_prefill_pool(lambda, law, a->pct, a->ttft, 0, (int)a->maxp, &r->md);
+    if (st == AFD_EEMPTY)
+        return cli_infeasible(cmd,
+                              "%sno prefill pool of at most %lld instances meets a P%g "
+                              "TTFT of %g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or "
+                              "raise --max-prefill",
+                              at, (long long)a->maxp, 100 * a->pct, a->ttft, law->mean,
+                              law->max);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "%sprefill sizing: %s", at, afd_strerror(st));
+    st = afd_decode_demand(lambda, w, a->step, a->slotq, &r->need);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "%sdecode sizing: %s", at, afd_strerror(st));
+    inst.slots = a->slots;
+    inst.kv_bytes_per_token = a->kvb;
+    inst.kv_budget = a->kvbudget;
+    st = afd_decode_pool_size(&r->need, &inst, &r->pool);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "%sdecode pool: %s", at, afd_strerror(st));
+    r->gpus = r->mg.c * a->pgpu + r->pool.instances * a->dgpu;
+    return 0;
+}
+
+/* 1 when the trace's timestamps can be replayed (kept, sorted, spanning time). */
+static int can_replay(const afd_workload *w)
+{
+    return w->kind == AFD_WORKLOAD_TRACE && w->time != NULL && w->arrivals.unsorted_line == 0 &&
+           w->arrivals.lambda > 0 && w->n_kept >= AFD_QUEUE_SIM_BATCHES;
+}
+
 static int run_pd(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -273,15 +332,13 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_common c;
     afd_workload w;
     afd_service_law law;
-    afd_ttft mg, md;
-    afd_decode_need need;
-    afd_decode_instance inst;
-    afd_decode_pool pool;
     afd_status st;
     cli_table *t = NULL;
+    cli_list lambdas = {0, NULL};
+    struct pd_row *rows = NULL;
     char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48];
-    double gpus, goodput;
-    int rc, cc, c_hi;
+    size_t li;
+    int rc, many;
 
     args_init(&a, cmd);
     memset(&w, 0, sizeof w);
@@ -289,12 +346,19 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     rc = cli_parse_args(self, argc, argv, &c, own, &a);
     if (rc != CLI_CONTINUE)
         goto out;
-    if (isnan(a.lambda)) {
+    if (a.lambda_s == NULL) {
         rc = cli_usage_error(cmd, "--lambda L is required");
         goto out;
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
+    /* without --hw the times are bare numbers: seconds for 5/s and trace */
+    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit[0] ? a.unit : "s", &w, c.wl.trace,
+                         &lambdas);
+    if (rc != 0)
+        goto out;
+    many = lambdas.n > 1 || cli_lambda_is_trace(a.lambda_s);
+    cli_dispersion_warning(cmd, c.wl.trace, &w);
 
     if (a.step > a.tpot) {
         rc = cli_infeasible(cmd,
@@ -303,37 +367,14 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                             a.step, a.tpot);
         goto out;
     }
-    /* prefill: the recommendation (M/G/c unless --md) and the M/D/c answer */
-    st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, !a.md, (int)a.maxp, &mg);
-    if (st == AFD_OK)
-        st = afd_prefill_pool(a.lambda, &law, a.pct, a.ttft, 0, (int)a.maxp, &md);
-    if (st == AFD_EEMPTY) {
-        rc = cli_infeasible(cmd,
-                            "no prefill pool of at most %lld instances meets a P%g TTFT of "
-                            "%g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or raise "
-                            "--max-prefill",
-                            (long long)a.maxp, 100 * a.pct, a.ttft, law.mean, law.max);
+    rows = calloc(lambdas.n, sizeof *rows);
+    if (rows == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
         goto out;
     }
-    if (st != AFD_OK) {
-        rc = cli_runtime_error(cmd, "prefill sizing: %s", afd_strerror(st));
-        goto out;
-    }
-    st = afd_decode_demand(a.lambda, &w, a.step, a.slotq, &need);
-    if (st != AFD_OK) {
-        rc = cli_runtime_error(cmd, "decode sizing: %s", afd_strerror(st));
-        goto out;
-    }
-    inst.slots = a.slots;
-    inst.kv_bytes_per_token = a.kvb;
-    inst.kv_budget = a.kvbudget;
-    st = afd_decode_pool_size(&need, &inst, &pool);
-    if (st != AFD_OK) {
-        rc = cli_runtime_error(cmd, "decode pool: %s", afd_strerror(st));
-        goto out;
-    }
-    gpus = mg.c * a.pgpu + pool.instances * a.dgpu;
-    goodput = a.lambda / gpus;
+    for (li = 0; li < lambdas.n; li++)
+        if ((rc = size_one(cmd, &a, &w, &law, lambdas.v[li], many, &rows[li])) != 0)
+            goto out;
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -354,51 +395,104 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", "decode_instances", "tpot",
                     "gpus", "goodput_per_gpu");
-    cli_table_real(t, a.lambda);
-    cli_table_int(t, mg.c);
-    cli_table_int(t, md.c);
-    cli_table_real(t, a.md ? mg.ttft_md : mg.ttft_mg);
-    cli_table_real(t, md.ttft_md);
-    cli_table_real(t, law.mean);
-    cli_table_real(t, law.scv);
-    cli_table_real(t, need.slots_mean);
-    cli_table_real(t, need.slots_q);
-    cli_table_real(t, pool.kv_bytes / 1e9);
-    cli_table_real(t, pool.instances);
-    cli_table_real(t, a.step);
-    cli_table_real(t, gpus);
-    cli_table_real(t, goodput);
-    cli_table_end_row(t);
-
-    /* the prefill curve around the answer */
-    cli_table_begin(t, "c", "rho", wq_col, ttft_md_col, ttft_col);
-    c_hi = (mg.c > md.c ? mg.c : md.c) + 2;
-    for (cc = (int)floor(a.lambda * law.mean) + 1; cc <= c_hi; cc++) {
-        afd_ttft q;
-        st = afd_ttft_quantile(a.lambda, &law, cc, a.pct, &q);
-        if (st == AFD_ELIMIT && q.rho < 1) {
-            /* the size limit of the exact chain, as afd_prefill_pool skips */
-            cli_warn(cmd,
-                     "c = %d: rho = %.15g is too close to 1 for the exact M/D/c solution; "
-                     "this pool is taken as missing the SLO",
-                     cc, q.rho);
-            st = AFD_OK;
-        }
-        if (st != AFD_OK) {
-            rc = cli_runtime_error(cmd, "c = %d: %s", cc, afd_strerror(st));
-            goto out;
-        }
-        cli_table_int(t, cc);
-        cli_table_real(t, q.rho);
-        cli_table_real(t, q.wq_md);
-        cli_table_real(t, q.ttft_md);
-        cli_table_real(t, q.ttft_mg);
+    for (li = 0; li < lambdas.n; li++) {
+        const struct pd_row *r = &rows[li];
+        cli_table_real(t, lambdas.v[li]);
+        cli_table_int(t, r->mg.c);
+        cli_table_int(t, r->md.c);
+        cli_table_real(t, a.md ? r->mg.ttft_md : r->mg.ttft_mg);
+        cli_table_real(t, r->md.ttft_md);
+        cli_table_real(t, law.mean);
+        cli_table_real(t, law.scv);
+        cli_table_real(t, r->need.slots_mean);
+        cli_table_real(t, r->need.slots_q);
+        cli_table_real(t, r->pool.kv_bytes / 1e9);
+        cli_table_real(t, r->pool.instances);
+        cli_table_real(t, a.step);
+        cli_table_real(t, r->gpus);
+        cli_table_real(t, lambdas.v[li] / r->gpus);
         cli_table_end_row(t);
+    }
+
+    /* the prefill curve around each answer */
+    if (many)
+        cli_table_begin(t, "c", "rho", wq_col, ttft_md_col, ttft_col, "lambda");
+    else
+        cli_table_begin(t, "c", "rho", wq_col, ttft_md_col, ttft_col);
+    for (li = 0; li < lambdas.n; li++) {
+        double lambda = lambdas.v[li];
+        int cc, c_hi = (rows[li].mg.c > rows[li].md.c ? rows[li].mg.c : rows[li].md.c) + 2;
+        for (cc = (int)floor(lambda * law.mean) + 1; cc <= c_hi; cc++) {
+            afd_ttft q;
+            st = afd_ttft_quantile(lambda, &law, cc, a.pct, &q);
+            if (st == AFD_ELIMIT && q.rho < 1) {
+                /* the size limit of the exact chain, as afd_prefill_pool skips */
+                cli_warn(cmd,
+                         "c = %d: rho = %.15g is too close to 1 for the exact M/D/c solution; "
+                         "this pool is taken as missing the SLO",
+                         cc, q.rho);
+                st = AFD_OK;
+            }
+            if (st != AFD_OK) {
+                rc = cli_runtime_error(cmd, "c = %d: %s", cc, afd_strerror(st));
+                goto out;
+            }
+            cli_table_int(t, cc);
+            cli_table_real(t, q.rho);
+            cli_table_real(t, q.wq_md);
+            cli_table_real(t, q.ttft_md);
+            cli_table_real(t, q.ttft_mg);
+            if (many)
+                cli_table_real(t, lambda);
+            cli_table_end_row(t);
+        }
+    }
+
+    /* the prefill pool again with the trace's own arrivals replayed */
+    if (can_replay(&w)) {
+        struct quad_service qs = {a.pa, a.pb, a.pc};
+        char rcol[48], rse[48];
+        cli_percentile_name(rcol, sizeof rcol, "ttft", a.pct, "_replay");
+        cli_percentile_name(rse, sizeof rse, "ttft", a.pct, "_replay_se");
+        cli_table_begin(t, "lambda", "prefill_replay", rcol, rse, "rho", "prefill");
+        for (li = 0; li < lambdas.n; li++) {
+            afd_queue_sim_params p;
+            afd_queue_sim_result res;
+            unsigned creplay = 0;
+            memset(&p, 0, sizeof p);
+            p.trace = &w;
+            p.service_fn = quad_service;
+            p.service_ctx = &qs;
+            p.quantile = a.pct;
+            p.replay = 1;
+            /* seconds (rate w.arrivals.lambda per second) to the unit of the
+             * times at the rate lambda per unit: t -> t lambda_trace / lambda */
+            p.time_scale = w.arrivals.lambda / lambdas.v[li];
+            st = afd_queue_replay_pool(&p, a.ttft, 1, (unsigned)a.maxp, &creplay, &res);
+            if (st != AFD_OK && st != AFD_EEMPTY) {
+                rc = cli_runtime_error(cmd, "lambda %g: replaying the trace: %s", lambdas.v[li],
+                                       afd_strerror(st));
+                goto out;
+            }
+            if (st == AFD_EEMPTY)
+                cli_warn(cmd, "lambda %g: with the trace's own arrivals no prefill pool of at "
+                              "most %lld instances meets the TTFT SLO",
+                         lambdas.v[li], (long long)a.maxp);
+            cli_table_real(t, lambdas.v[li]);
+            cli_table_real(t, st == AFD_OK ? (double)creplay : NAN);
+            cli_table_real(t, st == AFD_OK ? res.sojourn_q : NAN);
+            cli_table_real(t, st == AFD_OK ? res.sojourn_q_se : NAN);
+            cli_table_real(t, st == AFD_OK ? res.rho : NAN);
+            cli_table_int(t, rows[li].mg.c);
+            cli_table_end_row(t);
+        }
     }
     rc = cli_table_finish(t, cmd);
     t = NULL;
 out:
     cli_table_discard(t);
+    free(rows);
+    cli_list_free(&lambdas);
     afd_workload_free(&w);
     args_free(&a);
     return rc;
@@ -408,13 +502,21 @@ const cli_command cli_cmd_pd = {
     .name = "pd",
     .path = "pd",
     .summary = "prefill and decode pool sizes for an arrival rate under TTFT/TPOT SLOs",
-    .usage = "pd --lambda L WORKLOAD --prefill-b B --ttft-slo T --decode-step S --tpot-slo T "
-             "[OPTIONS]",
+    .usage = "pd --lambda L|LIST|trace WORKLOAD (--prefill-a A|--prefill-b B|--prefill-c C|"
+             "--hw FILE) --ttft-slo T (--decode-step S|--hw FILE) --tpot-slo T [OPTIONS]",
     .description =
         "Prints two blocks.  First one row:\n"
         "  lambda prefill prefill_md ttft_p90 ttft_p90_md service_mean service_scv\n"
         "  decode_slots decode_slots_p99 kv_gb decode_instances tpot gpus goodput_per_gpu\n"
         "then the prefill curve: c rho wq_p90_md ttft_p90_md ttft_p90.\n"
+        "--lambda takes a list (1,2,5:10: one row per rate, and the curve of each with a\n"
+        "last column lambda), rates with units (5/s) or trace, the rate of the trace's\n"
+        "timestamps (without --hw the times are then in seconds).  When the trace has\n"
+        "timestamps a third block sizes the prefill pool with the trace's own arrivals\n"
+        "replayed (as afdkit mc mdc --arrivals trace, stretched to each rate):\n"
+        "  lambda prefill_replay ttft_p90_replay ttft_p90_replay_se rho prefill\n"
+        "(prefill: the Poisson answer beside it), and a warning says when the trace's\n"
+        "dispersion indices put Poisson arrivals more than 5 standard errors away.\n"
         "\n"
         "Prefill: requests arrive at rate L (Poisson) and take S = A + B P + C P^2 on one of\n"
         "c prefill instances, first come first served.  prefill is the smallest c whose\n"

@@ -2,7 +2,9 @@
  * Shown only when stderr is a terminal, so logs and tests stay clean. */
 #include <config.h>
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,12 +19,22 @@ double cli_now(void)
 
 void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int quiet)
 {
+    const char *env = getenv("AFDKIT_PROGRESS");
     p->cmd = cmd;
     p->what = what;
     p->start = cli_now();
     p->last = p->start;
     p->shown = 0;
+    p->delay = 2.0;
     p->enabled = !quiet && isatty(STDERR_FILENO);
+    if (!quiet && env != NULL && *env != '\0') {
+        char *end;
+        double d = strtod(env, &end);
+        if (*end == '\0' && d >= 0 && isfinite(d)) {
+            p->enabled = 1;
+            p->delay = d;
+        }
+    }
 }
 
 void cli_progress_update(cli_progress *p, double done, double total, const char *unit)
@@ -31,7 +43,7 @@ void cli_progress_update(cli_progress *p, double done, double total, const char 
     if (!p->enabled)
         return;
     now = cli_now();
-    if (now - p->start < 2.0 || now - p->last < 0.5)
+    if (now - p->start < p->delay || (p->shown && now - p->last < 0.5 && done < total))
         return;
     p->last = now;
     p->shown = 1;

@@ -57,6 +57,11 @@ typedef struct afd_barrier_mc_params {
     int by_row;   /* nonzero: a trace's slots by row (two uniforms each)
                      rather than by value; the same law, for comparisons */
     unsigned threads; /* OpenMP team size, as afd_mc_threads (0: the default) */
+    /* Optional: called on the calling thread after each round of trials with
+     * the trials done so far and the total (the last call has done == total);
+     * it only observes, the result is the same without it. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } afd_barrier_mc_params;
 
 typedef struct afd_barrier_mc_result {

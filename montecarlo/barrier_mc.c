@@ -215,6 +215,11 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
                 for (b = 0; b < nb; b++) /* in block order: thread-count invariant */
                     for (q = 0; q < 2 * p->n_r; q++)
                         total[q] += part[b * 2 * p->n_r + q];
+                if (p->progress != NULL) {
+                    uint64_t done = (rs + nb) * BLOCK;
+                    p->progress(p->progress_ctx, done < p->trials ? done : p->trials,
+                                p->trials);
+                }
             }
         }
         free(buf);

@@ -41,7 +41,7 @@ def cases(nbdata, tmp):
         "mc slot": GEO + ["--steps", "20000", "--batches", "4"],
         "mc mdc": ["--lambda", "2", "--service", "1", "--c", "3,4", "--customers", "20000"],
         "mdc": ["--lambda", "2", "--service", "1", "--c", "3,4"],
-        "pd": ["--lambda", "20"] + GEO + ["--prefill-b", "1e-4", "--prefill-a", "0.01",
+        "pd": ["--lambda", "10,20"] + GEO + ["--prefill-b", "1e-4", "--prefill-a", "0.01",
                                           "--ttft-slo", "0.5", "--decode-step", "0.03",
                                           "--tpot-slo", "0.05"],
         "goodput": GEO + ["--prefill-b", "1e-4", "--ttft-slo", "0.5", "--decode-step",

@@ -248,6 +248,47 @@ static void table1(void **state)
                  0.005); /* the paper's CLT column */
 }
 
+struct progress_log {
+    uint64_t calls, last_done, total;
+    int monotone;
+};
+
+static void log_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct progress_log *l = ctx;
+    if (l->calls > 0 && done <= l->last_done)
+        l->monotone = 0;
+    l->calls++;
+    l->last_done = done;
+    l->total = total;
+}
+
+/* The progress callback sees every trial counted once, in increasing order,
+ * ending at the total, and leaves the estimates bit for bit unchanged. */
+static void barrier_progress_observes_only(void **state)
+{
+    unsigned r[] = {2, 8};
+    afd_barrier_mc_result plain[2], seen[2];
+    afd_workload w;
+    struct progress_log l = {0, 0, 0, 1};
+    afd_barrier_mc_params p;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 500, &w), AFD_OK);
+    /* 300,000 trials: 1172 blocks of 256, more than one round of 1024 blocks */
+    p = (afd_barrier_mc_params){.workload = &w, .B = 16, .r = r, .n_r = 2, .trials = 300000,
+                                .seed = 5};
+    assert_int_equal(afd_barrier_mc(&p, plain), AFD_OK);
+    p.progress = log_progress;
+    p.progress_ctx = &l;
+    assert_int_equal(afd_barrier_mc(&p, seen), AFD_OK);
+    assert_int_equal(l.calls, 2);
+    assert_true(l.monotone);
+    assert_int_equal(l.last_done, 300000);
+    assert_int_equal(l.total, 300000);
+    assert_true(plain[0].mean_w == seen[0].mean_w && plain[1].mean_w == seen[1].mean_w);
+    assert_true(plain[1].overhead_se == seen[1].overhead_se);
+}
+
 static void barrier_errors(void **state)
 {
     unsigned r[] = {2, 4};
@@ -685,6 +726,7 @@ int main(void)
         cmocka_unit_test(barrier_thread_invariant),
         cmocka_unit_test(table1),
         cmocka_unit_test(barrier_errors),
+        cmocka_unit_test(barrier_progress_observes_only),
         cmocka_unit_test(slot_mc_matches_lemma),
         cmocka_unit_test(slot_mc_equals_step_replay),
         cmocka_unit_test(slot_mc_errors),
