@@ -172,6 +172,7 @@ unsigned afd_mc_threads(unsigned requested);
 typedef struct afd_barrier_mc_params {
     const afd_workload *workload; uint64_t B; const unsigned *r; size_t n_r;
     uint64_t trials; uint64_t seed; int per_slot; int by_row; unsigned threads;
+    void (*progress)(void *ctx, uint64_t done, uint64_t total); void *progress_ctx;
 } afd_barrier_mc_params;
 typedef struct afd_barrier_mc_result {
     unsigned r; double mean_w, mean_w_se; double sd_w; double overhead, overhead_se;
