@@ -32,7 +32,8 @@ static const cli_option st_options[] = {
 };
 static const cli_group st_group = {"Strategies", st_options};
 static const cli_group *const st_groups[] = {&st_group, &cli_serve_model_group,
-                                             &cli_serve_run_group, &cli_output_group, NULL};
+                                             &cli_serve_run_group, &cli_output_group,
+                                             &cli_shard_group, NULL};
 
 struct ctx {
     cli_serve_args a;
@@ -85,6 +86,8 @@ typedef struct strategy {
     double goodput, goodput_sim; /* requests per ms */
     int limit;
     afd_status st, st_sim;
+    size_t item;  /* position in the enumeration (the list --shard splits) */
+    double key;   /* the ranking column as printed (NaN: ranked last) */
 } strategy;
 
 static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
@@ -135,20 +138,19 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
     }
 }
 
-static double key(const strategy *s)
-{
-    double g = isnan(s->goodput) ? s->goodput_sim : s->goodput;
-    double d = (double)s->tp * (s->colloc ? s->instances : s->prefill + s->decode);
-    return isnan(g) ? -1 : g / d;
-}
-
+/* Rows are ranked by goodput_per_device (goodput_sim_per_device with
+ * --method sim) as printed, so that afdkit merge, which sorts the rows of
+ * sharded parts by that printed column, rebuilds the same table: best
+ * first, nan last, ties in enumeration order. */
 static int by_goodput(const void *pa, const void *pb)
 {
     const strategy *a = pa, *b = pb;
-    double ka = key(a), kb = key(b);
-    if (ka != kb)
-        return ka > kb ? -1 : 1;
-    return strcmp(a->name, b->name) != 0 ? strcmp(a->name, b->name) : (int)a->tp - (int)b->tp;
+    int na = isnan(a->key), nb = isnan(b->key);
+    if (na != nb)
+        return na - nb;
+    if (!na && a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return (a->item > b->item) - (a->item < b->item);
 }
 
 static int run(const cli_command *self, int argc, char **argv)
@@ -275,6 +277,13 @@ static int run(const cli_command *self, int argc, char **argv)
                                       "any tensor-parallel size tried",
                                  m.name, (long long)x.devices, d.name);
     }
+    /* --shard K/N: keep this part's strategies, in enumeration order */
+    for (k = 0; k < n; k++)
+        s[k].item = k;
+    for (k = i = 0; k < n; k++)
+        if (cli_shard_take(&c.out, k))
+            s[i++] = s[k];
+    n = i;
     cli_progress_init(&prog, cmd, "strategies", c.out.quiet);
     AFD_OMP("omp parallel for schedule(dynamic, 1)")
     for (k = 0; k < n; k++) {
@@ -295,7 +304,19 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_list_free(&x.tps);
             return rc;
         }
-    qsort(s, n, sizeof *s, by_goodput);
+    per_s = ms_per_s; /* goodputs are per ms: per second is 1000 times that */
+    for (k = 0; k < n; k++) {
+        strategy *z = &s[k];
+        double dev = (double)(z->colloc ? z->instances : z->prefill + z->decode) * z->tp;
+        char buf[64];
+        cli_format_real(buf, sizeof buf,
+                        (x.method == METHOD_SIM ? z->goodput_sim : z->goodput) * per_s / dev,
+                        c.out.precision);
+        z->key = strtod(buf, NULL);
+    }
+    /* A part of a sharded run keeps enumeration order: merge ranks the rows. */
+    if (c.out.shard_n == 0)
+        qsort(s, n, sizeof *s, by_goodput);
     t = cli_table_new(&c.out);
     if (t == NULL) {
         free(hws);
@@ -303,8 +324,9 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_list_free(&x.tps);
         return cli_runtime_error(cmd, "out of memory");
     }
-    per_s = ms_per_s; /* goodputs are per ms: per second is 1000 times that */
     cli_table_provenance(t);
+    cli_table_shard_order(t, x.method == METHOD_SIM ? "goodput_sim_per_device"
+                                                    : "goodput_per_device", 1);
     cli_table_meta(t, "unit", "requests/s");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
@@ -364,9 +386,14 @@ const cli_command cli_cmd_strategies = {
         "                after --warmup 300; the same seed at every rate)\n"
         "  *_per_device  divided by tp x instances\n"
         "  limit         what fails just above the closed-form goodput: ttft, tpot (an\n"
-        "                SLO), prefill or decode (a stage cannot keep up)\n"        "  *_per_dollar  requests per dollar, 3600 goodput / (tp x instances x the\n"
+        "                SLO), prefill or decode (a stage cannot keep up)\n"
+        "  *_per_dollar  requests per dollar, 3600 goodput / (tp x instances x the\n"
         "                device's price_per_hour); nan when the device file has no price\n"
-        "Rows are sorted by goodput_per_device (goodput_sim_per_device with --method sim).\n"
+        "Rows are sorted by goodput_per_device (goodput_sim_per_device with --method sim),\n"
+        "as printed, best first, nan last, ties in the order strategies are enumerated\n"
+        "(per tp: 1m, 2m, ..., then 1p1d, 1p2d, ..., 2p1d, ...).  --shard K/N evaluates\n"
+        "every N-th strategy of that enumeration and prints them in that order; afdkit\n"
+        "merge ranks the parts' rows into the table of the whole run.\n"
         "For colloc, prefill and decode both give the number of instances.",
     .groups = st_groups,
     .run = run,

@@ -33,4 +33,25 @@ for c in "$tmp"/command.*; do
 done
 [ "$count" -gt 0 ] || { echo "no examples found in README.md"; exit 1; }
 echo "$count README examples checked"
+
+# The Python examples: every ```python block is a doctest session, run from
+# the source directory against the package in python/ and this build's
+# libraries.
+awk '/^```python/ { inpy = 1; next } /^```/ { inpy = 0 } inpy { print }' "$readme" \
+    >"$tmp/python.txt"
+if [ -s "$tmp/python.txt" ]; then
+    py=${PYTHON:-python3}
+    so=${ABS_BUILDDIR:-.}/libanalytic/.libs/libanalytic.so.0
+    if ! "$py" -c 'import numpy, cffi' 2>/dev/null; then
+        echo "Python examples skipped: $py lacks numpy or cffi"
+    elif [ ! -f "$so" ] || nm -D "$so" 2>/dev/null | grep -q ' U __[a-z]*san_'; then
+        echo "Python examples skipped: no uninstrumented shared libanalytic in the build"
+    elif (cd "$srcdir" && PYTHONPATH=$(pwd)/python PYTHONDONTWRITEBYTECODE=1 \
+              AFDKIT_BUILD_DIR=${ABS_BUILDDIR:-.} "$py" -m doctest "$tmp/python.txt"); then
+        echo "README Python examples checked"
+    else
+        echo "README Python example differs"
+        status=1
+    fi
+fi
 exit $status

@@ -1,0 +1,773 @@
+"""afdkit from Python: the closed forms of libanalytic and the Monte Carlo engine.
+
+Every function takes plain Python numbers, sequences or numpy arrays and
+returns numpy arrays and dicts whose keys are the column names of the
+matching ``afdkit`` command (docs/cli.md), so that ``pandas.DataFrame(d)``
+gives the command's table.  The numbers are the command's, to the last digit:
+the same library functions are called in the same order.
+
+A workload is given as keywords, one of
+    trace="FILE"                     (with prompt_col=, output_col=, time_col=,
+                                      time_unit=, where={COL: VALUE}, decode_offset=)
+    geometric=(mu_p, mu_d)           (Corollary 4.5)
+    theta=X, nu=Y                    (given directly)
+and latency coefficients as hw="paper-910c" (a preset), hw="FILE" (a
+key=value latency file) or hw={...} (a dict as returned by hw(), which may
+override single coefficients).
+
+Errors of the library raise AfdkitError carrying its message; arguments of
+the wrong kind raise TypeError or ValueError.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from ._ffi import ffi, lib, mclib
+
+__all__ = [
+    "AfdkitError", "theta", "kappa", "hw", "sweep", "ratio", "mdc", "estimate",
+    "estimate_laws", "model", "mc_barrier", "mc_slot", "mc_mdc", "sim", "version",
+]
+
+_STATUS = {
+    0: "OK", 1: "EOF", 2: "EINVAL", 3: "EPARSE", 4: "ERANGE", 5: "EEMPTY", 6: "EIO",
+    7: "ENOMEM", 8: "ENUMERIC", 9: "EUNSTABLE", 10: "EINFINITE", 11: "ELIMIT",
+}
+
+
+class AfdkitError(Exception):
+    """A failure reported by the library: .status is its afd_status name
+    ("EINVAL", "EUNSTABLE", ...), .line and .column locate it in an input
+    file (0 when not applicable); str() is the library's message."""
+
+    def __init__(self, message, status=0, line=0, column=0):
+        super().__init__(message)
+        self.status = _STATUS.get(int(status), str(status))
+        self.line = line
+        self.column = column
+
+
+def _text(cstr):
+    return ffi.string(cstr).decode("utf-8", "replace")
+
+
+def _fail(st, err=None, where=None):
+    """Raise AfdkitError for status st, with err's text and line when set and
+    the file name where (as the command line prints FILE:LINE: message)."""
+    text = ""
+    line = column = 0
+    if err is not None:
+        text = _text(err.text)
+        line, column = err.line, err.column
+    if not text:
+        text = _text(lib.afd_strerror(st))
+    if where is not None:
+        if line > 0 and column > 0:
+            text = "%s:%d:%d: %s" % (where, line, column, text)
+        elif line > 0:
+            text = "%s:%d: %s" % (where, line, text)
+        else:
+            text = "%s: %s" % (where, text)
+    raise AfdkitError(text, st, line, column)
+
+
+def _check(st, err=None, where=None):
+    if st != lib.AFD_OK:
+        _fail(st, err, where)
+
+
+def version():
+    """The library's version, "MAJOR.MINOR.PATCH"."""
+    return _text(lib.afd_version())
+
+
+__version__ = version()
+
+
+def _reals(values, name, lo=-math.inf):
+    a = np.atleast_1d(np.asarray(values, dtype=float))
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError("%s: expected a number or a non-empty list of numbers" % name)
+    if not np.all(np.isfinite(a)) or np.any(a < lo):
+        raise ValueError("%s: every value must be finite and >= %g" % (name, lo))
+    return a
+
+
+def _integers(values, name, lo, hi):
+    a = _reals(values, name, lo)
+    if np.any(a != np.floor(a)) or np.any(a > hi):
+        raise ValueError("%s: every value must be an integer in [%d, %d]" % (name, lo, hi))
+    return a
+
+
+def _integer(v, name, lo, hi):
+    if isinstance(v, bool) or not float(v).is_integer() or not lo <= v <= hi:
+        raise ValueError("%s must be an integer in [%d, %d]: %r" % (name, lo, hi, v))
+    return int(v)
+
+
+# ------------------------------------------------------------------ workloads
+
+_WORKLOAD_KEYS = ("trace", "geometric", "theta", "nu", "prompt_col", "output_col", "time_col",
+                  "time_unit", "where", "decode_offset")
+_MAX_KEPT_ROWS = 1 << 26
+
+
+class _Workload:
+    """An afd_workload read from keywords; free()d by the with statement."""
+
+    def __init__(self, kw, keep_rows=False, needs_lengths=False):
+        unknown = set(kw) - set(_WORKLOAD_KEYS)
+        if unknown:
+            raise TypeError("unexpected keyword argument(s): %s" % ", ".join(sorted(unknown)))
+        self.w = ffi.new("afd_workload *")
+        self._keep = []
+        trace, geo = kw.get("trace"), kw.get("geometric")
+        given = kw.get("theta") is not None or kw.get("nu") is not None
+        kinds = (trace is not None) + (geo is not None) + given
+        if kinds == 0:
+            raise ValueError("no workload: give trace=FILE, geometric=(mu_p, mu_d), or "
+                             "theta=X, nu=Y")
+        if kinds > 1:
+            raise ValueError("give only one workload: trace, geometric or theta/nu")
+        if trace is None and any(kw.get(k) is not None for k in _WORKLOAD_KEYS[4:]):
+            raise ValueError("prompt_col, output_col, time_col, time_unit, where and "
+                             "decode_offset apply only to trace")
+        if geo is not None:
+            mu_p, mu_d = (float(x) for x in geo)
+            if not (mu_p >= 1 and mu_d >= 1):
+                raise ValueError("geometric=(mu_p, mu_d): both means must be >= 1")
+            _check(lib.afd_workload_geometric(mu_p, mu_d, self.w))
+        elif given:
+            if needs_lengths:
+                raise ValueError("theta/nu do not define request lengths; this needs trace "
+                                 "or geometric")
+            if kw.get("theta") is None or kw.get("nu") is None:
+                raise ValueError("theta and nu go together")
+            t, n = float(kw["theta"]), float(kw["nu"])
+            if not (t >= 0 and n >= 0):
+                raise ValueError("theta and nu must be >= 0")
+            _check(lib.afd_workload_given(t, n, self.w))
+        else:
+            self._read(str(trace), kw, keep_rows)
+
+    def _cstr(self, s):
+        if s is None:
+            return ffi.NULL
+        c = ffi.new("char[]", str(s).encode())
+        self._keep.append(c)
+        return c
+
+    def _read(self, path, kw, keep_rows):
+        opt = ffi.new("afd_workload_trace_options *")
+        cols = opt.columns
+        cols.prompt_col = self._cstr(kw.get("prompt_col"))
+        cols.output_col = self._cstr(kw.get("output_col"))
+        cols.time_col = self._cstr(kw.get("time_col"))
+        cols.time_unit = self._cstr(kw.get("time_unit"))
+        where = kw.get("where") or {}
+        items = list(where.items()) if isinstance(where, dict) else list(where)
+        if items:
+            filters = ffi.new("afd_trace_filter[]", len(items))
+            self._keep.append(filters)
+            for i, (col, val) in enumerate(items):
+                filters[i].column = self._cstr(col)
+                filters[i].value = self._cstr(val)
+            cols.where = filters
+            cols.n_where = len(items)
+        offset = kw.get("decode_offset")
+        opt.decode_offset = _integer(offset, "decode_offset", 0, 2**63 - 1) if offset else 0
+        opt.keep_rows = 1 if keep_rows else 0
+        opt.max_rows = _MAX_KEPT_ROWS if keep_rows else 0
+        err = ffi.new("afd_error *")
+        _check(lib.afd_workload_from_trace(path.encode(), opt, self.w, err), err, path)
+        self.path = path
+
+    def __enter__(self):
+        return self.w
+
+    def __exit__(self, *exc):
+        lib.afd_workload_free(self.w)
+        return False
+
+
+def _split(kw):
+    """(workload keywords, the rest)."""
+    wl = {k: v for k, v in kw.items() if k in _WORKLOAD_KEYS}
+    rest = {k: v for k, v in kw.items() if k not in _WORKLOAD_KEYS}
+    if rest:
+        raise TypeError("unexpected keyword argument(s): %s" % ", ".join(sorted(rest)))
+    return wl
+
+
+def theta(**workload):
+    """Workload statistics (afdkit theta): the stationary slot load theta and
+    its spread nu (Lemma 4.1) with standard errors, the Hill tail index of the
+    decode length, and the arrival rate and dispersion indices from the
+    trace's timestamps.  Returns a dict with the command's columns."""
+    with _Workload(_split(workload)) as w:
+        s, a = w.stats, w.arrivals
+        return {
+            "n": int(s.n), "theta": s.theta, "nu": s.nu, "theta_se": s.theta_se,
+            "nu_se": s.nu_se, "mean_p": s.mean_p, "mean_d": s.mean_d,
+            "tail_alpha": w.tail_alpha, "tail_alpha_se": w.tail_alpha_se,
+            "tail_k": int(w.tail_k), "lambda": getattr(a, "lambda"),
+            "span_s": a.span, "idc_1s": a.idc[0], "idc_10s": a.idc[1], "idc_60s": a.idc[2],
+            "workload": _text(lib.afd_workload_kind_name(w.kind)),
+            "ey2": s.ey2, "cov_theta_nu": s.cov_theta_nu,
+            "skipped": int(w.skipped), "filtered": int(w.filtered),
+        }
+
+
+# ------------------------------------------------------------------- hardware
+
+_HW_REALS = ("alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c", "prefill_a",
+             "prefill_b", "prefill_c", "decode_beta", "decode_gamma", "decode_alpha",
+             "fit_max_rel_err")
+_HW_TEXT = ("unit", "model", "device")
+
+
+def _hw_dict(h):
+    d = {k: getattr(h, k) for k in _HW_REALS}
+    for k in _HW_TEXT:
+        d[k] = _text(getattr(h, k))
+    return d
+
+
+def _load_hw(spec):
+    """An afd_hw * from a preset name, a latency file or a dict (whose
+    "hw" entry, if any, names the preset or file the other entries override)."""
+    h = ffi.new("afd_hw *")
+    err = ffi.new("afd_error *")
+    lib.afd_hw_init(h)
+    if isinstance(spec, dict):
+        base = spec.get("hw")
+        fields = {k: v for k, v in spec.items() if k != "hw"}
+    else:
+        base, fields = spec, {}
+    if base is not None:
+        name = str(base)
+        if lib.afd_hw_preset(name.encode(), h) != lib.AFD_OK:
+            st = lib.afd_hw_read(name.encode(), h, err)
+            if st != lib.AFD_OK:
+                if st == lib.AFD_EIO and "/" not in name and "." not in name:
+                    raise AfdkitError("hw: '%s' is neither a preset (%s) nor a readable "
+                                      "file" % (name, _text(lib.afd_hw_preset_name(0))), st)
+                _fail(st, err, name)
+    for k, v in fields.items():
+        if k in _HW_REALS:
+            setattr(h, k, float(v))
+        elif k in _HW_TEXT:
+            setattr(h, k, str(v).encode()[: ffi.sizeof(getattr(h, k)) - 1])
+        else:
+            raise ValueError("hw: unknown coefficient '%s'" % k)
+    _check(lib.afd_hw_check(h, err), err)
+    return h
+
+
+def hw(spec):
+    """Latency coefficients (a preset such as "paper-910c" or a key=value file)
+    as a dict: the six AFD coefficients, the serving laws (nan when absent),
+    fit_max_rel_err, unit, model and device.  Change entries and pass the dict
+    as hw= to override them."""
+    return _hw_dict(_load_hw(spec))
+
+
+def _system(hw_spec, B, wl, keep_rows=False):
+    B = float(_integer(B, "B", 1, 2**31))
+    s = ffi.new("afd_system *")
+    s.hw = _load_hw(hw_spec)[0]
+    with _Workload(wl, keep_rows) as w:
+        stats = ffi.new("afd_renewal_stats *", w.stats)
+    s.B, s.theta, s.nu = B, stats.theta, stats.nu
+    return s, stats
+
+
+# ----------------------------------------------------------- closed forms
+
+def kappa(r, full=False):
+    """kappa_r = E[max of r iid N(0,1)] (eq. 5), for r >= 1 (real r allowed).
+    A number for a number, else an array; full=True gives the dict of afdkit
+    kappa: r, kappa, abserr (the quadrature's error bound)."""
+    rs = _reals(r, "r", 1)
+    out = np.empty(rs.size)
+    err = np.empty(rs.size)
+    res = ffi.new("afd_result *")
+    for i, x in enumerate(rs):
+        _check(lib.afd_kappa_e(float(x), res))
+        out[i], err[i] = res.val, res.err
+    if full:
+        return {"r": rs, "kappa": out, "abserr": err}
+    return float(out[0]) if np.ndim(r) == 0 else out
+
+
+_SWEEP_COLUMNS = ("r", "tau_mf", "thr_mf", "tau_g", "thr_g", "bind", "p_attention", "barrier",
+                  "eta_a_mf", "eta_f_mf", "eta_a_g", "eta_f_g")
+
+
+def sweep(r, B, hw, **workload):
+    """Cycle times and throughput per instance against r (afdkit sweep): a
+    dict of arrays r tau_mf thr_mf tau_g thr_g bind p_attention barrier
+    eta_a_mf eta_f_mf eta_a_g eta_f_g (eq. 8, 9, 1, 11; Theorem 4.3)."""
+    rs = _reals(r, "r", 1e-9)
+    s, _ = _system(hw, B, _split(workload))
+    cols = {k: [] for k in _SWEEP_COLUMNS}
+    cy = ffi.new("afd_cycle *")
+    for x in rs:
+        st = lib.afd_cycle_eval(s, float(x), cy)
+        if st != lib.AFD_OK:
+            raise AfdkitError("r = %g: %s" % (x, _text(lib.afd_strerror(st))), st)
+        for k in _SWEEP_COLUMNS:
+            cols[k].append(_text(lib.afd_bind_name(cy.bind)) if k == "bind" else getattr(cy, k))
+    return {k: np.array(v) for k, v in cols.items()}
+
+
+def _ratio_row(r, thr, tau, bind, r_cont, se):
+    return {"r": r, "thr": thr, "tau": tau, "bind": _text(lib.afd_bind_name(bind)),
+            "r_cont": r_cont, "r_se": se, "r_lo": r_cont - 1.96 * se, "r_hi": r_cont + 1.96 * se}
+
+
+def ratio(B, hw, r_max=128, r=None, max_instances=None, top=5, **workload):
+    """The recommended Attention/FFN ratio (afdkit ratio): {"mf": row, "g": row}
+    with row = {r, thr, tau, bind, r_cont, r_se, r_lo, r_hi}: the mean-field
+    optimum (Theorem 4.4) and the barrier-aware one (eq. 12) over the feasible
+    set 1..r_max (or the list r), with delta-method standard errors from the
+    trace.  max_instances=N adds "topologies": the best xA-yF with x + y <= N,
+    a dict of arrays x y r thr tau bind thr_mf."""
+    s, ws = _system(hw, B, _split(workload))
+    err = ffi.new("afd_error *")
+    mf = ffi.new("afd_mf_result *")
+    _check(lib.afd_ratio_mf(s, mf, err), err)
+    if r is not None:
+        feasible = _integers(r, "r", 1, 1e9)
+    else:
+        feasible = np.arange(1, _integer(r_max, "r_max", 1, 1 << 24) + 1, dtype=float)
+    lo, hi = float(feasible.min()), float(feasible.max())
+    fs = ffi.new("double[]", [float(x) for x in feasible])
+    g = ffi.new("afd_cycle *")
+    mf_cont, mf_se = ffi.new("double *"), ffi.new("double *")
+    g_cont, g_se = ffi.new("double *"), ffi.new("double *")
+    st = lib.afd_ratio_g(s, fs, len(feasible), g)
+    if st == lib.AFD_OK:
+        st = lib.afd_ratio_se(s, b"m", 0, lo, hi, ws.theta_se, ws.nu_se, ws.cov_theta_nu,
+                              mf_cont, mf_se)
+    if st == lib.AFD_OK:
+        st = lib.afd_ratio_se(s, b"g", g.r, lo, hi, ws.theta_se, ws.nu_se, ws.cov_theta_nu,
+                              g_cont, g_se)
+    if st != lib.AFD_OK:
+        raise AfdkitError("barrier-aware rule: %s" % _text(lib.afd_strerror(st)), st)
+    if mf.r < 1:
+        warnings.warn("r*_mf = %.4g < 1: the FFN binds even with one Attention instance per "
+                      "FFN; see xA-yF topologies with max_instances" % mf.r)
+    if g.r == hi and len(feasible) > 1:
+        warnings.warn("the barrier-aware optimum r = %.0f is the largest feasible value; "
+                      "raise r_max" % g.r)
+    at_mf = ffi.new("afd_cycle *")
+    lib.afd_cycle_eval(s, mf.r, at_mf)
+    out = {"mf": _ratio_row(mf.r, mf.thr, mf.tau, at_mf.bind, mf_cont[0], mf_se[0]),
+           "g": _ratio_row(g.r, g.thr_g, g.tau_g, g.bind, g_cont[0], g_se[0])}
+    if max_instances is not None:
+        n = _integer(max_instances, "max_instances", 2, 4096)
+        k = _integer(top, "top", 1, 1000)
+        best = ffi.new("afd_topology[]", k)
+        found = ffi.new("size_t *")
+        st = lib.afd_topology_search(s, n, best, k, found)
+        if st != lib.AFD_OK:
+            raise AfdkitError("topology search: %s" % _text(lib.afd_strerror(st)), st)
+        rows = [best[i] for i in range(found[0])]
+        out["topologies"] = {
+            "x": np.array([t.x for t in rows], dtype=int),
+            "y": np.array([t.y for t in rows], dtype=int),
+            "r": np.array([t.cycle.r for t in rows]),
+            "thr": np.array([t.cycle.thr_g for t in rows]),
+            "tau": np.array([t.cycle.tau_g for t in rows]),
+            "bind": np.array([_text(lib.afd_bind_name(t.cycle.bind)) for t in rows]),
+            "thr_mf": np.array([t.cycle.thr_mf for t in rows]),
+        }
+    return out
+
+
+def _percentile_name(prefix, p, suffix):
+    """The command line's column name for a quantile: wq_p90, wq_p99_9."""
+    num = "%.15g" % (100 * p)
+    return "%s_p%s%s" % (prefix, num.replace(".", "_"), suffix)
+
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
+def mdc(lam, service, c, percentile=0.9):
+    """The exact M/D/c queue beside its approximations (afdkit mdc): a dict of
+    arrays c rho wq_exact wq_cosmetatos p_wait wq_p90 [wq_pP] wq_allen_cunneen
+    wq_kingman err_cosmetatos err_allen_cunneen err_kingman lambda, one row per
+    (rate, c) with the rates outermost.  Times in the unit of service, rates
+    in its inverse.  An unstable configuration raises AfdkitError (EUNSTABLE)."""
+    lams = _reals(lam, "lam", 0)
+    if np.any(lams <= 0):
+        raise ValueError("lam: every rate must be > 0")
+    service = float(service)
+    if not (service > 0 and math.isfinite(service)):
+        raise ValueError("service must be > 0")
+    cs = _integers(c, "c", 1, 1e6)
+    p = float(percentile)
+    if not 0 < p < 1:
+        raise ValueError("percentile must be in (0, 1)")
+    a = float(lams.max()) * service
+    for x in cs:
+        if not a < x:
+            if not math.isfinite(a):
+                raise AfdkitError("unstable queue: lambda*D overflows, so no number of "
+                                  "servers makes it stable", lib.AFD_EUNSTABLE)
+            raise AfdkitError("unstable queue at c = %.0f: rho = lambda*D/c = %g >= 1; the "
+                              "smallest c that makes it stable is %.0f"
+                              % (x, a / x, math.floor(a) + 1), lib.AFD_EUNSTABLE)
+    pcol = _percentile_name("wq", p, "")
+    extra = pcol != "wq_p90"
+    names = ["c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90"]
+    names += [pcol] if extra else []
+    names += ["wq_allen_cunneen", "wq_kingman", "err_cosmetatos", "err_allen_cunneen",
+              "err_kingman", "lambda"]
+    cols = {k: [] for k in names}
+    q = ffi.new("afd_mdc **")
+    wq, pw, q90, qp = (ffi.new("afd_result *") for _ in range(4))
+    for lm in lams:
+        lm = float(lm)
+        for cc in cs:
+            ci = int(cc)
+            st = lib.afd_mdc_alloc(lm, service, ci, q)
+            if st == lib.AFD_ELIMIT:
+                raise AfdkitError("c = %d: rho = %g: the truncated chain of the exact solution "
+                                  "is too large (%s)" % (ci, lm * service / ci,
+                                                         _text(lib.afd_strerror(st))), st)
+            if st != lib.AFD_OK:
+                raise AfdkitError("c = %d: %s" % (ci, _text(lib.afd_strerror(st))), st)
+            st = lib.afd_mdc_wq_e(q[0], wq)
+            if st == lib.AFD_OK:
+                st = lib.afd_mdc_p_wait_e(q[0], pw)
+            if st == lib.AFD_OK:
+                st = lib.afd_mdc_wait_quantile_e(q[0], 0.9, q90)
+            if st == lib.AFD_OK and extra:
+                st = lib.afd_mdc_wait_quantile_e(q[0], p, qp)
+            lib.afd_mdc_free(q[0])
+            if st != lib.AFD_OK:
+                raise AfdkitError("c = %d: %s" % (ci, _text(lib.afd_strerror(st))), st)
+            cos = lib.afd_mdc_wq_cosmetatos(lm, service, ci)
+            ac = lib.afd_mdc_wq_allen_cunneen(lm, service, ci)
+            king = lib.afd_mdc_wq_kingman(lm, service, ci)
+            row = [ci, lm * service / ci, wq.val, cos, pw.val, q90.val]
+            row += [qp.val] if extra else []
+            row += [ac, king, _div(cos - wq.val, wq.val), _div(ac - wq.val, wq.val),
+                    _div(king - wq.val, wq.val), lm]
+            for k, v in zip(names, row):
+                cols[k].append(v)
+    out = {k: np.array(v, dtype=float) for k, v in cols.items()}
+    out["c"] = out["c"].astype(int)
+    return out
+
+
+# ---------------------------------------------------------------- estimator
+
+def _load_model(spec):
+    m = ffi.new("afd_model *")
+    err = ffi.new("afd_error *")
+    _check(lib.afd_model_load(str(spec).encode(), m, err), err, str(spec))
+    return m
+
+
+def _load_device(spec):
+    d = ffi.new("afd_device *")
+    err = ffi.new("afd_error *")
+    _check(lib.afd_device_load(str(spec).encode(), d, err), err, str(spec))
+    return d
+
+
+def estimate(model, device, tp=1, phase="prefill", batch=1, seq=2048, paper_forms=False,
+             no_dispatch=False, per_op=False):
+    """Time of one forward pass (afdkit estimate; BestServe's estimator), in
+    milliseconds: a dict of arrays module dispatch_ms compute_ms comm_ms
+    time_ms, one row per module of a block and a last row "forward" for the
+    whole model.  per_op=True gives the operators instead: module op
+    work_flop traffic_bytes intensity bound time_ms.  model and device are
+    presets (llama-3.1-70b, h100-sxm, ...) or files."""
+    if phase not in ("prefill", "decode"):
+        raise ValueError("phase must be prefill or decode: %r" % (phase,))
+    m, d = _load_model(model), _load_device(device)
+    o = ffi.new("afd_estimate_options *")
+    o.tp = _integer(tp, "tp", 1, 1024)
+    o.phase = lib.AFD_PREFILL if phase == "prefill" else lib.AFD_DECODE
+    o.batch = _integer(batch, "batch", 1, 1000000000)
+    o.seq = _integer(seq, "seq", 1, 100000000)
+    o.paper_forms = 1 if paper_forms else 0
+    o.no_dispatch = 1 if no_dispatch else 0
+    est = ffi.new("afd_estimate *")
+    err = ffi.new("afd_error *")
+    _check(lib.afd_estimate_forward(m, d, o, est, err), err)
+    if per_op:
+        ops = [est.ops[i] for i in range(est.n_ops)]
+        return {
+            "module": np.array([_text(x.module) for x in ops]),
+            "op": np.array([_text(x.name) for x in ops]),
+            "work_flop": np.array([x.work for x in ops]),
+            "traffic_bytes": np.array([x.traffic for x in ops]),
+            "intensity": np.array([x.work / x.traffic if x.traffic > 0 else math.nan
+                                   for x in ops]),
+            "bound": np.array(["compute" if x.compute_bound else "memory" for x in ops]),
+            "time_ms": np.array([x.time_s * 1e3 for x in ops]),
+        }
+    names, disp, comp, comm, end = [], [], [], [], []
+    td = tc = 0.0
+    for i in range(4):
+        mod = est.module[i]
+        # time_ms: when the module's work (and its all-reduce) ends in
+        # Algorithm 1, counted from the start of the block
+        td += mod.dispatch_s
+        tc = td + mod.compute_s if td > tc else tc + mod.compute_s
+        tc += mod.comm_s
+        names.append(_text(mod.name))
+        disp.append(mod.dispatch_s * 1e3)
+        comp.append(mod.compute_s * 1e3)
+        comm.append(mod.comm_s * 1e3)
+        end.append(tc * 1e3)
+    names.append("forward")
+    disp.append(est.forward_dispatch_s * 1e3)
+    comp.append(est.forward_compute_s * 1e3)
+    comm.append(est.forward_comm_s * 1e3)
+    end.append(est.forward_s * 1e3)
+    return {"module": np.array(names), "dispatch_ms": np.array(disp),
+            "compute_ms": np.array(comp), "comm_ms": np.array(comm), "time_ms": np.array(end)}
+
+
+def estimate_laws(model, device, tp=1):
+    """The latency file afdkit estimate --out writes, as a dict for hw=: the
+    prefill and decode laws fitted to the estimator and the six AFD
+    coefficients, in ms."""
+    m, d = _load_model(model), _load_device(device)
+    h = ffi.new("afd_hw *")
+    err = ffi.new("afd_error *")
+    _check(lib.afd_estimate_laws(m, d, float(_integer(tp, "tp", 1, 1024)), h, err), err)
+    return _hw_dict(h)
+
+
+def model(spec):
+    """What follows from a model description alone (afdkit model): params
+    active_params weight_bytes kv_bytes_per_token layers."""
+    m = _load_model(spec)
+    return {"params": lib.afd_model_params(m), "active_params": lib.afd_model_active_params(m),
+            "weight_bytes": lib.afd_model_weight_bytes(m),
+            "kv_bytes_per_token": lib.afd_model_kv_bytes_per_token(m), "layers": m.layers}
+
+
+# -------------------------------------------------------------- Monte Carlo
+
+def _mc():
+    if mclib is None:
+        raise AfdkitError("the Monte Carlo library libafdmontecarlo.so was not found (it is "
+                          "installed in $(libdir)/afdkit/; set AFDKIT_LIBDIR or "
+                          "AFDKIT_BUILD_DIR)", lib.AFD_EIO)
+    return mclib
+
+
+def mc_barrier(B, r, trials=50000, seed=1, per_slot=False, threads=0, **workload):
+    """The barrier overhead E[W]/(B theta) - 1 by Monte Carlo beside the CLT
+    (afdkit mc barrier; Theorem 4.3): a dict of arrays r overhead_mc
+    overhead_se overhead_clt z mean_w mean_w_se sd_w.  Needs trace= or
+    geometric=.  Identical for any number of threads."""
+    mc = _mc()
+    B = _integer(B, "B", 1, 2**31)
+    rs = _integers(r, "r", 1, 65536).astype(int)
+    p = ffi.new("afd_barrier_mc_params *")
+    res = ffi.new("afd_barrier_mc_result[]", len(rs))
+    r_c = ffi.new("unsigned[]", [int(x) for x in rs])
+    with _Workload(_split(workload), keep_rows=True, needs_lengths=True) as w:
+        p.workload = w
+        p.B = B
+        p.r = r_c
+        p.n_r = len(rs)
+        p.trials = _integer(trials, "trials", 2, 2**63 - 1)
+        p.seed = _integer(seed, "seed", 0, 2**63 - 1)
+        p.per_slot = 1 if per_slot else 0
+        p.threads = _integer(threads, "threads", 0, 256)
+        st = mc.afd_barrier_mc(p, res)
+        if st == lib.AFD_ELIMIT:
+            raise AfdkitError("refused: the run exceeds the Monte Carlo size limits (trials x r "
+                              "x B slot draws at most 2^38); reduce trials, r or B", st)
+        _check(st)
+        th, nu = w.stats.theta, w.stats.nu
+    out = {k: [] for k in ("r", "overhead_mc", "overhead_se", "overhead_clt", "z", "mean_w",
+                           "mean_w_se", "sd_w")}
+    for k, x in enumerate(rs):
+        clt = lib.afd_barrier_overhead_clt(th, nu, float(B), float(x))
+        se = res[k].overhead_se
+        row = (int(x), res[k].overhead, se, clt,
+               (res[k].overhead - clt) / se if se > 0 else math.nan,
+               res[k].mean_w, res[k].mean_w_se, res[k].sd_w)
+        for key, v in zip(out, row):
+            out[key].append(v)
+    d = {k: np.array(v, dtype=float) for k, v in out.items()}
+    d["r"] = d["r"].astype(int)
+    return d
+
+
+def mc_slot(steps=10**7, warmup=None, batches=32, seed=1, **workload):
+    """One decode slot as a renewal process (afdkit mc slot; Lemma 4.1): a dict
+    of arrays quantity (theta, ey2) mc se exact z, plus steps, requests,
+    batch_lifetimes and batch_lag1.  Standard errors by batch means."""
+    mc = _mc()
+    steps = _integer(steps, "steps", 2, 1 << 46)
+    batches = _integer(batches, "batches", 2, 100000)
+    if steps < batches:
+        raise ValueError("steps must be at least batches (%d)" % batches)
+    p = ffi.new("afd_slot_mc_params *")
+    res = ffi.new("afd_slot_mc_result *")
+    with _Workload(_split(workload), keep_rows=True, needs_lengths=True) as w:
+        p.workload = w
+        p.steps = steps
+        p.warmup = steps // 10 if warmup is None else _integer(warmup, "warmup", 0, 1 << 46)
+        p.batches = batches
+        p.seed = _integer(seed, "seed", 0, 2**63 - 1)
+        p.stream = 0
+        _check(mc.afd_slot_mc(p, res))
+        exact = (w.stats.theta, w.stats.ey2)
+    if res.batch_lifetimes < 100:
+        warnings.warn("batches span only %.3g length-biased lifetimes (aim for >= 100): the "
+                      "standard errors may be low; raise steps or lower batches"
+                      % res.batch_lifetimes)
+    mcv = (res.mean, res.mean_sq)
+    se = (res.mean_se, res.mean_sq_se)
+    return {"quantity": np.array(["theta", "ey2"]), "mc": np.array(mcv), "se": np.array(se),
+            "exact": np.array(exact),
+            "z": np.array([(m - e) / s if s > 0 else math.nan
+                           for m, s, e in zip(mcv, se, exact)]),
+            "steps": int(res.steps), "requests": int(res.requests),
+            "batch_lifetimes": res.batch_lifetimes, "batch_lag1": res.batch_lag1}
+
+
+def mc_mdc(lam, c, service, customers=10**6, warmup=None, batches=32, percentile=0.9, seed=1):
+    """The FCFS M/D/c queue by simulation (afdkit mc mdc --service D): a dict of
+    arrays c wq_mc wq_se p_wait_mc p_wait_se wq_p90_mc wq_p90_se rho
+    service_mean ttft_mean_mc ttft_mean_se ttft_p90_mc ttft_p90_se (quantile
+    columns named after percentile), standard errors by batch means."""
+    mc = _mc()
+    lam, service = float(lam), float(service)
+    if not (lam > 0 and service > 0 and math.isfinite(lam * service)):
+        raise ValueError("lam and service must be > 0 and finite")
+    cs = _integers(c, "c", 1, 1 << 24).astype(int)
+    customers = _integer(customers, "customers", 2, 1 << 27)
+    batches = _integer(batches, "batches", 2, 100000)
+    if customers < batches:
+        raise ValueError("customers must be at least batches (%d)" % batches)
+    q = float(percentile)
+    if not 0 < q < 1:
+        raise ValueError("percentile must be in (0, 1)")
+    for x in cs:
+        if lam * service >= x:
+            raise AfdkitError("unstable queue at c = %d: rho = lambda*E[S]/c = %g >= 1; the "
+                              "smallest c that makes it stable is %.0f"
+                              % (x, lam * service / x, math.floor(lam * service) + 1),
+                              lib.AFD_EUNSTABLE)
+    names = ["c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", _percentile_name("wq", q, "_mc"),
+             _percentile_name("wq", q, "_se"), "rho", "service_mean", "ttft_mean_mc",
+             "ttft_mean_se", _percentile_name("ttft", q, "_mc"),
+             _percentile_name("ttft", q, "_se")]
+    cols = {k: [] for k in names}
+    p = ffi.new("afd_queue_sim_params *")
+    res = ffi.new("afd_queue_sim_result *")
+    for x in cs:
+        p.c = int(x)
+        setattr(p, "lambda", lam)
+        p.service = service
+        p.trace = ffi.NULL
+        p.customers = customers
+        p.warmup = customers // 10 if warmup is None else _integer(warmup, "warmup", 0, 1 << 46)
+        p.batches = batches
+        p.quantile = q
+        p.seed = _integer(seed, "seed", 0, 2**63 - 1)
+        p.stream = 0
+        st = mc.afd_queue_sim(p, res)
+        if st != lib.AFD_OK:
+            raise AfdkitError("c = %d: %s" % (x, _text(lib.afd_strerror(st))), st)
+        row = (int(x), res.wait_mean, res.wait_mean_se, res.p_wait, res.p_wait_se, res.wait_q,
+               res.wait_q_se, res.rho, res.service_mean, res.sojourn_mean, res.sojourn_mean_se,
+               res.sojourn_q, res.sojourn_q_se)
+        for k, v in zip(names, row):
+            cols[k].append(v)
+    out = {k: np.array(v, dtype=float) for k, v in cols.items()}
+    out["c"] = out["c"].astype(int)
+    return out
+
+
+_SIM_COLUMNS = ("r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
+                "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps")
+
+
+def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
+        ffn_instances=1, warmup=0.2, batches=20, no_barrier=False, no_comm=False,
+        async_attention=False, **workload):
+    """The decode-pipeline simulator beside the closed forms (afdkit sim;
+    Section 5): a dict of arrays r thr_sim tpot eta_a eta_f thr_g thr_steady
+    thr_steady_se thr_mf tau barrier x y completed steps.  thr_steady carries
+    its standard error thr_steady_se (batch means over time).  Each r reads
+    Philox streams derived from its own (x, y): the same numbers as the
+    command for any list of r and any number of threads."""
+    mc = _mc()
+    B = _integer(B, "B", 1, 2**31)
+    rs = _integers(r, "r", 1, 65536)
+    y = _integer(ffn_instances, "ffn_instances", 1, 65536)
+    if start not in ("fresh", "stationary"):
+        raise ValueError("start must be fresh or stationary: %r" % (start,))
+    warmup = float(warmup)
+    if not 0 <= warmup < 1:
+        raise ValueError("warmup must be in [0, 1)")
+    h = _load_hw(hw)
+    cols = {k: [] for k in _SIM_COLUMNS}
+    with _Workload(_split(workload), keep_rows=True, needs_lengths=True) as w:
+        s = ffi.new("afd_system *")
+        s.hw = h[0]
+        s.B, s.theta, s.nu = float(B), w.stats.theta, w.stats.nu
+        params = []
+        for x_r in rs:
+            p = ffi.new("afd_pipeline_params *")
+            p.workload = w
+            p.hw = h[0]
+            p.x = int(x_r * float(y))
+            p.y = y
+            p.B = B
+            p.microbatches = _integer(microbatches, "microbatches", 1, 4096)
+            p.requests = _integer(requests, "requests", 1, 1 << 40)
+            p.start = lib.AFD_START_FRESH if start == "fresh" else lib.AFD_START_STATIONARY
+            p.warmup = warmup
+            p.batches = _integer(batches, "batches", 2, 10000)
+            p.no_barrier = 1 if no_barrier else 0
+            p.no_comm = 1 if no_comm else 0
+            p.async_attention = 1 if async_attention else 0
+            p.seed = _integer(seed, "seed", 0, 2**63 - 1)
+            p.stream_base = (p.x << 44) ^ (p.y << 24)
+            st = mc.afd_pipeline_check(p)
+            if st == lib.AFD_ELIMIT:
+                raise AfdkitError("refused: r = %.0f needs %.3g slots (x m B), more than 2^26"
+                                  % (x_r, x_r * y * p.microbatches * B), st)
+            if st != lib.AFD_OK:
+                raise AfdkitError("r = %.0f: parameters outside the simulator's range (%s)"
+                                  % (x_r, _text(lib.afd_strerror(st))), st)
+            params.append(p)
+        res = ffi.new("afd_pipeline_result *")
+        cy = ffi.new("afd_cycle *")
+        for x_r, p in zip(rs, params):
+            st = mc.afd_pipeline_run(p, res)
+            if st != lib.AFD_OK:
+                raise AfdkitError("r = %.0f: %s" % (x_r, _text(lib.afd_strerror(st))), st)
+            if lib.afd_cycle_topology(s, p.x, p.y, cy) != lib.AFD_OK:
+                raise AfdkitError("r = %.0f: the closed form failed" % x_r, lib.AFD_ENUMERIC)
+            row = (float(x_r), res.thr_sim, res.tpot, res.eta_a, res.eta_f, cy.thr_g,
+                   res.thr_steady, res.thr_steady_se, cy.thr_mf, res.tau, res.barrier, p.x,
+                   p.y, res.completed, res.steps)
+            for k, v in zip(_SIM_COLUMNS, row):
+                cols[k].append(v)
+    out = {k: np.array(v, dtype=float) for k, v in cols.items()}
+    for k in ("x", "y", "completed", "steps"):
+        out[k] = out[k].astype(np.int64)
+    return out
