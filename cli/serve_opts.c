@@ -239,8 +239,8 @@ static int replay_times(const cli_serve_args *a, const char *file, cli_serve_set
     return 0;
 }
 
-int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
-                      cli_serve_setup *su)
+static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
+                   cli_serve_setup *su)
 {
     const char *cmd = a->cmd;
     afd_serve_params *p = &su->params;
@@ -344,4 +344,13 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
         return cli_usage_error(cmd, "--requests (%lld) must be at least --batches (%lld)",
                                (long long)a->requests, (long long)a->batches);
     return 0;
+}
+
+int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
+                      cli_serve_setup *su)
+{
+    int rc = prepare(a, c, need_lambda, su);
+    if (rc != 0)
+        cli_serve_setup_free(su); /* what was loaded before the error */
+    return rc;
 }

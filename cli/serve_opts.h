@@ -66,8 +66,8 @@ int cli_serve_laws(const char *cmd, const char *model, const char *device, doubl
 
 /* Load the latency file and the workload, convert the times and rates to the
  * latency unit and fill su->params (need_lambda: --lambda is required).
- * 0 or an exit code after printing an error; on success free su with
- * cli_serve_setup_free. */
+ * 0 or an exit code after printing an error (su then holds nothing); on
+ * success free su with cli_serve_setup_free. */
 int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
                       cli_serve_setup *su);
 void cli_serve_setup_free(cli_serve_setup *su);
