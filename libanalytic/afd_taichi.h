@@ -23,7 +23,9 @@
  * the G - 1 steps gives n = lambda (G - 1) TPOT (by PASTA the others a
  * request finds are the mean population).  Solving,
  *     TPOT = (beta + t1) / (1 - f - t1 lambda (G - 1)),
- * the collocated form of afd_serving.h with the prefill share f, and
+ * the collocated form of afd_serving.h with the prefill share f (the same
+ * equation as afd_serving_chunked's (C1) with E[P^2] = P^2: both compute it
+ * through one internal function), and
  * independent of the chunk S: the chunk bounds the prompt tokens of one
  * iteration, S - (1 + n), so the prefill keeps up only while
  *     I = lambda P TPOT <= S - (1 + n),

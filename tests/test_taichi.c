@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afd_serve.h"
+#include "afd_serving.h"
 #include "afd_taichi.h"
 #include "test_util.h"
 
@@ -94,12 +95,39 @@ static void against_simulator(void **state)
     assert_true(fabs(r.tpot - s.tpot.mean) < 0.1 * s.tpot.mean);
 }
 
+/* The two public chunked forms are one equation: afd_serving_chunked's
+ * mean TPOT on one instance with fixed prompts is the interference model's,
+ * 30.20055 / 0.775989 at the hand-computed point above. */
+static void one_equation(void **state)
+{
+    afd_hw hw = laws();
+    afd_chunked_params p = {&hw, 0.002, 1000, 11, 300};
+    afd_chunked_result r;
+    afd_serving_chunked_params c;
+    afd_serving_result s;
+    (void)state;
+    memset(&c, 0, sizeof c);
+    c.hw = &hw;
+    c.lambda = 0.002;
+    c.instances = 1;
+    c.chunk = 300;
+    c.decode_bmax = 16;
+    c.prompt_mean = 1000;
+    c.output_mean = 11;
+    assert_int_equal(afd_chunked_interference(&p, &r), AFD_OK);
+    assert_int_equal(afd_serving_chunked(&c, &s), AFD_OK);
+    assert_true(fabs(s.tpot_mean - 30.20055 / 0.775989) < 1e-9 * s.tpot_mean);
+    assert_true(fabs(s.tpot_mean - r.tpot) < 1e-12 * r.tpot);
+    assert_true(fabs(s.decode_batch - r.decode_batch) < 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(intensity_limit),
         cmocka_unit_test(by_hand),
         cmocka_unit_test(against_simulator),
+        cmocka_unit_test(one_equation),
     };
     RUN_TESTS(tests);
 }
