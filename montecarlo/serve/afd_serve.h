@@ -196,6 +196,20 @@ AFD_API afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *ou
 AFD_API afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double tpot_slo,
                                      double lo, double hi, double rel_tol, double *goodput);
 
+/* Goodput by SLO attainment (TaiChi's definition): the largest Poisson rate
+ * in [lo, hi] whose run (p with lambda replaced, the same seed at every rate)
+ * is stable with at least the fraction target of its measured requests
+ * meeting both SLOs (p->ttft_slo, p->tpot_slo; afd_serve_result.attainment),
+ * found by afd_goodput_bisect to rel_tol; 0 if lo fails.  *goodput_se (may
+ * be NULL) is the delta-method standard error of that root: the
+ * attainment's standard error at the goodput over the slope of the
+ * attainment, measured by two more runs at 0.9 and 1.1 times the goodput
+ * (NaN when the slope is not negative or the goodput is 0).  Errors: those
+ * of afd_serve_run and afd_goodput_bisect. */
+AFD_API afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, double lo,
+                                            double hi, double rel_tol, double *goodput,
+                                            double *goodput_se);
+
 /* ---- the engine's services to policies */
 
 /* Current simulated time. */
