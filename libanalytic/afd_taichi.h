@@ -23,7 +23,9 @@
  * the G - 1 steps gives n = lambda (G - 1) TPOT (by PASTA the others a
  * request finds are the mean population).  Solving,
  *     TPOT = (beta + t1) / (1 - f - t1 lambda (G - 1)),
- * the collocated form of afd_serving.h with the prefill share f, and
+ * the collocated form of afd_serving.h with the prefill share f (the same
+ * equation as afd_serving_chunked's (C1) with E[P^2] = P^2: both compute it
+ * through one internal function), and
  * independent of the chunk S: the chunk bounds the prompt tokens of one
  * iteration, S - (1 + n), so the prefill keeps up only while
  *     I = lambda P TPOT <= S - (1 + n),
@@ -45,8 +47,11 @@
 #ifndef AFD_TAICHI_H
 #define AFD_TAICHI_H
 
+#include <stddef.h>
+
 #include "afd_hw.h"
 #include "afd_status.h"
+#include "afd_workload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +84,172 @@ AFD_API afd_status afd_chunked_interference(const afd_chunked_params *p, afd_chu
  * (tpot_slo - a) / s; 0 when a >= tpot_slo; NaN for s <= 0 or non-finite
  * arguments.  (TaiChi: "TPOT < 100 ms when intensity < 273.77".) */
 AFD_API double afd_intensity_limit(double intercept, double slope, double tpot_slo);
+
+
+/* ==== The three modes in closed form: aggregation, disaggregation, hybrid.
+ *
+ * A configuration (afd_taichi_config) is TaiChi's three sliders on N
+ * instances: NP P-heavy instances with chunk SP and ND D-heavy instances
+ * with chunk SD (0: decode only).  Aggregation is one kind of instance
+ * (ND = 0, or SP = SD), disaggregation SD = 0 with SP the longest prompt
+ * (a P-heavy iteration takes whole prompts), anything else the hybrid.
+ *
+ * Lengths enter by E[P], E[P^2], E[G] and, for the KV memory, theta and nu
+ * of Lemma 4.1 (afd-provisioning, eq. 3): the KV tokens a decoding sequence
+ * holds at a random step. */
+typedef struct afd_taichi_lengths {
+    double prompt_mean, prompt_m2; /* E[P] >= 1, E[P^2] */
+    double prompt_max;             /* the longest prompt (geometric: the 0.999 quantile) */
+    double output_mean;            /* E[G] >= 1 */
+    double theta, nu;              /* Lemma 4.1, tokens */
+} afd_taichi_lengths;
+
+/* The statistics above from a workload (a trace read with its rows kept, or
+ * the geometric model: E[P^2] = 2 mu_p^2 - mu_p, theta and nu of Corollary
+ * 4.5), or, with w NULL, fixed lengths P and G (theta = P + (G - 1)/2,
+ * nu^2 = (G^2 - 1)/12: a sequence of G steps holds P + a tokens at age
+ * a = 0 .. G - 1).  AFD_EINVAL for a trace without kept rows or bad
+ * lengths. */
+AFD_API afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
+                                         afd_taichi_lengths *out);
+
+/* ---- Decode memory of an instance, and the flow across its watermark.
+ * The decodes on an instance are an M/G/infinity population (Poisson with
+ * mean n, PASTA), each holding Y tokens with mean theta and variance nu^2
+ * (Lemma 4.1: Y is the load of a slot observed at a random step, which is
+ * what the ages of an M/G/infinity population are).  Their KV tokens K are
+ * compound Poisson: E[K] = n theta, Var K = n E[Y^2] = n (nu^2 + theta^2).
+ * The Gaussian margin is E[K] + z sd(K).  Above the mark M = watermark x
+ * capacity, Algorithm 1 flows decodes out; the expected excess is the
+ * Gaussian loss function, E[(K - M)^+] = sd phi(u) - (M - E K)(1 - Phi(u)),
+ * u = (M - E K) / sd, and the share of the decode load that flows is the
+ * share of the tokens above the mark, E[(K - M)^+] / E[K], so decodes flow
+ * at that share times the decode arrival rate.  Error: the Gaussian is the
+ * central limit of the compound Poisson (poor for n below ~10, where K is
+ * skewed); the longest-first choice moves more tokens per flow than the
+ * average decode holds, so the share overstates the flows counted by the
+ * simulator (docs/taichi.md). */
+typedef struct afd_kv_memory {
+    double mean, sd;    /* of K, tokens */
+    double margin;      /* mean + z sd */
+    double p_over;      /* P(K > mark) */
+    double excess;      /* E[(K - mark)^+], tokens */
+    double flow_share;  /* excess / mean, in [0, 1] */
+    double flow_rate;   /* flow_share x decode_rate, decodes per unit time */
+} afd_kv_memory;
+
+/* decodes n >= 0 (mean population), decode_rate >= 0 (decodes arriving per
+ * unit time), theta > 0, nu >= 0, z finite, mark > 0 (+inf: nothing
+ * flows).  AFD_EINVAL otherwise. */
+AFD_API afd_status afd_decode_memory(double decodes, double decode_rate, double theta, double nu,
+                                     double z, double mark, afd_kv_memory *out);
+
+typedef struct afd_taichi_config {
+    unsigned p_heavy, d_heavy; /* NP, ND, NP + ND >= 1 */
+    unsigned chunk_p, chunk_d; /* SP > decode_bmax (if NP > 0); SD = 0 or > decode_bmax */
+} afd_taichi_config;
+
+typedef struct afd_taichi_params {
+    const afd_hw *hw;                /* prefill and decode laws */
+    const afd_taichi_lengths *len;
+    afd_taichi_config config;
+    unsigned decode_bmax;            /* sequences per instance >= 1 */
+    double kv_capacity;              /* KV tokens per instance (+inf: no flows) */
+    double watermark;                /* (0, 1] (0: 0.95) */
+    double kv_time;                  /* KV transfer of one request after a P-heavy prefill */
+    double lambda;                   /* Poisson rate to the whole system, > 0 */
+    double ttft_slo, tpot_slo;       /* > 0, in the unit of the laws */
+} afd_taichi_params;
+
+enum {
+    AFD_TAICHI_LIMIT_NONE = 0,
+    AFD_TAICHI_LIMIT_PREFILL, /* the prefill cannot keep up */
+    AFD_TAICHI_LIMIT_DECODE   /* the decode cannot keep up (load or slots) */
+};
+
+typedef struct afd_taichi_result {
+    double attainment;               /* fraction meeting both SLOs, attain_ttft x attain_tpot */
+    double attain_ttft, attain_tpot;
+    double share_p;                  /* share of prompts prefilled on P-heavy instances */
+    double ttft_p, ttft_d;           /* mean TTFT on each kind (NaN if it prefills none) */
+    double tpot_p, tpot_d;           /* mean TPOT of the decodes on each kind */
+    double service_p, service_d;     /* prefill service time of a prompt on each kind */
+    double decodes_d;                /* mean decodes on one D-heavy instance */
+    afd_kv_memory kv;                /* KV tokens of one D-heavy instance (z = 1.2816) */
+    int limit;                       /* on AFD_EUNSTABLE */
+} afd_taichi_result;
+
+/* SLO attainment of a configuration at rate lambda, the model:
+ *  (T1) Instances of one kind with prompts arriving at lp and decodes at ld
+ *       each have the mean TPOT of afd_serving.h (C1),
+ *       T = (beta + cd) / (1 - ld m cd - lp E[P] cp),
+ *       nbar = ld m T decodes per iteration, and serve a prompt in
+ *       D = ceil(E[P] / (S - nbar)) (a_eff + nbar cd) + pb E[P] + pc E[P^2]
+ *       ((C3); with S >= the longest prompt and no decodes, the prefill law).
+ *  (T2) Uniform instances (aggregation): lp = ld = lambda / N, one FIFO
+ *       queue: TTFT = M/D/N sojourn plus the rest of the iteration in flight
+ *       ((C4)), TPOT ~ Normal(T, (C5)'s spread).
+ *  (T3) Two kinds: every decode moves to the D-heavy instances (Algorithm 1;
+ *       the prefilled-on-P ones after the KV transfer, kv_time / m added to
+ *       their TPOT) except the share x that flows to P-heavy instances above
+ *       the watermark (afd_decode_memory with n = (lambda / ND) m T_D); a
+ *       flowed decode spends half its steps on each kind.  Prompts split
+ *       between the kinds in proportion to their prefill capacities NP / D_P
+ *       and ND / D_D (least-queued routing, Algorithm 2, equalises the
+ *       queues' loads), each kind an M/D/n queue.  The split, x and the
+ *       decode populations are solved by damped fixed-point iteration.
+ *  (T4) attainment = P(TTFT <= ttft_slo) P(TPOT <= tpot_slo) (independent).
+ * AFD_EUNSTABLE (limit set, attainment 0) when a kind cannot keep up
+ * (load >= 1, more than decode_bmax decodes, prompt tokens beyond the
+ * chunk's budget S - 1 - nbar, or rho >= 1); AFD_EINVAL for bad
+ * parameters; AFD_ENUMERIC from the M/D/c solver.  Not modelled: backflow,
+ * Algorithm 2's TTFT-feasibility test (short prompts to D-heavy), the
+ * spread of G (a short decode meets more interference per token).  Error
+ * against the simulator: docs/taichi.md. */
+AFD_API afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out);
+
+/* An upper bound of the stable rate: N / (pb E[P] + pc E[P^2] + m cd)
+ * (every instance busy with no fixed costs).  NaN for bad parameters. */
+AFD_API double afd_taichi_capacity(const afd_taichi_params *p);
+
+/* Goodput of a configuration: the largest rate with attainment >= target
+ * (TaiChi: 0.9), by afd_goodput_bisect from 1e-4 x the capacity bound up to
+ * it, to rel_tol; 0 when even the lightest load misses.  lambda in p is
+ * ignored.  Errors as afd_taichi_attainment (AFD_EUNSTABLE is not one). */
+AFD_API afd_status afd_taichi_goodput(const afd_taichi_params *p, double target, double rel_tol,
+                                      double *goodput);
+
+typedef enum afd_taichi_mode {
+    AFD_TAICHI_AGG = 0,  /* NP = N, SP = SD = S for S in chunks */
+    AFD_TAICHI_DISAGG,   /* NP = 1 .. N - 1, SP = the longest prompt, SD = 0 */
+    AFD_TAICHI_HYBRID    /* the two above and every NP = 1 .. N - 1, SP in chunks
+                            and the longest prompt, SD in 0 and chunks, SD < SP */
+} afd_taichi_mode;
+
+/* The configuration of each mode on N instances with the largest goodput
+ * (best[mode], goodput[mode], indexed by afd_taichi_mode).  Ties keep the
+ * first found, aggregation and disaggregation before the rest of the
+ * hybrid's space, so the hybrid's goodput is at least both by construction
+ * and a proper hybrid is reported only when it is strictly better.  p gives
+ * everything but config and lambda; chunks (> decode_bmax each) are the
+ * chunk sizes tried.  A mode that sustains no rate gets goodput 0 and an
+ * all-zero configuration (disaggregation always does for N = 1).
+ * AFD_EINVAL for bad parameters or no chunk; the errors of
+ * afd_taichi_goodput. */
+AFD_API afd_status afd_taichi_best(const afd_taichi_params *p, unsigned instances,
+                                   const unsigned *chunks, size_t n_chunks, double target,
+                                   double rel_tol, afd_taichi_config best[3], double goodput[3]);
+
+/* The same search by SLO attainment at the rate lambda: best[mode] is the
+ * configuration of the mode with the largest afd_taichi_attainment at lambda
+ * (unstable ones count 0), attainment[mode] that value (TaiChi's Table 2).
+ * AFD_EINVAL for lambda not > 0 and the errors above. */
+AFD_API afd_status afd_taichi_best_at(const afd_taichi_params *p, unsigned instances,
+                                      const unsigned *chunks, size_t n_chunks, double lambda,
+                                      afd_taichi_config best[3], double attainment[3]);
+
+/* "agg", "disagg", "hybrid". */
+AFD_API const char *afd_taichi_mode_name(afd_taichi_mode mode);
 
 #ifdef __cplusplus
 }

@@ -100,4 +100,21 @@ afd_status afd_priv_csv_open_src(afd_priv_src *src, struct afd_csv **out, afd_er
 afd_status afd_priv_read_file(const char *path, size_t max, char **buf, size_t *len,
                               afd_error *err);
 
+/* The mean TPOT of a chunked-prefill instance (afd_serving.h (C1), the same
+ * equation as afd_taichi.h's affine interference model): prompts arrive at
+ * lam_p and decodes at lam_d per unit time per instance, prompts of mean P
+ * and second moment P2, G output tokens (m = G - 1 steps).  A decoding
+ * request's iteration holds it, the n = lam_d m T others (Little, PASTA) and
+ * the prefill tokens arriving meanwhile, lam_p P T, so
+ *     T = beta + (1 + n) cd + lam_p P T cp
+ *       = (beta + cd) / (1 - lam_d m cd - lam_p P cp),
+ *     cd = gamma + alpha (P + G/2),  cp = pb + pc P2 / P.
+ * Fills *cd, *cp, *load = lam_d m cd + lam_p P cp and, when load < 1, *tpot
+ * (0 for m = 0); returns 0, or -1 when load >= 1 (*tpot NaN).  hw must hold
+ * both laws; the arguments are not checked. */
+struct afd_hw;
+int afd_priv_chunked_tpot(const struct afd_hw *hw, double lam_p, double lam_d, double P,
+                          double P2, double G, double *cd, double *cp, double *load,
+                          double *tpot);
+
 #endif /* AFD_INTERNAL_H */

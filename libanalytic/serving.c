@@ -7,6 +7,7 @@
 
 #include "afd_queue.h"
 #include "afd_serving.h"
+#include "internal.h"
 
 #define SOLVER_MAX_SERVERS 4096 /* c k beyond this: the batch is not worth solving */
 
@@ -355,7 +356,8 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
 afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_result *out)
 {
     const afd_hw *hw;
-    double lam, q, P, P2, G, m, cd, cp, den, tbar, nbar, s, nit, a_eff, idle, D, rho, mean, quant;
+    double lam, q, P, P2, G, m, cd, cp, load, tbar, nbar, s, nit, a_eff, idle, D, rho, mean,
+        quant;
     double busy, r, life, sd;
     afd_status st;
 
@@ -375,19 +377,16 @@ afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_
         return AFD_EINVAL;
     lam = p->lambda / p->instances; /* per instance */
     m = G - 1;
-    cd = hw->decode_gamma + hw->decode_alpha * (P + G / 2); /* one decode token, mean KV */
-    cp = hw->prefill_b + hw->prefill_c * P2 / P;            /* one prefill token, mean share */
     /* (C1) mean iteration seen by a decoding request: it, n = lam m T others,
-     * and the prefill tokens arriving meanwhile, lam E[P] T */
-    den = 1 - lam * m * cd - lam * P * cp;
-    if (!(den > 0)) {
+     * and the prefill tokens arriving meanwhile, lam E[P] T (internal.h; the
+     * equation of afd_chunked_interference too) */
+    if (afd_priv_chunked_tpot(hw, lam, lam, P, P2, G, &cd, &cp, &load, &tbar) != 0) {
         out->limit = AFD_SERVING_LIMIT_DECODE;
-        out->decode_rho = 1 - den;
+        out->decode_rho = load;
         return AFD_EUNSTABLE;
     }
-    tbar = m > 0 ? (hw->decode_beta + cd) / den : 0;
     nbar = lam * m * tbar; /* (C2) time-average decoding sequences */
-    out->decode_rho = 1 - den;
+    out->decode_rho = load;
     out->decode_batch = m > 0 ? 1 + nbar : 0;
     if (m > 0 && (1 + nbar > p->decode_bmax || lam * P * tbar > p->chunk - (1 + nbar))) {
         /* the iteration cannot hold the mean decode and prefill tokens */

@@ -3,8 +3,31 @@
 #include <config.h>
 
 #include <math.h>
+#include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+
+#include "afd_queue.h"
+#include "afd_serving.h"
 #include "afd_taichi.h"
+#include "internal.h"
+
+/* One equation for both chunked closed forms (internal.h). */
+int afd_priv_chunked_tpot(const afd_hw *hw, double lam_p, double lam_d, double P, double P2,
+                          double G, double *cd, double *cp, double *load, double *tpot)
+{
+    double m = G - 1;
+    *cd = hw->decode_gamma + hw->decode_alpha * (P + G / 2); /* one decode token, mean KV */
+    *cp = hw->prefill_b + hw->prefill_c * P2 / P;            /* one prompt token, mean share */
+    *load = lam_d * m * *cd + lam_p * P * *cp;
+    if (!(*load < 1)) {
+        *tpot = NAN;
+        return -1;
+    }
+    *tpot = m > 0 ? (hw->decode_beta + *cd) / (1 - *load) : 0;
+    return 0;
+}
 
 double afd_intensity_limit(double intercept, double slope, double tpot_slo)
 {
@@ -16,7 +39,7 @@ double afd_intensity_limit(double intercept, double slope, double tpot_slo)
 afd_status afd_chunked_interference(const afd_chunked_params *p, afd_chunked_result *out)
 {
     const afd_hw *hw;
-    double P, G, t1, f, den, T, n, budget;
+    double P, G, t1, s, f, load, T, n, budget;
     out->tpot = out->intercept = out->slope = out->intensity = NAN;
     out->decode_batch = out->prefill_share = out->chunk_rate = NAN;
     if (p == NULL || (hw = p->hw) == NULL || !afd_hw_has_prefill(hw) || !afd_hw_has_decode(hw))
@@ -26,14 +49,13 @@ afd_status afd_chunked_interference(const afd_chunked_params *p, afd_chunked_res
     if (!(p->lambda > 0) || !isfinite(p->lambda) || !(P >= 1) || !isfinite(P) || !(G >= 2) ||
         !isfinite(G) || !(p->chunk > 1) || !isfinite(p->chunk))
         return AFD_EINVAL;
-    out->slope = hw->prefill_b + hw->prefill_c * P;
+    /* the mean TPOT of afd_serving.h (C1) with fixed prompts (E[P^2] = P^2):
+     * cp P = pb P + pc P^2, so lam cp P is the prefill share f, and t1 = cd */
     f = p->lambda * (hw->prefill_b * P + hw->prefill_c * P * P);
     out->prefill_share = f;
-    t1 = hw->decode_gamma + hw->decode_alpha * (P + G / 2);
-    den = 1 - f - t1 * p->lambda * (G - 1);
-    if (!(den > 0))
+    if (afd_priv_chunked_tpot(hw, p->lambda, p->lambda, P, P * P, G, &t1, &s, &load, &T) != 0)
         return AFD_EUNSTABLE;
-    T = (hw->decode_beta + t1) / den;
+    out->slope = s;
     n = p->lambda * (G - 1) * T;
     budget = p->chunk - (1 + n);
     if (!(p->lambda * P * T <= budget)) {
@@ -46,4 +68,562 @@ afd_status afd_chunked_interference(const afd_chunked_params *p, afd_chunked_res
     out->intensity = p->lambda * P * T;
     out->chunk_rate = budget / (out->intercept + out->slope * budget);
     return AFD_OK;
+}
+
+/* ==== The three modes (see afd_taichi.h for the model and its error). */
+
+#define Z90 1.2815515655446004 /* the 0.9 quantile of the standard normal */
+
+const char *afd_taichi_mode_name(afd_taichi_mode mode)
+{
+    return mode == AFD_TAICHI_AGG      ? "agg"
+           : mode == AFD_TAICHI_DISAGG ? "disagg"
+                                       : "hybrid";
+}
+
+afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
+                                 afd_taichi_lengths *out)
+{
+    out->prompt_mean = out->prompt_m2 = out->prompt_max = NAN;
+    out->output_mean = out->theta = out->nu = NAN;
+    if (w == NULL) {
+        if (!(prompt >= 1 && output >= 1 && isfinite(prompt) && isfinite(output)))
+            return AFD_EINVAL;
+        out->prompt_mean = out->prompt_max = prompt;
+        out->prompt_m2 = prompt * prompt;
+        out->output_mean = output;
+        /* Lemma 4.1 with D = G fixed: Y = P + a, a uniform on 0 .. G - 1 */
+        out->theta = prompt + (output - 1) / 2;
+        out->nu = sqrt((output * output - 1) / 12);
+        return AFD_OK;
+    }
+    if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
+        double mp = w->mu_p;
+        if (!(mp >= 1 && w->mu_d >= 1))
+            return AFD_EINVAL;
+        /* Geometric on {1, 2, ...} with mean mu: Var = mu (mu - 1) */
+        out->prompt_mean = mp;
+        out->prompt_m2 = 2 * mp * mp - mp;
+        /* the 0.999 quantile: P(P > k) = (1 - 1/mu)^k */
+        out->prompt_max = mp > 1 ? ceil(log(1e-3) / log1p(-1 / mp)) : 1;
+        out->output_mean = w->mu_d;
+    } else if (w->kind == AFD_WORKLOAD_TRACE && w->n_kept > 0 && w->prompt != NULL &&
+               w->decode != NULL) {
+        double s1 = 0, s2 = 0, sg = 0, mx = 0;
+        size_t i;
+        for (i = 0; i < w->n_kept; i++) {
+            double pp = (double)w->prompt[i];
+            s1 += pp;
+            s2 += pp * pp;
+            sg += (double)w->decode[i];
+            if (pp > mx)
+                mx = pp;
+        }
+        out->prompt_mean = s1 / (double)w->n_kept;
+        out->prompt_m2 = s2 / (double)w->n_kept;
+        out->prompt_max = mx;
+        out->output_mean = sg / (double)w->n_kept;
+        if (!(out->prompt_mean >= 1))
+            return AFD_EINVAL;
+    } else {
+        return AFD_EINVAL;
+    }
+    out->theta = w->stats.theta;
+    out->nu = w->stats.nu;
+    if (!(out->theta > 0) || !(out->nu >= 0))
+        return AFD_EINVAL;
+    return AFD_OK;
+}
+
+afd_status afd_decode_memory(double decodes, double decode_rate, double theta, double nu,
+                             double z, double mark, afd_kv_memory *out)
+{
+    double u;
+    out->mean = out->sd = out->margin = out->p_over = out->excess = NAN;
+    out->flow_share = out->flow_rate = NAN;
+    if (!(decodes >= 0 && isfinite(decodes)) || !(decode_rate >= 0 && isfinite(decode_rate)) ||
+        !(theta > 0 && isfinite(theta)) || !(nu >= 0 && isfinite(nu)) || !isfinite(z) ||
+        !(mark > 0))
+        return AFD_EINVAL;
+    /* compound Poisson: E[K] = n theta, Var K = n E[Y^2] */
+    out->mean = decodes * theta;
+    out->sd = sqrt(decodes * (nu * nu + theta * theta));
+    out->margin = out->mean + z * out->sd;
+    if (isinf(mark) || decodes == 0) {
+        out->p_over = out->excess = out->flow_share = out->flow_rate = 0;
+        return AFD_OK;
+    }
+    /* the Gaussian loss function E[(K - M)^+] = sd phi(u) - (M - E K) Q(u) */
+    u = (mark - out->mean) / out->sd;
+    out->p_over = gsl_cdf_ugaussian_Q(u);
+    out->excess = out->sd * gsl_ran_ugaussian_pdf(u) - (mark - out->mean) * out->p_over;
+    if (out->excess < 0)
+        out->excess = 0;
+    out->flow_share = out->excess / out->mean;
+    if (out->flow_share > 1)
+        out->flow_share = 1;
+    out->flow_rate = out->flow_share * decode_rate;
+    return AFD_OK;
+}
+
+/* One kind of instance (T1): n instances of chunk S, prompts at lp and
+ * decodes at ld per instance. */
+struct kind {
+    unsigned n, S;
+    double lp, ld;
+    double T, nbar, cd, cp, load, D, busy, sd;
+    int limit;
+};
+
+static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bmax,
+                      struct kind *k)
+{
+    double P = L->prompt_mean, P2 = L->prompt_m2, G = L->output_mean, m = G - 1;
+    k->limit = AFD_TAICHI_LIMIT_NONE;
+    k->nbar = k->busy = k->sd = 0;
+    k->D = NAN;
+    if (afd_priv_chunked_tpot(hw, k->lp, k->ld, P, P2, G, &k->cd, &k->cp, &k->load, &k->T) !=
+        0) {
+        k->limit = k->ld > 0 ? AFD_TAICHI_LIMIT_DECODE : AFD_TAICHI_LIMIT_PREFILL;
+        return;
+    }
+    if (m > 0 && k->ld > 0) {
+        k->nbar = k->ld * m * k->T;
+        if (1 + k->nbar > bmax) {
+            k->limit = AFD_TAICHI_LIMIT_DECODE;
+            return;
+        }
+        k->busy = 1 - exp(-k->nbar);
+    }
+    if (k->lp > 0) {
+        double s = (double)k->S - k->nbar, idle = exp(-k->nbar), nit, a_eff;
+        if (k->ld > 0 && m > 0 && k->lp * P * k->T > (double)k->S - 1 - k->nbar) {
+            k->limit = AFD_TAICHI_LIMIT_PREFILL; /* the chunk's budget (C2) */
+            return;
+        }
+        if (!(s >= 1)) {
+            k->limit = AFD_TAICHI_LIMIT_PREFILL;
+            return;
+        }
+        /* (C3) */
+        nit = ceil(P / s - 1e-9);
+        a_eff = hw->decode_beta * (1 - idle) + hw->prefill_a * idle;
+        k->D = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * P + hw->prefill_c * P2;
+        if (!(k->lp * k->D < 1)) {
+            k->limit = AFD_TAICHI_LIMIT_PREFILL;
+            return;
+        }
+        /* (C5) the prefill work arriving during a decode life of m T */
+        if (m > 0)
+            k->sd = sqrt(k->lp * m * k->T) * (hw->prefill_b * P + hw->prefill_c * P2) / m;
+    }
+}
+
+/* P(TTFT <= t) of a kind: M/D/n sojourn plus the mean rest of the iteration
+ * in flight (C4). */
+static afd_status kind_ttft_cdf(const struct kind *k, double t, double *cdf, double *mean)
+{
+    afd_mdc *q;
+    afd_result r, w;
+    afd_status st;
+    double rest = k->busy * k->T / 2, x = t - k->D - rest;
+    st = afd_mdc_alloc(k->lp * k->n, k->D, (int)k->n, &q);
+    if (st != AFD_OK)
+        return st == AFD_ENOMEM ? AFD_EUNSTABLE : st;
+    st = afd_mdc_wq_e(q, &w);
+    *mean = st == AFD_OK ? w.val + k->D + rest : NAN;
+    if (st == AFD_OK)
+        st = x < 0 ? (r.val = 0, AFD_OK) : afd_mdc_wait_cdf_e(q, x, &r);
+    afd_mdc_free(q);
+    *cdf = st == AFD_OK ? r.val : NAN;
+    return st;
+}
+
+/* P(Normal(mean, sd) <= slo), a step for sd = 0 */
+static double normal_below(double slo, double mean, double sd)
+{
+    if (!(sd > 0))
+        return slo >= mean ? 1 : 0;
+    return gsl_cdf_ugaussian_P((slo - mean) / sd);
+}
+
+static void taichi_nan(afd_taichi_result *out)
+{
+    out->attainment = out->attain_ttft = out->attain_tpot = NAN;
+    out->share_p = out->ttft_p = out->ttft_d = out->tpot_p = out->tpot_d = NAN;
+    out->service_p = out->service_d = out->decodes_d = NAN;
+    out->kv.mean = out->kv.sd = out->kv.margin = out->kv.p_over = out->kv.excess = NAN;
+    out->kv.flow_share = out->kv.flow_rate = NAN;
+    out->limit = AFD_TAICHI_LIMIT_NONE;
+}
+
+static int taichi_check(const afd_taichi_params *p)
+{
+    const afd_hw *hw;
+    const afd_taichi_lengths *L = p->len;
+    const afd_taichi_config *c = &p->config;
+    if ((hw = p->hw) == NULL || L == NULL || !afd_hw_has_prefill(hw) || !afd_hw_has_decode(hw))
+        return 0;
+    if (!(hw->prefill_a >= 0 && hw->prefill_b >= 0 && hw->prefill_c >= 0 &&
+          hw->decode_beta >= 0 && hw->decode_gamma >= 0 && hw->decode_alpha >= 0))
+        return 0;
+    if (!(L->prompt_mean >= 1 && L->prompt_mean < 1e9) ||
+        !(L->prompt_m2 >= L->prompt_mean * L->prompt_mean * (1 - 1e-12)) ||
+        !isfinite(L->prompt_m2) || !(L->output_mean >= 1 && L->output_mean < 1e9) ||
+        !(L->theta > 0 && isfinite(L->theta)) || !(L->nu >= 0 && isfinite(L->nu)))
+        return 0;
+    if (c->p_heavy + c->d_heavy < 1 || c->p_heavy + c->d_heavy > 4096 || p->decode_bmax < 1)
+        return 0;
+    if (c->p_heavy > 0 && c->chunk_p <= p->decode_bmax)
+        return 0;
+    if (c->d_heavy > 0 && c->chunk_d != 0 && c->chunk_d <= p->decode_bmax)
+        return 0;
+    if (c->p_heavy == 0 && c->chunk_d == 0)
+        return 0; /* nothing prefills */
+    if (!(p->kv_capacity > 0) || !(p->watermark >= 0 && p->watermark <= 1) ||
+        !(p->kv_time >= 0 && isfinite(p->kv_time)) || !(p->ttft_slo > 0) ||
+        !(p->tpot_slo > 0))
+        return 0;
+    return 1;
+}
+
+afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out)
+{
+    const afd_taichi_config *c;
+    const afd_taichi_lengths *L;
+    struct kind kp, kd;
+    double lam, m, mark, sp, x, ft_p = 0, ft_d = 0, kvm;
+    unsigned N, it;
+    afd_status st;
+
+    taichi_nan(out);
+    if (p == NULL || !taichi_check(p) || !(p->lambda > 0 && isfinite(p->lambda)))
+        return AFD_EINVAL;
+    c = &p->config;
+    L = p->len;
+    lam = p->lambda;
+    m = L->output_mean - 1;
+    N = c->p_heavy + c->d_heavy;
+    mark = (p->watermark > 0 ? p->watermark : 0.95) * p->kv_capacity;
+    kvm = m > 0 ? p->kv_time / m : 0;
+    memset(&kp, 0, sizeof kp);
+    memset(&kd, 0, sizeof kd);
+
+    if (c->p_heavy == 0 || c->d_heavy == 0 || c->chunk_p == c->chunk_d) {
+        /* (T2) uniform instances: aggregation */
+        kp.n = N;
+        kp.S = c->p_heavy > 0 ? c->chunk_p : c->chunk_d;
+        kp.lp = kp.ld = lam / N;
+        kind_eval(p->hw, L, p->decode_bmax, &kp);
+        if (kp.limit != AFD_TAICHI_LIMIT_NONE) {
+            out->limit = kp.limit;
+            out->attainment = 0;
+            return AFD_EUNSTABLE;
+        }
+        if ((st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
+            out->limit = AFD_TAICHI_LIMIT_PREFILL;
+            out->attainment = 0;
+            return st;
+        }
+        out->share_p = 1;
+        out->service_p = kp.D;
+        out->tpot_p = m > 0 ? kp.T : NAN;
+        out->attain_ttft = ft_p;
+        out->attain_tpot = m > 0 ? normal_below(p->tpot_slo, kp.T, kp.sd) : 1;
+        out->attainment = out->attain_ttft * out->attain_tpot;
+        afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, &out->kv);
+        return AFD_OK;
+    }
+
+    /* (T3) two kinds: damped fixed point of the prompt split sp and the
+     * flowing share x */
+    kp.n = c->p_heavy;
+    kp.S = c->chunk_p;
+    kd.n = c->d_heavy;
+    kd.S = c->chunk_d;
+    sp = c->chunk_d == 0 ? 1
+                         : (double)c->p_heavy * c->chunk_p /
+                               ((double)c->p_heavy * c->chunk_p + (double)c->d_heavy * c->chunk_d);
+    x = 0;
+    for (it = 0; it < 200; it++) {
+        double nsp, nx;
+        kp.lp = lam * sp / kp.n;
+        kp.ld = lam * x / kp.n;
+        kd.lp = lam * (1 - sp) / kd.n;
+        kd.ld = lam * (1 - x) / kd.n;
+        kind_eval(p->hw, L, p->decode_bmax, &kp);
+        kind_eval(p->hw, L, p->decode_bmax, &kd);
+        if (kd.limit == AFD_TAICHI_LIMIT_DECODE && kd.lp == 0) {
+            /* the decodes alone overload the D-heavy instances */
+            break;
+        }
+        /* prompt split in proportion to the prefill capacities n / D */
+        if (c->chunk_d == 0) {
+            nsp = 1;
+        } else {
+            double cap_p = isfinite(kp.D) && kp.limit == 0 ? kp.n / kp.D : 0;
+            double cap_d = isfinite(kd.D) && kd.limit == 0 ? kd.n / kd.D : 0;
+            if (kp.lp == 0 && !(isfinite(kp.D)))
+                cap_p = kp.n / (p->hw->prefill_a + p->hw->prefill_b * L->prompt_mean +
+                                p->hw->prefill_c * L->prompt_m2);
+            if (kd.lp == 0 && !(isfinite(kd.D)))
+                cap_d = 0.5 * kd.n / (p->hw->decode_beta + p->hw->prefill_b * L->prompt_mean +
+                                      p->hw->prefill_c * L->prompt_m2);
+            nsp = cap_p + cap_d > 0 ? cap_p / (cap_p + cap_d) : sp;
+        }
+        /* flows across the watermark of a D-heavy instance (before flows,
+         * every decode comes to the D-heavy instances) */
+        nx = 0;
+        if (isfinite(mark) && m > 0 && isfinite(kd.T)) {
+            afd_kv_memory kv;
+            if (afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark,
+                                  &kv) == AFD_OK)
+                nx = kv.flow_share;
+        }
+        if (fabs(nsp - sp) < 1e-10 && fabs(nx - x) < 1e-10)
+            break;
+        sp = 0.5 * (sp + nsp);
+        x = 0.5 * (x + nx);
+    }
+    kp.lp = lam * sp / kp.n;
+    kp.ld = lam * x / kp.n;
+    kd.lp = lam * (1 - sp) / kd.n;
+    kd.ld = lam * (1 - x) / kd.n;
+    kind_eval(p->hw, L, p->decode_bmax, &kp);
+    kind_eval(p->hw, L, p->decode_bmax, &kd);
+    out->share_p = sp;
+    if (kp.limit != AFD_TAICHI_LIMIT_NONE || kd.limit != AFD_TAICHI_LIMIT_NONE) {
+        out->limit = kd.limit == AFD_TAICHI_LIMIT_DECODE || kp.limit == AFD_TAICHI_LIMIT_DECODE
+                         ? AFD_TAICHI_LIMIT_DECODE
+                         : AFD_TAICHI_LIMIT_PREFILL;
+        out->attainment = 0;
+        return AFD_EUNSTABLE;
+    }
+    if (kp.lp > 0 && (st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
+        out->limit = AFD_TAICHI_LIMIT_PREFILL;
+        out->attainment = 0;
+        return st;
+    }
+    if (kd.lp > 0 && (st = kind_ttft_cdf(&kd, p->ttft_slo, &ft_d, &out->ttft_d)) != AFD_OK) {
+        out->limit = AFD_TAICHI_LIMIT_PREFILL;
+        out->attainment = 0;
+        return st;
+    }
+    out->service_p = kp.lp > 0 ? kp.D : NAN;
+    out->service_d = kd.lp > 0 ? kd.D : NAN;
+    out->attain_ttft = sp * ft_p + (1 - sp) * ft_d;
+    out->decodes_d = kd.nbar;
+    afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark, &out->kv);
+    if (m > 0) {
+        /* not flowed: on a D-heavy instance, after a KV transfer when
+         * prefilled on a P-heavy one; flowed: half the steps on each kind,
+         * one more transfer */
+        double sdm = sqrt(0.5 * (kd.sd * kd.sd + kp.sd * kp.sd));
+        double stay = sp * normal_below(p->tpot_slo, kd.T + kvm, kd.sd) +
+                      (1 - sp) * normal_below(p->tpot_slo, kd.T, kd.sd);
+        double flow = x > 0 ? normal_below(p->tpot_slo, 0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
+                            : 0;
+        out->tpot_d = kd.T;
+        out->tpot_p = x > 0 ? kp.T : NAN;
+        out->attain_tpot = (1 - x) * stay + x * flow;
+    } else {
+        out->attain_tpot = 1;
+    }
+    out->attainment = out->attain_ttft * out->attain_tpot;
+    return AFD_OK;
+}
+
+double afd_taichi_capacity(const afd_taichi_params *p)
+{
+    const afd_taichi_lengths *L;
+    const afd_hw *hw;
+    double cd;
+    if (p == NULL || !taichi_check(p))
+        return NAN;
+    L = p->len;
+    hw = p->hw;
+    cd = hw->decode_gamma + hw->decode_alpha * (L->prompt_mean + L->output_mean / 2);
+    return (double)(p->config.p_heavy + p->config.d_heavy) /
+           (hw->prefill_b * L->prompt_mean + hw->prefill_c * L->prompt_m2 +
+            (L->output_mean - 1) * cd);
+}
+
+struct tg_ctx {
+    afd_taichi_params p;
+    double target;
+    afd_status failure;
+};
+
+static int tg_feasible(double lambda, void *vctx)
+{
+    struct tg_ctx *c = vctx;
+    afd_taichi_result r;
+    afd_status st;
+    c->p.lambda = lambda;
+    st = afd_taichi_attainment(&c->p, &r);
+    if (st == AFD_EUNSTABLE)
+        return 0;
+    if (st != AFD_OK) {
+        c->failure = st;
+        return -1;
+    }
+    return r.attainment >= c->target;
+}
+
+afd_status afd_taichi_goodput(const afd_taichi_params *p, double target, double rel_tol,
+                              double *goodput)
+{
+    struct tg_ctx c;
+    double cap;
+    afd_status st;
+    *goodput = NAN;
+    if (p == NULL || !taichi_check(p) || !(target > 0 && target < 1) ||
+        !(rel_tol > 0 && rel_tol < 1))
+        return AFD_EINVAL;
+    cap = afd_taichi_capacity(p);
+    if (!(cap > 0 && isfinite(cap)))
+        return AFD_EINVAL;
+    c.p = *p;
+    c.target = target;
+    c.failure = AFD_OK;
+    st = afd_goodput_bisect(tg_feasible, &c, cap * 1e-4, cap, rel_tol, goodput);
+    return st == AFD_ENUMERIC ? c.failure : st;
+}
+
+/* Keep cfg if its score beats *g (strictly): the goodput, or with
+ * at_lambda > 0 the attainment at that rate. */
+static afd_status try_config(const afd_taichi_params *p, afd_taichi_config cfg, double target,
+                             double rel_tol, double at_lambda, afd_taichi_config *best,
+                             double *g)
+{
+    afd_taichi_params q = *p;
+    afd_taichi_result r;
+    double v;
+    afd_status st;
+    q.config = cfg;
+    if (!taichi_check(&q))
+        return AFD_OK; /* a chunk that does not suit this decode_bmax */
+    if (at_lambda > 0) {
+        q.lambda = at_lambda;
+        st = afd_taichi_attainment(&q, &r);
+        if (st != AFD_OK && st != AFD_EUNSTABLE)
+            return st;
+        v = r.attainment;
+    } else {
+        if (*g > 0) {
+            /* attainment falls with the rate: a configuration that misses the
+             * target just above the incumbent's goodput cannot beat it by more
+             * than the tolerance (one evaluation instead of a bisection) */
+            q.lambda = *g * (1 + rel_tol);
+            st = afd_taichi_attainment(&q, &r);
+            if (st != AFD_OK && st != AFD_EUNSTABLE)
+                return st;
+            if (!(r.attainment >= target))
+                return AFD_OK;
+        }
+        if ((st = afd_taichi_goodput(&q, target, rel_tol, &v)) != AFD_OK)
+            return st;
+    }
+    if (v > *g) {
+        *g = v;
+        *best = cfg;
+    }
+    return AFD_OK;
+}
+
+static afd_status best_of(const afd_taichi_params *p, unsigned instances, const unsigned *chunks,
+                          size_t n_chunks, double target, double rel_tol, double at_lambda,
+                          afd_taichi_config best[3], double goodput[3])
+{
+    afd_taichi_config cfg, z;
+    afd_taichi_params q;
+    unsigned whole, np;
+    size_t i, j;
+    afd_status st;
+    memset(&z, 0, sizeof z);
+    for (i = 0; i < 3; i++) {
+        best[i] = z;
+        goodput[i] = NAN;
+    }
+    if (p == NULL || p->len == NULL || chunks == NULL || n_chunks == 0 || instances < 1 ||
+        instances > 4096 || !(p->len->prompt_max >= 1) || !(target > 0 && target < 1) ||
+        !(rel_tol > 0 && rel_tol < 1))
+        return AFD_EINVAL;
+    q = *p;
+    q.config.p_heavy = instances;
+    q.config.d_heavy = 0;
+    q.config.chunk_p = chunks[0];
+    q.config.chunk_d = 0;
+    if (!taichi_check(&q))
+        return AFD_EINVAL;
+    for (i = 0; i < n_chunks; i++)
+        if (chunks[i] <= p->decode_bmax)
+            return AFD_EINVAL;
+    for (i = 0; i < 3; i++)
+        goodput[i] = 0;
+    /* aggregation */
+    for (i = 0; i < n_chunks; i++) {
+        cfg = z;
+        cfg.p_heavy = instances;
+        cfg.chunk_p = cfg.chunk_d = chunks[i];
+        if ((st = try_config(p, cfg, target, rel_tol, at_lambda, &best[0], &goodput[0])) !=
+            AFD_OK)
+            return st;
+    }
+    /* disaggregation: P-heavy iterations take whole prompts */
+    whole = p->len->prompt_max > p->decode_bmax ? (unsigned)ceil(p->len->prompt_max)
+                                                 : p->decode_bmax + 1;
+    for (np = 1; np < instances; np++) {
+        cfg = z;
+        cfg.p_heavy = np;
+        cfg.d_heavy = instances - np;
+        cfg.chunk_p = whole;
+        if ((st = try_config(p, cfg, target, rel_tol, at_lambda, &best[1], &goodput[1])) !=
+            AFD_OK)
+            return st;
+    }
+    /* the hybrid contains both, then the rest of its space */
+    best[2] = goodput[1] > goodput[0] ? best[1] : best[0];
+    goodput[2] = goodput[1] > goodput[0] ? goodput[1] : goodput[0];
+    for (np = 1; np < instances; np++)
+        for (i = 0; i <= n_chunks; i++) {
+            unsigned sp = i < n_chunks ? chunks[i] : whole;
+            for (j = 0; j <= n_chunks; j++) {
+                unsigned sd = j < n_chunks ? chunks[j] : 0;
+                if (!(sd < sp) || (sp == whole && sd == 0))
+                    continue;
+                cfg.p_heavy = np;
+                cfg.d_heavy = instances - np;
+                cfg.chunk_p = sp;
+                cfg.chunk_d = sd;
+                if ((st = try_config(p, cfg, target, rel_tol, at_lambda, &best[2],
+                                     &goodput[2])) != AFD_OK)
+                    return st;
+            }
+        }
+    return AFD_OK;
+}
+
+afd_status afd_taichi_best(const afd_taichi_params *p, unsigned instances, const unsigned *chunks,
+                           size_t n_chunks, double target, double rel_tol,
+                           afd_taichi_config best[3], double goodput[3])
+{
+    return best_of(p, instances, chunks, n_chunks, target, rel_tol, 0, best, goodput);
+}
+
+afd_status afd_taichi_best_at(const afd_taichi_params *p, unsigned instances,
+                              const unsigned *chunks, size_t n_chunks, double lambda,
+                              afd_taichi_config best[3], double attainment[3])
+{
+    if (!(lambda > 0 && isfinite(lambda))) {
+        afd_taichi_config z;
+        size_t i;
+        memset(&z, 0, sizeof z);
+        for (i = 0; i < 3; i++) {
+            best[i] = z;
+            attainment[i] = NAN;
+        }
+        return AFD_EINVAL;
+    }
+    return best_of(p, instances, chunks, n_chunks, 0.9, 0.5, lambda, best, attainment);
 }

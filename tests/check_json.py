@@ -62,6 +62,8 @@ def cases(nbdata, tmp):
         "strategies": ["--devices", "8", "--model", "codellama-34b", "--device", "ascend-910b3",
                        "--lengths", "op2", "--ttft-slo", "1500ms", "--tpot-slo", "70ms",
                        "--method", "closed"],
+        "regime": ["--instances", "2", "--hw", os.path.join(tmp, "lat.hw"), "--lengths",
+                   "1000,11", "--ttft-slo", "300ms,1s", "--tpot-slo", "40ms", "--chunks", "256"],
         "pipeline": ["--stages", os.path.join(nbdata, "pipelines", "five-stage.json"),
                      "--lambda", "8", "--trace", os.path.join(nbdata,
                                                                "AzureLLMInferenceTrace_conv.csv")],

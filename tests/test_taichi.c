@@ -6,7 +6,11 @@
 #include <math.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "afd_serve.h"
+#include "afd_queue.h"
+#include "afd_serving.h"
 #include "afd_taichi.h"
 #include "test_util.h"
 
@@ -94,12 +98,224 @@ static void against_simulator(void **state)
     assert_true(fabs(r.tpot - s.tpot.mean) < 0.1 * s.tpot.mean);
 }
 
+/* The two public chunked forms are one equation: afd_serving_chunked's
+ * mean TPOT on one instance with fixed prompts is the interference model's,
+ * 30.20055 / 0.775989 at the hand-computed point above. */
+static void one_equation(void **state)
+{
+    afd_hw hw = laws();
+    afd_chunked_params p = {&hw, 0.002, 1000, 11, 300};
+    afd_chunked_result r;
+    afd_serving_chunked_params c;
+    afd_serving_result s;
+    (void)state;
+    memset(&c, 0, sizeof c);
+    c.hw = &hw;
+    c.lambda = 0.002;
+    c.instances = 1;
+    c.chunk = 300;
+    c.decode_bmax = 16;
+    c.prompt_mean = 1000;
+    c.output_mean = 11;
+    assert_int_equal(afd_chunked_interference(&p, &r), AFD_OK);
+    assert_int_equal(afd_serving_chunked(&c, &s), AFD_OK);
+    assert_true(fabs(s.tpot_mean - 30.20055 / 0.775989) < 1e-9 * s.tpot_mean);
+    assert_true(fabs(s.tpot_mean - r.tpot) < 1e-12 * r.tpot);
+    assert_true(fabs(s.decode_batch - r.decode_batch) < 1e-12);
+}
+
+/* Lengths: fixed P = 1000, G = 11 hold P + a, a uniform on 0..10: theta =
+ * 1005, nu^2 = (121 - 1) / 12 = 10.  Geometric mu_p = 100, mu_d = 20:
+ * E[P^2] = 2 10^4 - 100 = 19900; Lemma 4.1 eq. (4) with sigma_D^2 =
+ * 20 x 19 = 380: theta = 100 + 19/2 + 380/40 = 119; the 0.999 quantile of
+ * P is ceil(ln 0.001 / ln 0.99) = ceil(687.3) = 688. */
+static void lengths(void **state)
+{
+    afd_taichi_lengths L;
+    afd_workload w;
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    assert_true(L.theta == 1005 && fabs(L.nu - sqrt(10)) < 1e-12);
+    assert_true(L.prompt_m2 == 1e6 && L.prompt_max == 1000 && L.output_mean == 11);
+    assert_int_equal(afd_workload_geometric(100, 20, &w), AFD_OK);
+    assert_int_equal(afd_taichi_lengths_of(&w, 0, 0, &L), AFD_OK);
+    assert_true(L.prompt_mean == 100 && L.prompt_m2 == 19900 && L.prompt_max == 688);
+    assert_true(fabs(L.theta - 119) < 1e-9 && L.output_mean == 20);
+    assert_int_equal(afd_taichi_lengths_of(NULL, 0, 11, &L), AFD_EINVAL);
+}
+
+/* Four decodes of theta = 1005, nu^2 = 10: E[K] = 4020, Var K = 4 (10 +
+ * 1005^2) = 4040140, sd 2010.0348; at the mark M = E[K]: P(K > M) = 1/2,
+ * E[(K - M)^+] = sd / sqrt(2 pi) = 801.8954, share 801.8954 / 4020. */
+static void memory(void **state)
+{
+    afd_kv_memory k;
+    double sd = sqrt(4040140.0), ex = sd / sqrt(2 * M_PI);
+    (void)state;
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 1.2816, 4020, &k), AFD_OK);
+    assert_true(k.mean == 4020 && fabs(k.sd - sd) < 1e-9);
+    assert_true(fabs(k.margin - (4020 + 1.2816 * sd)) < 1e-9);
+    assert_true(fabs(k.p_over - 0.5) < 1e-12);
+    assert_true(fabs(k.excess - ex) < 1e-9);
+    assert_true(fabs(k.flow_share - ex / 4020) < 1e-12);
+    assert_true(fabs(k.flow_rate - 0.002 * ex / 4020) < 1e-15);
+    /* far below the mark nothing flows; no mark, nothing at all */
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, 4020 + 20 * sd, &k), AFD_OK);
+    assert_true(k.flow_share < 1e-80);
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, INFINITY, &k), AFD_OK);
+    assert_true(k.flow_share == 0 && k.p_over == 0);
+    assert_int_equal(afd_decode_memory(-1, 0.002, 1005, 1, 0, 1, &k), AFD_EINVAL);
+}
+
+static afd_taichi_params mode_params(const afd_hw *hw, const afd_taichi_lengths *L)
+{
+    afd_taichi_params p;
+    memset(&p, 0, sizeof p);
+    p.hw = hw;
+    p.len = L;
+    p.decode_bmax = 16;
+    p.kv_capacity = INFINITY;
+    p.lambda = 0.002;
+    p.ttft_slo = 300;
+    p.tpot_slo = 31;
+    return p;
+}
+
+/* Disaggregation 1 + 1, P = 1000, G = 11, 0.002/ms: the P-heavy iteration
+ * takes the whole prompt, 20 + 100 + 10 = 130 ms, so TTFT is M/D/1 (the
+ * M/D/1 closed form of afd_queue.h, another algorithm than the M/D/c chain
+ * the model uses): P(W <= 300 - 130); the decode-only instance runs steps
+ * of 30.20055 / (1 - 0.002 x 10 x 0.20055) = 30.32218 ms, a step function
+ * of the SLO (no prefill interference). */
+static void disagg_by_hand(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_result r;
+    double T = 30.20055 / (1 - 0.002 * 10 * 0.20055);
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    p = mode_params(&hw, &L);
+    p.config.p_heavy = p.config.d_heavy = 1;
+    p.config.chunk_p = 1000;
+    p.config.chunk_d = 0;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.share_p == 1 && fabs(r.service_p - 130) < 1e-9);
+    assert_true(fabs(r.attain_ttft - afd_md1_wait_cdf(0.002, 130, 170)) < 1e-9);
+    assert_true(fabs(r.tpot_d - T) < 1e-9);
+    assert_true(r.attain_tpot == 1);
+    p.tpot_slo = 30.3;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.attain_tpot == 0 && r.attainment == 0);
+    /* a KV transfer of 10 ms adds 1 ms to each of the 10 steps */
+    p.tpot_slo = 31;
+    p.kv_time = 10;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.attain_tpot == 0);
+    p.tpot_slo = 31.4;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.attain_tpot == 1);
+}
+
+/* Aggregation, one instance of chunk 300 at 0.002/ms: T = 38.91879 (above);
+ * nbar = 0.02 T decodes per iteration leave 300 - nbar prompt tokens, so a
+ * prompt takes 4 iterations of a_eff + nbar t1 plus its 110 ms of prefill
+ * work, a_eff = 30 (1 - e^-nbar) + 20 e^-nbar; TTFT is M/D/1 plus half an
+ * iteration with probability 1 - e^-nbar; TPOT ~ Normal(T, sqrt(0.02 T) x
+ * 110 / 10). */
+static void agg_by_hand(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_result r;
+    double T = 30.20055 / 0.775989, nbar = 0.02 * T, idle = exp(-nbar);
+    double D = 4 * (30 * (1 - idle) + 20 * idle + nbar * 0.20055) + 110;
+    double sd = sqrt(0.02 * T) * 11, rest = (1 - idle) * T / 2;
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    p = mode_params(&hw, &L);
+    p.config.p_heavy = 1;
+    p.config.chunk_p = p.config.chunk_d = 300;
+    p.tpot_slo = 45;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(fabs(r.tpot_p - T) < 1e-6);
+    assert_true(fabs(r.service_p - D) < 1e-6);
+    assert_true(fabs(r.attain_ttft - afd_md1_wait_cdf(0.002, D, 300 - D - rest)) < 1e-6);
+    assert_true(fabs(r.attain_tpot - gsl_cdf_ugaussian_P((45 - T) / sd)) < 1e-6);
+    assert_true(fabs(r.attainment - r.attain_ttft * r.attain_tpot) < 1e-15);
+    /* an overloaded instance is unstable, attainment 0 */
+    p.lambda = 0.01;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_EUNSTABLE);
+    assert_true(r.attainment == 0);
+}
+
+/* Goodput of the disaggregated pair with a TPOT SLO always met: the rate at
+ * which the M/D/1 wait meets 170 ms with probability 0.9, found here by
+ * plain bisection on the M/D/1 closed form. */
+static void goodput_by_hand(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    double g, lo = 1e-6, hi = 1.0 / 130;
+    int i;
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    p = mode_params(&hw, &L);
+    p.config.p_heavy = p.config.d_heavy = 1;
+    p.config.chunk_p = 1000;
+    for (i = 0; i < 100; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (afd_md1_wait_cdf(mid, 130, 170) >= 0.9)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    assert_int_equal(afd_taichi_goodput(&p, 0.9, 1e-6, &g), AFD_OK);
+    assert_true(fabs(g - lo) < 2e-6 * lo);
+}
+
+/* The hybrid's space holds both other modes: its best goodput is at least
+ * theirs at every SLO pair, and each mode's winner is of its kind. */
+static void hybrid_contains(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_config best[3];
+    double g[3];
+    const unsigned chunks[] = {64, 256, 512};
+    const double ttft[] = {200, 400, 1000}, tpot[] = {32, 40, 60};
+    int i, j;
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    p = mode_params(&hw, &L);
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            p.ttft_slo = ttft[i];
+            p.tpot_slo = tpot[j];
+            assert_int_equal(afd_taichi_best(&p, 4, chunks, 3, 0.9, 1e-3, best, g), AFD_OK);
+            assert_true(g[2] >= g[0] && g[2] >= g[1]);
+            assert_true(g[0] == 0 || (best[0].d_heavy == 0 && best[0].p_heavy == 4));
+            assert_true(g[1] == 0 || (best[1].chunk_d == 0 && best[1].chunk_p == 1000));
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(intensity_limit),
         cmocka_unit_test(by_hand),
         cmocka_unit_test(against_simulator),
+        cmocka_unit_test(one_equation),
+        cmocka_unit_test(lengths),
+        cmocka_unit_test(memory),
+        cmocka_unit_test(disagg_by_hand),
+        cmocka_unit_test(agg_by_hand),
+        cmocka_unit_test(goodput_by_hand),
+        cmocka_unit_test(hybrid_contains),
     };
     RUN_TESTS(tests);
 }

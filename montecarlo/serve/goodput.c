@@ -43,3 +43,62 @@ afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double 
     st = afd_goodput_bisect(sim_feasible, &c, lo, hi, rel_tol, goodput);
     return st == AFD_ENUMERIC ? c.failure : st;
 }
+
+struct attain_ctx {
+    afd_serve_params p;
+    double target;
+    afd_status failure;
+};
+
+static int attain_feasible(double lambda, void *ctx)
+{
+    struct attain_ctx *c = ctx;
+    afd_serve_result r;
+    afd_status st;
+    c->p.lambda = lambda;
+    st = afd_serve_run(&c->p, &r, NULL);
+    if (st != AFD_OK) {
+        c->failure = st;
+        return -1;
+    }
+    return !r.unstable && r.attainment >= c->target;
+}
+
+afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, double lo,
+                                    double hi, double rel_tol, double *goodput,
+                                    double *goodput_se)
+{
+    struct attain_ctx c;
+    afd_serve_result r0, r1, r2;
+    afd_status st;
+    double g, slope;
+    *goodput = NAN;
+    if (goodput_se != NULL)
+        *goodput_se = NAN;
+    if (p == NULL || !(target > 0 && target < 1))
+        return AFD_EINVAL;
+    c.p = *p;
+    c.p.times = NULL;
+    c.target = target;
+    c.failure = AFD_OK;
+    st = afd_goodput_bisect(attain_feasible, &c, lo, hi, rel_tol, goodput);
+    if (st != AFD_OK)
+        return st == AFD_ENUMERIC ? c.failure : st;
+    g = *goodput;
+    if (goodput_se == NULL || !(g > 0))
+        return AFD_OK;
+    /* the root's standard error: se(A(g)) / |dA/dlambda| */
+    c.p.lambda = g;
+    if ((st = afd_serve_run(&c.p, &r0, NULL)) != AFD_OK)
+        return st;
+    c.p.lambda = 0.9 * g;
+    if ((st = afd_serve_run(&c.p, &r1, NULL)) != AFD_OK)
+        return st;
+    c.p.lambda = 1.1 * g;
+    if ((st = afd_serve_run(&c.p, &r2, NULL)) != AFD_OK)
+        return st;
+    slope = (r1.attainment - r2.attainment) / (0.2 * g);
+    if (slope > 0)
+        *goodput_se = r0.attainment_se / slope;
+    return AFD_OK;
+}
