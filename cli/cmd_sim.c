@@ -145,7 +145,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_progress prog;
     size_t k, n, done;
     unsigned nt;
-    int rc;
+    int rc, q;
 
     memset(&a, 0, sizeof a);
     memset(&w, 0, sizeof w);
@@ -237,7 +237,9 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "start", "%s", a.start == AFD_START_FRESH ? "fresh" : "stationary");
     cli_table_meta(t, "microbatches", "%lld", (long long)a.mb);
     cli_table_begin(t, "r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
-                    "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps");
+                    "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps",
+                    "tpot_p50", "tpot_p50_se", "tpot_p90", "tpot_p90_se", "tpot_p99",
+                    "tpot_p99_se");
     for (k = 0; k < n; k++) {
         afd_system s;
         afd_cycle cy;
@@ -265,6 +267,10 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_uint(t, (unsigned)a.ffn);
         cli_table_uint(t, res[k].completed);
         cli_table_uint(t, res[k].steps);
+        for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
+            cli_table_real(t, res[k].tpot_q[q]);
+            cli_table_real(t, res[k].tpot_q_se[q]);
+        }
         cli_table_end_row(t);
     }
     if (gt != NULL) {
@@ -293,7 +299,8 @@ const cli_command cli_cmd_sim = {
              "[--start fresh|stationary] [--seed S]",
     .description =
         "Prints one row per r: r thr_sim tpot eta_a eta_f thr_g thr_steady thr_steady_se\n"
-        "thr_mf tau barrier x y completed steps.\n"
+        "thr_mf tau barrier x y completed steps tpot_p50 tpot_p50_se tpot_p90\n"
+        "tpot_p90_se tpot_p99 tpot_p99_se.\n"
         "\n"
         "r Attention workers (x = r Y with --ffn-instances Y) hold M micro-batches of B\n"
         "slots; a step of a micro-batch runs Attention on every worker (alpha_a T + beta_a,\n"
@@ -310,7 +317,9 @@ const cli_command cli_cmd_sim = {
         "closed forms (eq. 11, 1) at the same x, y; thr_steady +- thr_steady_se: the\n"
         "throughput after the warm-up fraction, by batch means over time; tau: mean time\n"
         "per micro-batch step; barrier: mean relative excess of the slowest worker's\n"
-        "Attention time over the workers' mean.\n"
+        "Attention time over the workers' mean; tpot_pP +- tpot_pP_se: percentiles of the\n"
+        "per-request TPOT (completion - admission) / D over the requests of tpot, with\n"
+        "batch-means standard errors (--batches groups in completion order).\n"
         "\n"
         "--start stationary (default) starts every slot in the stationary state (a\n"
         "length-biased request at a uniform age); --start fresh starts all requests at\n"

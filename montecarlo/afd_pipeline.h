@@ -113,7 +113,20 @@ typedef struct afd_pipeline_result {
     double t_end;         /* simulated time */
     uint64_t completed;   /* requests completed */
     uint64_t steps;       /* micro-batch steps simulated */
+    /* TPOT percentiles across the requests of tpot (levels
+     * afd_pipeline_tpot_levels: 0.5, 0.9, 0.99): the sample quantile of all
+     * of them (linear interpolation between order statistics, as
+     * gsl_stats_quantile_from_sorted_data), and its standard error by batch
+     * means: the requests in completion order cut into `batches` equal
+     * groups, sd of the groups' quantiles / sqrt(batches).  NaN with fewer
+     * than 2 requests per batch. */
+    double tpot_q[3];
+    double tpot_q_se[3];
 } afd_pipeline_result;
+
+/* The levels of afd_pipeline_result.tpot_q. */
+#define AFD_PIPELINE_TPOT_NQ 3
+AFD_API extern const double afd_pipeline_tpot_levels[AFD_PIPELINE_TPOT_NQ];
 
 /* Check the parameters of a run without running it (afd_pipeline_run
  * starts with this check).  AFD_ELIMIT beyond AFD_PIPELINE_MAX_SLOTS

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "afd_event.h"
 #include "afd_philox.h"
 #include "afd_pipeline.h"
@@ -45,6 +48,8 @@ struct sim {
     double *ret;            /* per micro-batch: return time of its last step */
     double *step_time;      /* return time of every step */
     size_t n_steps, cap_steps;
+    double *tpot_v;         /* TPOT of every request counted in tpot */
+    size_t n_tpot, cap_tpot;
 };
 
 /* Finishing step, then slot. */
@@ -129,8 +134,42 @@ static void draw_stationary(struct sim *s, afd_philox_cursor *c, double *P, doub
     }
 }
 
+const double afd_pipeline_tpot_levels[AFD_PIPELINE_TPOT_NQ] = {0.5, 0.9, 0.99};
+
+/* The TPOT quantiles of v[0..n) (completion order) and their batch-means
+ * standard errors; v is sorted in place, one batch at a time, then whole. */
+static void tpot_quantiles(double *v, size_t n, unsigned batches, afd_pipeline_result *out)
+{
+    double sx[AFD_PIPELINE_TPOT_NQ] = {0}, sxx[AFD_PIPELINE_TPOT_NQ] = {0};
+    size_t per = n / batches, b;
+    int q;
+    if (per < 2)
+        return;
+    for (b = 0; b < batches; b++) {
+        /* the last batch takes the remainder */
+        double *x = v + b * per;
+        size_t len = b + 1 == batches ? n - b * per : per;
+        gsl_sort(x, 1, len);
+        for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
+            double e =
+                gsl_stats_quantile_from_sorted_data(x, 1, len, afd_pipeline_tpot_levels[q]);
+            sx[q] += e;
+            sxx[q] += e * e;
+        }
+    }
+    gsl_sort(v, 1, n);
+    for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
+        double var = (sxx[q] - sx[q] * sx[q] / batches) / (batches - 1);
+        out->tpot_q[q] = gsl_stats_quantile_from_sorted_data(v, 1, n, afd_pipeline_tpot_levels[q]);
+        out->tpot_q_se[q] = sqrt(fmax(0, var) / batches);
+    }
+}
+
 static void result_nan(afd_pipeline_result *r)
 {
+    int q;
+    for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++)
+        r->tpot_q[q] = r->tpot_q_se[q] = NAN;
     r->thr_sim = r->tpot = r->eta_a = r->eta_f = NAN;
     r->thr_steady = r->thr_steady_se = r->tau = r->barrier = r->t_end = NAN;
     r->completed = r->steps = 0;
@@ -159,6 +198,7 @@ static void sim_free(struct sim *s)
     free(s->dur);
     free(s->ret);
     free(s->step_time);
+    free(s->tpot_v);
 }
 
 afd_status afd_pipeline_check(const afd_pipeline_params *p)
@@ -281,6 +321,20 @@ static afd_status record_step(struct sim *s, double t)
     return AFD_OK;
 }
 
+static afd_status record_tpot(struct sim *s, double v)
+{
+    if (s->n_tpot == s->cap_tpot) {
+        size_t ncap = s->cap_tpot ? 2 * s->cap_tpot : 4096;
+        double *nv = realloc(s->tpot_v, ncap * sizeof *nv);
+        if (nv == NULL)
+            return AFD_ENOMEM;
+        s->tpot_v = nv;
+        s->cap_tpot = ncap;
+    }
+    s->tpot_v[s->n_tpot++] = v;
+    return AFD_OK;
+}
+
 afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *out)
 {
     struct sim s;
@@ -384,8 +438,11 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
             if (done == c80)
                 t80 = now;
             if (!s.partial[g]) {
-                tpot_sum += (now - s.admit[g]) / s.D[g];
+                double v = (now - s.admit[g]) / s.D[g];
+                tpot_sum += v;
                 tpot_n++;
+                if ((st = record_tpot(&s, v)) != AFD_OK)
+                    goto fail;
             }
             s.T[k * s.x + jj] -= (uint64_t)(s.P[g] + s.D[g]);
             draw_new(&s, c, &P, &D);
@@ -408,6 +465,7 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
     out->t_end = now;
     out->thr_sim = tokens80 / t80 / (p->x + p->y);
     out->tpot = tpot_n > 0 ? tpot_sum / (double)tpot_n : NAN;
+    tpot_quantiles(s.tpot_v, s.n_tpot, p->batches, out);
     {
         double idle = 0;
         for (j = 0; j < s.x; j++)

@@ -3,6 +3,7 @@
  * clearly binds, and the invariants of the schedule itself. */
 #include <config.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +177,103 @@ static void deterministic_and_start_modes(void **state)
     afd_workload_free(&c);
 }
 
+/* TPOT percentiles, worked by hand.  One worker, one FFN instance, one
+ * micro-batch of B = 3 slots, every request (P, D) = (100, 4), fresh start:
+ * the three slots start together and finish together, each step starts when
+ * the previous one returns, and the step at age a takes
+ *   alpha_a 3 (100 + a) + beta_a + (alpha_c 3 + beta_c) + alpha_f 3 + beta_f.
+ * Every request's TPOT is the mean over a = 0..3:
+ *   0.00165 * 3 * 101.5 + 50 + 20.066 + 100.249 = 170.817425 cycles,
+ * so every percentile is that value and its standard error 0. */
+static void tpot_percentiles_by_hand(void **state)
+{
+    afd_workload w;
+    afd_pipeline_result r;
+    afd_pipeline_params p;
+    size_t i;
+    int q;
+    (void)state;
+    w = constant_trace(100, 2);
+    for (i = 0; i < w.n_kept; i++)
+        w.decode[i] = 4;
+    p = params(&w, 1, 1);
+    p.B = 3;
+    p.requests = 300;
+    p.start = AFD_START_FRESH;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+    assert_close(afd_pipeline_tpot_levels[0], 0.5, 0, 0);
+    assert_close(afd_pipeline_tpot_levels[1], 0.9, 0, 0);
+    assert_close(afd_pipeline_tpot_levels[2], 0.99, 0, 0);
+    assert_close(r.tpot, 170.817425, 1e-12, 0);
+    for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
+        assert_close(r.tpot_q[q], 170.817425, 1e-12, 0);
+        assert_close(r.tpot_q_se[q], 0, 0, 1e-9);
+    }
+    /* too few requests for two per batch: nan */
+    p.requests = 30;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+    assert_true(isnan(r.tpot_q[0]) && isnan(r.tpot_q_se[2]));
+    afd_workload_free(&w);
+}
+
+/* P(X <= x) for X = P + (D - 1)/2, P and D independent geometric on
+ * {1, 2, ...} with means mp and md, by summing over D. */
+static double cdf_x(double x, double mp, double md)
+{
+    double f = 0, pd = 1 / md, pp = 1 / mp, w = pd;
+    int d;
+    for (d = 1; d < 5000 && w > 1e-18; d++, w *= 1 - pd) {
+        double k = floor(x - 0.5 * (d - 1));
+        if (k >= 1)
+            f += w * (1 - pow(1 - pp, k));
+    }
+    return f;
+}
+
+/* TPOT percentiles against an exact distribution.  With one slot (B = 1,
+ * one worker, one micro-batch) each request runs alone and its TPOT is
+ *   alpha_a (P + (D - 1)/2) + beta_a + alpha_c + beta_c + alpha_f + beta_f
+ * (the mean of alpha_a (P + a) over its ages a = 0..D-1), the requests
+ * independent draws: the exact p-quantile is the smallest half-integer x with
+ * P(X <= x) >= p.  The estimates lie within 5 standard errors of it, and the
+ * batch-means standard error is within a factor 2 of the large-sample
+ * standard error of a quantile of n independent draws, sqrt(p (1 - p) / n) /
+ * f(x_p) (f from the exact CDF over +-20 tokens). */
+static void tpot_percentiles_exact(void **state)
+{
+    const double mp = 1000, md = 20;
+    afd_workload w;
+    afd_pipeline_result r;
+    afd_pipeline_params p;
+    double c0;
+    int q;
+    (void)state;
+    afd_workload_geometric(mp, md, &w);
+    p = params(&w, 1, 1);
+    p.B = 1;
+    p.requests = 20000;
+    p.start = AFD_START_FRESH;
+    p.seed = 11;
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+    c0 = p.hw.beta_a + p.hw.alpha_c + p.hw.beta_c + p.hw.alpha_f + p.hw.beta_f;
+    for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
+        double lv = afd_pipeline_tpot_levels[q], exact, dens, se_iid;
+        long lo = 2, hi = 400000; /* 2x, bisected: F(lo/2) < lv <= F(hi/2) */
+        while (hi - lo > 1) {
+            long mid = (lo + hi) / 2;
+            if (cdf_x(0.5 * (double)mid, mp, md) >= lv)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        exact = c0 + p.hw.alpha_a * 0.5 * (double)hi;
+        dens = (cdf_x(0.5 * (double)hi + 20, mp, md) - cdf_x(0.5 * (double)hi - 20, mp, md)) / 40;
+        se_iid = p.hw.alpha_a * sqrt(lv * (1 - lv) / (double)r.completed) / dens;
+        assert_true(fabs(r.tpot_q[q] - exact) < 5 * r.tpot_q_se[q]);
+        assert_true(r.tpot_q_se[q] > 0.5 * se_iid && r.tpot_q_se[q] < 2 * se_iid);
+    }
+}
+
 /* Removing the barrier can only help where Attention binds; removing the
  * transfers can only help. */
 static void ablations(void **state)
@@ -296,6 +394,8 @@ int main(void)
         cmocka_unit_test(ablations),
         cmocka_unit_test(gantt_respects_resources),
         cmocka_unit_test(errors),
+        cmocka_unit_test(tpot_percentiles_by_hand),
+        cmocka_unit_test(tpot_percentiles_exact),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

@@ -701,7 +701,8 @@ def mc_mdc(lam, c, service, customers=10**6, warmup=None, batches=32, percentile
 
 
 _SIM_COLUMNS = ("r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
-                "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps")
+                "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps",
+                "tpot_p50", "tpot_p50_se", "tpot_p90", "tpot_p90_se", "tpot_p99", "tpot_p99_se")
 
 
 def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
@@ -709,7 +710,8 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
         async_attention=False, **workload):
     """The decode-pipeline simulator beside the closed forms (afdkit sim;
     Section 5): a dict of arrays r thr_sim tpot eta_a eta_f thr_g thr_steady
-    thr_steady_se thr_mf tau barrier x y completed steps.  thr_steady carries
+    thr_steady_se thr_mf tau barrier x y completed steps tpot_p50 tpot_p50_se
+    tpot_p90 tpot_p90_se tpot_p99 tpot_p99_se.  thr_steady carries
     its standard error thr_steady_se (batch means over time).  Each r reads
     Philox streams derived from its own (x, y): the same numbers as the
     command for any list of r and any number of threads."""
@@ -764,7 +766,8 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
                 raise AfdkitError("r = %.0f: the closed form failed" % x_r, lib.AFD_ENUMERIC)
             row = (float(x_r), res.thr_sim, res.tpot, res.eta_a, res.eta_f, cy.thr_g,
                    res.thr_steady, res.thr_steady_se, cy.thr_mf, res.tau, res.barrier, p.x,
-                   p.y, res.completed, res.steps)
+                   p.y, res.completed, res.steps, res.tpot_q[0], res.tpot_q_se[0],
+                   res.tpot_q[1], res.tpot_q_se[1], res.tpot_q[2], res.tpot_q_se[2])
             for k, v in zip(_SIM_COLUMNS, row):
                 cols[k].append(v)
     out = {k: np.array(v, dtype=float) for k, v in cols.items()}

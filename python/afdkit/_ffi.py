@@ -213,7 +213,7 @@ typedef struct afd_pipeline_params {
 typedef struct afd_pipeline_result {
     double thr_sim; double tpot; double eta_a; double eta_f; double thr_steady;
     double thr_steady_se; double tau; double barrier; double t_end; uint64_t completed;
-    uint64_t steps;
+    uint64_t steps; double tpot_q[3]; double tpot_q_se[3];
 } afd_pipeline_result;
 afd_status afd_pipeline_check(const afd_pipeline_params *p);
 afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *out);
