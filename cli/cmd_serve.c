@@ -239,56 +239,54 @@ static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_
     return 0;
 }
 
-/* Two tiers: the prefill-only model of afd_twotier.h (FCFS on both tiers,
- * no decode, no tickets, no drops).  The service of a request is its prompt
- * alone in chunked iterations, ceil(P / chunk) a + b P + c P^2 (the
- * standalone prefill when chunk >= P); the LP offloads once slack <= X,
- * i.e. after waiting T - X - pi with pi the predicted prefill, which is
- * afd_twotier's threshold X + pi (the mean pi for a trace; capped at T).
- * Geometric lengths have no closed form here. */
+/* Two tiers: afd_twotier_serve (FCFS on both tiers, no tickets, no drops,
+ * TTFT attainment only) for fixed lengths or a trace's prompts and mean
+ * output; the replayed rate under --arrivals trace. */
 static int closed_twotier(const char *cmd, const cli_serve_setup *su,
                           const afd_serve_twotier_config *tc, afd_twotier_result *cf)
 {
     const afd_serve_params *p = &su->params;
-    const afd_hw *hw = p->hw;
-    afd_svc_law *law = NULL;
-    afd_twotier m;
+    afd_twotier_serve_params q;
     afd_status st;
-    double lambda = p->times != NULL ? su->replay_rate * su->unit_seconds : p->lambda;
-    double pi_mean = 0, chunk = p->config.chunk;
+    double one, *v = NULL;
+    size_t i;
     if (p->workload != NULL && p->workload->kind != AFD_WORKLOAD_TRACE)
         return cli_usage_error(cmd, "--closed with --arch twotier needs fixed lengths or a "
                                     "trace");
     if (!isfinite(tc->ttft_slo))
         return cli_usage_error(cmd, "--closed with --arch twotier needs --ttft-slo");
+    memset(&q, 0, sizeof q);
+    q.hw = p->hw;
+    q.lambda = p->times != NULL ? su->replay_rate * su->unit_seconds : p->lambda;
+    q.lp = tc->lp;
+    q.hp = tc->hp;
+    q.chunk = p->config.chunk;
+    q.decode_bmax = p->config.decode_bmax;
+    q.ttft_slo = tc->ttft_slo;
+    q.threshold = tc->threshold;
     if (p->workload == NULL) {
-        double P = p->prompt;
-        pi_mean = hw->prefill_a + hw->prefill_b * P + hw->prefill_c * P * P;
-        st = afd_svc_law_deterministic(ceil(P / chunk) * hw->prefill_a + hw->prefill_b * P +
-                                           hw->prefill_c * P * P,
-                                       &law);
+        one = p->prompt;
+        q.prompts = &one;
+        q.n = 1;
+        q.output_mean = p->output;
     } else {
-        size_t i, n = p->workload->n_kept;
-        double *v = malloc(n * sizeof *v);
+        q.n = p->workload->n_kept;
+        v = malloc(q.n * sizeof *v);
         if (v == NULL)
             return cli_runtime_error(cmd, "out of memory");
-        for (i = 0; i < n; i++) {
-            double P = p->workload->prompt[i] ? (double)p->workload->prompt[i] : 1;
-            pi_mean += (hw->prefill_a + hw->prefill_b * P + hw->prefill_c * P * P) / (double)n;
-            v[i] = ceil(P / chunk) * hw->prefill_a + hw->prefill_b * P + hw->prefill_c * P * P;
+        for (i = 0; i < q.n; i++) {
+            v[i] = p->workload->prompt[i] ? (double)p->workload->prompt[i] : 1;
+            q.output_mean += (double)p->workload->decode[i] / (double)q.n;
         }
-        st = afd_svc_law_samples(v, n, &law);
-        free(v);
+        q.prompts = v;
     }
-    if (st != AFD_OK)
-        return cli_runtime_error(cmd, "closed form: service law: %s", afd_strerror(st));
-    m.law = law;
-    m.lp = (int)tc->lp;
-    m.hp = (int)tc->hp;
-    m.ttft_slo = tc->ttft_slo;
-    m.threshold = tc->hp > 0 ? fmin(tc->threshold + pi_mean, tc->ttft_slo) : tc->ttft_slo;
-    st = afd_twotier_attainment(&m, lambda, cf);
-    afd_svc_law_free(law);
+    st = afd_twotier_serve(&q, cf);
+    free(v);
+    if (st == AFD_EUNSTABLE) {
+        cli_warn(cmd, "closed form: unstable (the LP instances cannot keep up with their "
+                      "decodes)");
+        return 0;
+    }
     if (st != AFD_OK)
         return cli_runtime_error(cmd, "closed form: %s", afd_strerror(st));
     return 0;
@@ -587,7 +585,8 @@ const cli_command cli_cmd_serve = {
         "           leave and miss the SLO.  Adds offloads drops tickets (counts over the\n"
         "           whole run) and p_offload p_offload_se p_drop p_drop_se (fractions of\n"
         "           the measured requests); --closed adds p_offload_cf attainment_cf\n"
-        "           rho_hp_cf (the prefill-only model of afdkit twotier)"
+        "           rho_hp_cf (queues with deadlines, the LP prefill slowed by its\n"
+        "           decodes as in chunked's closed form; no tickets, no drops)"
         "\n"
         "Arrivals are Poisson at --lambda, or with --arrivals trace the rows of --trace\n"
         "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"

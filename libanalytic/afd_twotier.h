@@ -30,7 +30,10 @@
 #ifndef AFD_TWOTIER_H
 #define AFD_TWOTIER_H
 
+#include <stddef.h>
+
 #include "afd_deadline.h"
+#include "afd_hw.h"
 #include "afd_status.h"
 
 #ifdef __cplusplus
@@ -62,6 +65,54 @@ AFD_API afd_status afd_twotier_attainment(const afd_twotier *m, double lambda,
  * model); 0 when even light load misses the target (T too short for the
  * service law). */
 AFD_API afd_status afd_twotier_capacity(const afd_twotier *m, double target, double *lambda);
+
+/* ---- the serving simulator's two tiers (afdkit serve --arch twotier)
+ *
+ * The same decomposition for the policy of montecarlo/serve/afd_serve_twotier.h,
+ * FCFS on both tiers, no tickets, no drops, TTFT attainment only.
+ * Request r has prompt P_r (uniform over prompts[0..n)), predicted prefill
+ * pi_r = a + b P_r + c P_r^2 (the prefill law), and is offloaded once its
+ * slack T - wait - pi_r falls to X, i.e. after waiting d_r = T - X - pi_r;
+ * the model uses one deadline d = max(T - X - E[pi], 0) (exact for fixed
+ * prompts).
+ * LP service.  An LP instance prefills in chunked iterations shared with its
+ * decodes.  With E[G] = 1 (no decode) a prompt takes ceil(P / S) iterations:
+ *     S_r = ceil(P_r / S) a + b P_r + c P_r^2      (exact alone).
+ * With decodes, the chunked closed form (afd_serving_chunked, (C1)-(C3)) at
+ * the LP rate lambda (1 - p_off) gives the mean number nbar of decodes in
+ * an iteration; each of the ceil(P_r / (S - nbar)) iterations of the prompt
+ * costs a_eff + nbar cd (a_eff = beta (1 - e^-nbar) + a e^-nbar, cd = gamma
+ * + alpha (E[P] + E[G]/2)):
+ *     S_r = ceil(P_r / (S - nbar)) (a_eff + nbar cd) + b P_r + c P_r^2.
+ * p_off depends on the LP rate and the LP rate on p_off: a fixed point,
+ * found by bisection to 1e-12 (where F jumps, at the jump).
+ * HP.  Offloads reach the hp instances at lambda p_off (taken as Poisson)
+ * and are prefilled first, alone or in a batch, in pi_r; their decodes are
+ * ignored.  The request had X + pi_r left at its offload, so it meets the
+ * SLO iff its HP wait is at most X:
+ *     A_HP = P(W_HP <= X),   W_HP the M/G/hp wait with the law of pi.
+ *     A    = (1 - p_off) E_S[P(W_LP <= T - S) | served] + p_off A_HP.
+ * hp = 0: one chunked pool, A = E_S[P(W <= T - S)] with the M/G/lp wait.
+ * Errors of the model against the simulator: docs/twotier.md. */
+typedef struct afd_twotier_serve_params {
+    const afd_hw *hw;       /* prefill and decode laws */
+    double lambda;          /* Poisson arrival rate > 0 */
+    unsigned lp, hp;        /* lp >= 1, hp >= 0 */
+    unsigned chunk;         /* LP tokens per iteration, > decode_bmax */
+    unsigned decode_bmax;   /* LP sequences per instance */
+    const double *prompts;  /* prompt lengths >= 1, each weight 1/n */
+    size_t n;               /* >= 1 */
+    double output_mean;     /* E[G] >= 1 */
+    double ttft_slo;        /* T > 0 */
+    double threshold;       /* X >= 0 (hp >= 1) */
+} afd_twotier_serve_params;
+
+/* Fills attainment, p_off, attain_lp, attain_hp, rho_hp (as
+ * afd_twotier_attainment).  AFD_EINVAL for bad parameters; AFD_EUNSTABLE
+ * when the LP instances cannot keep up with their decodes (the chunked
+ * closed form's decode limit); AFD_ENUMERIC if the fixed point or a
+ * quadrature fails. */
+AFD_API afd_status afd_twotier_serve(const afd_twotier_serve_params *p, afd_twotier_result *out);
 
 #ifdef __cplusplus
 }

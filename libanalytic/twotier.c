@@ -4,7 +4,10 @@
 
 #include <math.h>
 
+#include <stdlib.h>
+
 #include "afd_queue.h"
+#include "afd_serving.h"
 #include "afd_twotier.h"
 #include "internal.h"
 #include "svc_internal.h"
@@ -230,4 +233,149 @@ afd_status afd_twotier_capacity(const afd_twotier *m, double target, double *lam
     }
     *lambda = lo;
     return AFD_OK;
+}
+
+/* ---------------------------------------------- the simulator's two tiers */
+
+/* The LP service law at LP rate lam_lp (see afd_twotier.h). */
+static afd_status lp_law(const afd_twotier_serve_params *p, double lam_lp, double *v,
+                         afd_svc_law **law)
+{
+    const afd_hw *hw = p->hw;
+    double P = 0, P2 = 0, nbar = 0, a_eff = hw->prefill_a, cd = 0, per = p->chunk;
+    size_t i;
+    afd_status st;
+    for (i = 0; i < p->n; i++) {
+        P += p->prompts[i] / (double)p->n;
+        P2 += p->prompts[i] * p->prompts[i] / (double)p->n;
+    }
+    if (p->output_mean > 1 && lam_lp > 0) {
+        afd_serving_chunked_params q;
+        afd_serving_result r;
+        q.hw = hw;
+        q.lambda = lam_lp;
+        q.instances = p->lp;
+        q.chunk = p->chunk;
+        q.decode_bmax = p->decode_bmax;
+        q.prompt_mean = P;
+        q.prompt_m2 = P2 < P * P ? P * P : P2;
+        q.output_mean = p->output_mean;
+        q.quantile = 0.9;
+        st = afd_serving_chunked(&q, &r);
+        /* a prefill overload is no failure here: the LP queue sheds it */
+        if (st != AFD_OK && !(st == AFD_EUNSTABLE && r.limit == AFD_SERVING_LIMIT_PREFILL &&
+                              r.decode_batch >= 1))
+            return st;
+        nbar = r.decode_batch - 1;
+        per = p->chunk - nbar;
+        if (!(per >= 1))
+            return AFD_EUNSTABLE;
+        a_eff = hw->decode_beta * (1 - exp(-nbar)) + hw->prefill_a * exp(-nbar);
+        cd = hw->decode_gamma + hw->decode_alpha * (P + p->output_mean / 2);
+    }
+    for (i = 0; i < p->n; i++) {
+        double x = p->prompts[i];
+        v[i] = ceil(x / per - 1e-9) * (a_eff + nbar * cd) + hw->prefill_b * x +
+               hw->prefill_c * x * x;
+    }
+    return afd_svc_law_samples(v, p->n, law);
+}
+
+afd_status afd_twotier_serve(const afd_twotier_serve_params *p, afd_twotier_result *out)
+{
+    const afd_hw *hw;
+    afd_svc_law *hp_law = NULL, *law = NULL;
+    double *v = NULL, pi_mean = 0, poff = 0, d = 0;
+    afd_status st;
+    size_t i;
+    int it;
+    if (out == NULL)
+        return AFD_EINVAL;
+    out->attainment = out->p_off = out->attain_lp = out->attain_hp = out->rho_hp = NAN;
+    if (p == NULL || (hw = p->hw) == NULL || !afd_hw_has_prefill(hw) ||
+        !afd_hw_has_decode(hw) || !(p->lambda > 0) || !isfinite(p->lambda) || p->lp < 1 ||
+        p->chunk <= p->decode_bmax || p->decode_bmax < 1 || p->prompts == NULL || p->n < 1 ||
+        !(p->output_mean >= 1) || !isfinite(p->output_mean) || !(p->ttft_slo > 0) ||
+        !isfinite(p->ttft_slo) || (p->hp > 0 && !(p->threshold >= 0 && isfinite(p->threshold))))
+        return AFD_EINVAL;
+    for (i = 0; i < p->n; i++)
+        if (!(p->prompts[i] >= 1 && p->prompts[i] < 1e9))
+            return AFD_EINVAL;
+    v = malloc(p->n * sizeof *v);
+    if (v == NULL)
+        return AFD_ENOMEM;
+    for (i = 0; i < p->n; i++) {
+        double x = p->prompts[i];
+        v[i] = hw->prefill_a + hw->prefill_b * x + hw->prefill_c * x * x;
+        pi_mean += v[i] / (double)p->n;
+    }
+    if (p->hp > 0) {
+        if ((st = afd_svc_law_samples(v, p->n, &hp_law)) != AFD_OK)
+            goto done;
+        d = p->ttft_slo - p->threshold - pi_mean;
+        if (d < 0)
+            d = 0;
+    }
+    if (p->hp == 0) {
+        wait_law w;
+        if ((st = lp_law(p, p->lambda, v, &law)) != AFD_OK)
+            goto done;
+        fcfs_law(p->lambda, law, (int)p->lp, &w);
+        if ((st = expect(law, &w, p->ttft_slo, &out->attain_lp)) == AFD_OK) {
+            out->p_off = 0;
+            out->attainment = out->attain_lp;
+        }
+        goto done;
+    }
+    {
+        /* p -> F(p), the offload fraction of the LP pool at rate lambda (1 - p),
+         * falls as p grows (fewer decodes, shorter prefills): bisect F(p) = p
+         * (F jumps where ceil(P / (S - nbar)) does; the bisection then stops
+         * at the jump).  An LP pool that cannot keep up with its decodes at
+         * (1 - p) lambda needs a larger p. */
+        double lo = 0, hi = p->output_mean > 1 ? 1 : 0, f;
+        wait_law w, wh;
+        for (it = 0; it < 200 && hi - lo > 1e-12; it++) {
+            double mid = (lo + hi) / 2;
+            afd_svc_law_free(law);
+            law = NULL;
+            st = lp_law(p, p->lambda * (1 - mid), v, &law);
+            if (st == AFD_EUNSTABLE) {
+                lo = mid;
+                continue;
+            }
+            if (st != AFD_OK)
+                goto done;
+            deadline_law(p->lambda, law, (int)p->lp, d, &w, &f);
+            if (f > mid)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        afd_svc_law_free(law);
+        law = NULL;
+        if ((st = lp_law(p, p->lambda * (1 - hi), v, &law)) != AFD_OK)
+            goto done;
+        deadline_law(p->lambda, law, (int)p->lp, d, &w, &poff);
+        if ((st = expect(law, &w, p->ttft_slo, &out->attain_lp)) != AFD_OK)
+            goto done;
+        if (p->lambda * poff > 0) {
+            fcfs_law(p->lambda * poff, hp_law, (int)p->hp, &wh);
+            out->attain_hp = law_cdf(&wh, p->threshold);
+        } else {
+            out->attain_hp = 1;
+        }
+        out->p_off = poff;
+        out->rho_hp = p->lambda * poff * hp_law->mean / p->hp;
+        out->attainment = (1 - poff) * out->attain_lp + poff * out->attain_hp;
+        goto done;
+    }
+    st = AFD_ENUMERIC;
+done:
+    if (st != AFD_OK)
+        out->attainment = out->p_off = out->attain_lp = out->attain_hp = out->rho_hp = NAN;
+    afd_svc_law_free(law);
+    afd_svc_law_free(hp_law);
+    free(v);
+    return st;
 }

@@ -8,6 +8,8 @@
  *     cannot start at once to HP. */
 #include <config.h>
 
+#include <string.h>
+
 #include <gsl/gsl_errno.h>
 
 #include "test_util.h"
@@ -117,12 +119,86 @@ static void splits_and_errors(void **state)
     afd_svc_law_free(dd);
 }
 
+/* afd_twotier_serve with one output token and a chunk holding the prompt:
+ * the LP service is the prefill law S = a + b P + c P^2, the LP deadline
+ * T - X - S and the HP budget X, which is afd_twotier_attainment with a
+ * deterministic law and threshold X + S (X + S left after the LP wait);
+ * hp = 0 is its one pool.  With a chunk of a quarter of the prompt the
+ * service takes the fixed cost four times. */
+static void serve_model(void **state)
+{
+    afd_hw hw;
+    afd_svc_law *law;
+    afd_twotier m;
+    afd_twotier_result a, b;
+    afd_twotier_serve_params q;
+    double P = 1000, S = 0.02 + 1e-4 * P + 1e-8 * P * P;
+    (void)state;
+    afd_hw_init(&hw);
+    hw.prefill_a = 0.02;
+    hw.prefill_b = 1e-4;
+    hw.prefill_c = 1e-8;
+    hw.decode_beta = 0.03;
+    hw.decode_gamma = hw.decode_alpha = 0;
+    memset(&q, 0, sizeof q);
+    q.hw = &hw;
+    q.lambda = 12;
+    q.lp = 2;
+    q.hp = 1;
+    q.chunk = 1000;
+    q.decode_bmax = 16;
+    q.prompts = &P;
+    q.n = 1;
+    q.output_mean = 1;
+    q.ttft_slo = 0.5;
+    q.threshold = 0.15;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_int_equal(afd_svc_law_deterministic(S, &law), AFD_OK);
+    m.law = law;
+    m.lp = 2;
+    m.hp = 1;
+    m.ttft_slo = 0.5;
+    m.threshold = 0.15 + S;
+    assert_int_equal(afd_twotier_attainment(&m, 12, &b), AFD_OK);
+    assert_close(a.p_off, b.p_off, 1e-12, 0);
+    assert_close(a.attainment, b.attainment, 1e-12, 0);
+    assert_close(a.rho_hp, b.rho_hp, 1e-12, 0);
+    assert_true(a.p_off > 0.01 && a.p_off < 0.5);
+    q.hp = m.hp = 0;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_int_equal(afd_twotier_attainment(&m, 12, &b), AFD_OK);
+    assert_close(a.attainment, b.attainment, 1e-12, 0);
+    afd_svc_law_free(law);
+    q.chunk = 250;
+    assert_int_equal(afd_svc_law_deterministic(S + 3 * 0.02, &law), AFD_OK);
+    m.law = law;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_int_equal(afd_twotier_attainment(&m, 12, &b), AFD_OK);
+    assert_close(a.attainment, b.attainment, 1e-12, 0);
+    afd_svc_law_free(law);
+    /* with decodes the offload fraction is a fixed point: it must satisfy
+     * p = F(p), checked by its bounds: more decodes, more offloads */
+    q.chunk = 1000;
+    q.hp = 1;
+    q.output_mean = 50;
+    hw.decode_gamma = 1e-4;
+    hw.decode_alpha = 1e-7;
+    assert_int_equal(afd_twotier_serve(&q, &b), AFD_OK);
+    q.output_mean = 1;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(b.p_off > a.p_off && b.attainment < a.attainment);
+    q.threshold = -1;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_EINVAL);
+    assert_true(isnan(a.attainment));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_pool_mm1),
         cmocka_unit_test(two_tier_mm1),
         cmocka_unit_test(splits_and_errors),
+        cmocka_unit_test(serve_model),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
