@@ -97,9 +97,14 @@ AFD_API double afd_intensity_limit(double intercept, double slope, double tpot_s
  * Lengths enter by E[P], E[P^2], E[G] and, for the KV memory, theta and nu
  * of Lemma 4.1 (afd-provisioning, eq. 3): the KV tokens a decoding sequence
  * holds at a random step. */
+#define AFD_TAICHI_PQ 32 /* prompt quantiles kept for the spread of the prefill time */
+
 typedef struct afd_taichi_lengths {
     double prompt_mean, prompt_m2; /* E[P] >= 1, E[P^2] */
     double prompt_max;             /* the longest prompt (geometric: the 0.999 quantile) */
+    double prompt_q[AFD_TAICHI_PQ]; /* P at the probabilities (i + 1/2) / AFD_TAICHI_PQ
+                                       (0 everywhere: the prompts are all E[P]) */
+    double output_q[AFD_TAICHI_PQ]; /* G at the same probabilities (0: all E[G]) */
     double output_mean;            /* E[G] >= 1 */
     double theta, nu;              /* Lemma 4.1, tokens */
 } afd_taichi_lengths;
@@ -187,8 +192,24 @@ typedef struct afd_taichi_result {
  *       D = ceil(E[P] / (S - nbar)) (a_eff + nbar cd) + pb E[P] + pc E[P^2]
  *       ((C3); with S >= the longest prompt and no decodes, the prefill law).
  *  (T2) Uniform instances (aggregation): lp = ld = lambda / N, one FIFO
- *       queue: TTFT = M/D/N sojourn plus the rest of the iteration in flight
- *       ((C4)), TPOT ~ Normal(T, (C5)'s spread).
+ *       queue: TTFT = the wait of M/G/N plus the prompt's own service plus
+ *       the rest of the iteration in flight ((C4)), TPOT ~ Normal(T, (C5)'s
+ *       spread).  The service of a prompt of P tokens is
+ *       S(P) = ceil(P / (S - nbar)) (a_eff + nbar cd) + pb P + pc P^2, taken
+ *       at the prompt quantiles prompt_q (D their mean, cs^2 their squared
+ *       coefficient of variation), and the M/G/N wait is M/D/N's with D
+ *       stretched by 1 + cs^2 (Allen-Cunneen: Wq(M/G/c) ~ Wq(M/M/c)
+ *       (1 + cs^2) / 2 = Wq(M/D/c) (1 + cs^2)), so
+ *       P(TTFT <= t) = mean over the quantiles P_i of
+ *       P(W_{M/D/N} <= (t - S(P_i) - rest) / (1 + cs^2)).
+ *       A long prompt can miss a TTFT SLO on an idle system: the spread of P
+ *       is what makes tight TTFT SLOs hard.  Likewise the TPOT of a request
+ *       of G tokens averages G - 1 iterations, so (C5)'s spread, the
+ *       compound Poisson prefill work over its decode life, scales as
+ *       1 / sqrt(G - 1): P(TPOT <= slo) is averaged over the output
+ *       quantiles output_q with sd(G) = sd(E[G]) sqrt((E[G] - 1) / (G - 1))
+ *       (a request of one output token has no TPOT and counts as meeting
+ *       it).
  *  (T3) Two kinds: every decode moves to the D-heavy instances (Algorithm 1;
  *       the prefilled-on-P ones after the KV transfer, kv_time / m added to
  *       their TPOT) except the share x that flows to P-heavy instances above

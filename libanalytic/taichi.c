@@ -3,6 +3,8 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -81,11 +83,20 @@ const char *afd_taichi_mode_name(afd_taichi_mode mode)
                                        : "hybrid";
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
                                  afd_taichi_lengths *out)
 {
+    size_t i;
     out->prompt_mean = out->prompt_m2 = out->prompt_max = NAN;
     out->output_mean = out->theta = out->nu = NAN;
+    for (i = 0; i < AFD_TAICHI_PQ; i++)
+        out->prompt_q[i] = out->output_q[i] = 0;
     if (w == NULL) {
         if (!(prompt >= 1 && output >= 1 && isfinite(prompt) && isfinite(output)))
             return AFD_EINVAL;
@@ -107,10 +118,29 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
         /* the 0.999 quantile: P(P > k) = (1 - 1/mu)^k */
         out->prompt_max = mp > 1 ? ceil(log(1e-3) / log1p(-1 / mp)) : 1;
         out->output_mean = w->mu_d;
+        for (i = 0; i < AFD_TAICHI_PQ; i++) {
+            double u = (i + 0.5) / AFD_TAICHI_PQ, k = mp > 1 ? ceil(log1p(-u) / log1p(-1 / mp)) : 1;
+            out->prompt_q[i] = k < 1 ? 1 : k;
+            k = w->mu_d > 1 ? ceil(log1p(-u) / log1p(-1 / w->mu_d)) : 1;
+            out->output_q[i] = k < 1 ? 1 : k;
+        }
     } else if (w->kind == AFD_WORKLOAD_TRACE && w->n_kept > 0 && w->prompt != NULL &&
                w->decode != NULL) {
         double s1 = 0, s2 = 0, sg = 0, mx = 0;
-        size_t i;
+        uint64_t *sorted = malloc(w->n_kept * sizeof *sorted);
+        if (sorted == NULL)
+            return AFD_ENOMEM;
+        memcpy(sorted, w->prompt, w->n_kept * sizeof *sorted);
+        qsort(sorted, w->n_kept, sizeof *sorted, cmp_u64);
+        for (i = 0; i < AFD_TAICHI_PQ; i++)
+            out->prompt_q[i] =
+                (double)sorted[(size_t)((i + 0.5) / AFD_TAICHI_PQ * (double)w->n_kept)];
+        memcpy(sorted, w->decode, w->n_kept * sizeof *sorted);
+        qsort(sorted, w->n_kept, sizeof *sorted, cmp_u64);
+        for (i = 0; i < AFD_TAICHI_PQ; i++)
+            out->output_q[i] =
+                (double)sorted[(size_t)((i + 0.5) / AFD_TAICHI_PQ * (double)w->n_kept)];
+        free(sorted);
         for (i = 0; i < w->n_kept; i++) {
             double pp = (double)w->prompt[i];
             s1 += pp;
@@ -172,6 +202,8 @@ struct kind {
     unsigned n, S;
     double lp, ld;
     double T, nbar, cd, cp, load, D, busy, sd;
+    double cs2;                   /* squared coefficient of variation of the service */
+    double svc[AFD_TAICHI_PQ];    /* service of the prompt quantiles (NaN: none kept) */
     int limit;
 };
 
@@ -205,9 +237,27 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
             k->limit = AFD_TAICHI_LIMIT_PREFILL;
             return;
         }
-        /* (C3) */
-        nit = ceil(P / s - 1e-9);
+        /* (C3), at each prompt quantile when they are kept (T2) */
         a_eff = hw->decode_beta * (1 - idle) + hw->prefill_a * idle;
+        k->cs2 = 0;
+        k->svc[0] = NAN;
+        if (L->prompt_q[0] >= 1) {
+            double m1 = 0, m2 = 0, nm = 0;
+            size_t i;
+            for (i = 0; i < AFD_TAICHI_PQ; i++) {
+                double q = L->prompt_q[i];
+                nit = ceil(q / s - 1e-9);
+                nm += nit / AFD_TAICHI_PQ;
+                k->svc[i] = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * q +
+                            hw->prefill_c * q * q;
+                m1 += k->svc[i] / AFD_TAICHI_PQ;
+                m2 += k->svc[i] * k->svc[i] / AFD_TAICHI_PQ;
+            }
+            k->cs2 = m2 > m1 * m1 ? (m2 - m1 * m1) / (m1 * m1) : 0;
+            nit = nm;
+        } else {
+            nit = ceil(P / s - 1e-9);
+        }
         k->D = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * P + hw->prefill_c * P2;
         if (!(k->lp * k->D < 1)) {
             k->limit = AFD_TAICHI_LIMIT_PREFILL;
@@ -219,23 +269,30 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
     }
 }
 
-/* P(TTFT <= t) of a kind: M/D/n sojourn plus the mean rest of the iteration
- * in flight (C4). */
+/* P(TTFT <= t) of a kind: the M/G/n wait (M/D/n's stretched by 1 + cs^2)
+ * plus the prompt's service plus the mean rest of the iteration in flight
+ * (C4), averaged over the prompt quantiles (T2). */
 static afd_status kind_ttft_cdf(const struct kind *k, double t, double *cdf, double *mean)
 {
     afd_mdc *q;
     afd_result r, w;
     afd_status st;
-    double rest = k->busy * k->T / 2, x = t - k->D - rest;
+    double rest = k->busy * k->T / 2, stretch = 1 + k->cs2, acc = 0;
+    size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ;
     st = afd_mdc_alloc(k->lp * k->n, k->D, (int)k->n, &q);
     if (st != AFD_OK)
         return st == AFD_ENOMEM ? AFD_EUNSTABLE : st;
     st = afd_mdc_wq_e(q, &w);
-    *mean = st == AFD_OK ? w.val + k->D + rest : NAN;
-    if (st == AFD_OK)
-        st = x < 0 ? (r.val = 0, AFD_OK) : afd_mdc_wait_cdf_e(q, x, &r);
+    *mean = st == AFD_OK ? w.val * stretch + k->D + rest : NAN;
+    for (i = 0; i < nq && st == AFD_OK; i++) {
+        double x = (t - (nq == 1 ? k->D : k->svc[i]) - rest) / stretch;
+        r.val = 0;
+        if (x >= 0)
+            st = afd_mdc_wait_cdf_e(q, x, &r);
+        acc += r.val / (double)nq;
+    }
     afd_mdc_free(q);
-    *cdf = st == AFD_OK ? r.val : NAN;
+    *cdf = st == AFD_OK ? acc : NAN;
     return st;
 }
 
@@ -245,6 +302,21 @@ static double normal_below(double slo, double mean, double sd)
     if (!(sd > 0))
         return slo >= mean ? 1 : 0;
     return gsl_cdf_ugaussian_P((slo - mean) / sd);
+}
+
+/* P(TPOT <= slo) of a request population: Normal(mean, sd) at E[G], the
+ * spread scaled by sqrt((E[G] - 1) / (G - 1)) over the output quantiles. */
+static double tpot_below(const afd_taichi_lengths *L, double slo, double mean, double sd)
+{
+    double acc = 0, m = L->output_mean - 1;
+    size_t j;
+    if (!(L->output_q[0] >= 1) || !(sd > 0) || !(m > 0))
+        return normal_below(slo, mean, sd);
+    for (j = 0; j < AFD_TAICHI_PQ; j++) {
+        double mj = L->output_q[j] - 1;
+        acc += (mj > 0 ? normal_below(slo, mean, sd * sqrt(m / mj)) : 1) / AFD_TAICHI_PQ;
+    }
+    return acc;
 }
 
 static void taichi_nan(afd_taichi_result *out)
@@ -329,7 +401,7 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
         out->service_p = kp.D;
         out->tpot_p = m > 0 ? kp.T : NAN;
         out->attain_ttft = ft_p;
-        out->attain_tpot = m > 0 ? normal_below(p->tpot_slo, kp.T, kp.sd) : 1;
+        out->attain_tpot = m > 0 ? tpot_below(L, p->tpot_slo, kp.T, kp.sd) : 1;
         out->attainment = out->attain_ttft * out->attain_tpot;
         afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, &out->kv);
         return AFD_OK;
@@ -419,9 +491,9 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
          * prefilled on a P-heavy one; flowed: half the steps on each kind,
          * one more transfer */
         double sdm = sqrt(0.5 * (kd.sd * kd.sd + kp.sd * kp.sd));
-        double stay = sp * normal_below(p->tpot_slo, kd.T + kvm, kd.sd) +
-                      (1 - sp) * normal_below(p->tpot_slo, kd.T, kd.sd);
-        double flow = x > 0 ? normal_below(p->tpot_slo, 0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
+        double stay = sp * tpot_below(L, p->tpot_slo, kd.T + kvm, kd.sd) +
+                      (1 - sp) * tpot_below(L, p->tpot_slo, kd.T, kd.sd);
+        double flow = x > 0 ? tpot_below(L, p->tpot_slo, 0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
                             : 0;
         out->tpot_d = kd.T;
         out->tpot_p = x > 0 ? kp.T : NAN;

@@ -141,6 +141,9 @@ static void lengths(void **state)
     assert_int_equal(afd_taichi_lengths_of(&w, 0, 0, &L), AFD_OK);
     assert_true(L.prompt_mean == 100 && L.prompt_m2 == 19900 && L.prompt_max == 688);
     assert_true(fabs(L.theta - 119) < 1e-9 && L.output_mean == 20);
+    /* quantiles at (i + 1/2) / 32: ceil(ln(1 - u) / ln 0.99), u = 1/64 gives
+     * ceil(1.567) = 2, u = 63/64 gives ceil(413.8) = 414 */
+    assert_true(L.prompt_q[0] == 2 && L.prompt_q[AFD_TAICHI_PQ - 1] == 414);
     assert_int_equal(afd_taichi_lengths_of(NULL, 0, 11, &L), AFD_EINVAL);
 }
 
