@@ -296,6 +296,16 @@ static afd_status kind_ttft_cdf(const struct kind *k, double t, double *cdf, dou
     return st;
 }
 
+/* An upper bound of P(TTFT <= t) of a kind: no wait at all. */
+static double kind_ttft_ub(const struct kind *k, double t)
+{
+    double rest = k->busy * k->T / 2, acc = 0;
+    size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ;
+    for (i = 0; i < nq; i++)
+        acc += (t - (nq == 1 ? k->D : k->svc[i]) - rest >= 0) / (double)nq;
+    return acc;
+}
+
 /* P(Normal(mean, sd) <= slo), a step for sd = 0 */
 static double normal_below(double slo, double mean, double sd)
 {
@@ -359,7 +369,9 @@ static int taichi_check(const afd_taichi_params *p)
     return 1;
 }
 
-afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out)
+/* The attainment; with need > 0, it may stop early with an upper bound of
+ * the attainment below need (no M/D/c solved), for the goodput search. */
+static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out, double need)
 {
     const afd_taichi_config *c;
     const afd_taichi_lengths *L;
@@ -392,16 +404,20 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
             out->attainment = 0;
             return AFD_EUNSTABLE;
         }
+        out->share_p = 1;
+        out->service_p = kp.D;
+        out->tpot_p = m > 0 ? kp.T : NAN;
+        out->attain_tpot = m > 0 ? tpot_below(L, p->tpot_slo, kp.T, kp.sd) : 1;
+        if (need > 0 && out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo) < need) {
+            out->attainment = out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo);
+            return AFD_OK; /* an upper bound below need */
+        }
         if ((st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
             out->limit = AFD_TAICHI_LIMIT_PREFILL;
             out->attainment = 0;
             return st;
         }
-        out->share_p = 1;
-        out->service_p = kp.D;
-        out->tpot_p = m > 0 ? kp.T : NAN;
         out->attain_ttft = ft_p;
-        out->attain_tpot = m > 0 ? tpot_below(L, p->tpot_slo, kp.T, kp.sd) : 1;
         out->attainment = out->attain_ttft * out->attain_tpot;
         afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, &out->kv);
         return AFD_OK;
@@ -471,19 +487,8 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
         out->attainment = 0;
         return AFD_EUNSTABLE;
     }
-    if (kp.lp > 0 && (st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
-        out->limit = AFD_TAICHI_LIMIT_PREFILL;
-        out->attainment = 0;
-        return st;
-    }
-    if (kd.lp > 0 && (st = kind_ttft_cdf(&kd, p->ttft_slo, &ft_d, &out->ttft_d)) != AFD_OK) {
-        out->limit = AFD_TAICHI_LIMIT_PREFILL;
-        out->attainment = 0;
-        return st;
-    }
     out->service_p = kp.lp > 0 ? kp.D : NAN;
     out->service_d = kd.lp > 0 ? kd.D : NAN;
-    out->attain_ttft = sp * ft_p + (1 - sp) * ft_d;
     out->decodes_d = kd.nbar;
     afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark, &out->kv);
     if (m > 0) {
@@ -501,8 +506,32 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
     } else {
         out->attain_tpot = 1;
     }
+    if (need > 0) {
+        double ub = sp * (kp.lp > 0 ? kind_ttft_ub(&kp, p->ttft_slo) : 0) +
+                    (1 - sp) * (kd.lp > 0 ? kind_ttft_ub(&kd, p->ttft_slo) : 0);
+        if (out->attain_tpot * ub < need) {
+            out->attainment = out->attain_tpot * ub;
+            return AFD_OK; /* an upper bound below need */
+        }
+    }
+    if (kp.lp > 0 && (st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
+        out->limit = AFD_TAICHI_LIMIT_PREFILL;
+        out->attainment = 0;
+        return st;
+    }
+    if (kd.lp > 0 && (st = kind_ttft_cdf(&kd, p->ttft_slo, &ft_d, &out->ttft_d)) != AFD_OK) {
+        out->limit = AFD_TAICHI_LIMIT_PREFILL;
+        out->attainment = 0;
+        return st;
+    }
+    out->attain_ttft = sp * ft_p + (1 - sp) * ft_d;
     out->attainment = out->attain_ttft * out->attain_tpot;
     return AFD_OK;
+}
+
+afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out)
+{
+    return attainment(p, out, 0);
 }
 
 double afd_taichi_capacity(const afd_taichi_params *p)
@@ -532,7 +561,7 @@ static int tg_feasible(double lambda, void *vctx)
     afd_taichi_result r;
     afd_status st;
     c->p.lambda = lambda;
-    st = afd_taichi_attainment(&c->p, &r);
+    st = attainment(&c->p, &r, c->target);
     if (st == AFD_EUNSTABLE)
         return 0;
     if (st != AFD_OK) {
@@ -587,7 +616,7 @@ static afd_status try_config(const afd_taichi_params *p, afd_taichi_config cfg, 
              * target just above the incumbent's goodput cannot beat it by more
              * than the tolerance (one evaluation instead of a bisection) */
             q.lambda = *g * (1 + rel_tol);
-            st = afd_taichi_attainment(&q, &r);
+            st = attainment(&q, &r, target);
             if (st != AFD_OK && st != AFD_EUNSTABLE)
                 return st;
             if (!(r.attainment >= target))
