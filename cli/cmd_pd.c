@@ -62,6 +62,9 @@ static const cli_option goodput_options[] = {
     {"prefill", 0, "LIST", "prefill pool sizes", OPT_PREFILL},
     {"decode", 0, "LIST", "decode pool sizes (every pair with --prefill)", OPT_DECODE},
     {"total", 0, "LIST", "or: every split of N instances into prefill + decode", OPT_TOTAL},
+    {"lambda", 'l', "L", "arrival rates to serve: a list 1,2,5:10 per time unit of the "
+     "latencies, rates 5/s, or trace; adds a block with the pool of fewest GPUs serving each",
+     OPT_LAMBDA},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group goodput_group = {"Options", goodput_options};
@@ -552,6 +555,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     cli_table *t = NULL;
     size_t i, j, npairs = 0;
     double *pp = NULL, *dd = NULL, *gp = NULL, *tot = NULL;
+    cli_list lambdas = {0, NULL};
     int *lim = NULL, rc;
 
     args_init(&a, cmd);
@@ -570,6 +574,11 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
+        goto out;
+    /* without --hw the times are bare numbers: seconds for 5/s and trace */
+    if (a.lambda_s != NULL &&
+        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit[0] ? a.unit : "s", &w,
+                              c.wl.trace, &lambdas)) != 0)
         goto out;
     if (isnan(a.slots)) {
         rc = cli_usage_error(cmd, "--slots-per-instance N is required: %s has no decode law",
@@ -687,10 +696,43 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
             i = j;
         }
     }
+    if (lambdas.n > 0) {
+        /* per rate, the pool of fewest GPUs whose goodput reaches it (ties:
+         * the larger goodput); a selection among the rows above */
+        cli_table_begin(t, "lambda", "prefill", "decode", "gpus", "goodput", "headroom");
+        for (j = 0; j < lambdas.n; j++) {
+            double lam = lambdas.v[j], g_best = NAN, gpus = NAN, most = 0;
+            size_t best = npairs;
+            for (i = 0; i < npairs; i++) {
+                double gi = pp[i] * a.pgpu + dd[i] * a.dgpu;
+                if (gp[i] > most)
+                    most = gp[i];
+                if (!(gp[i] >= lam))
+                    continue;
+                if (best == npairs || gi < gpus || (gi == gpus && gp[i] > g_best)) {
+                    best = i;
+                    gpus = gi;
+                    g_best = gp[i];
+                }
+            }
+            if (best == npairs)
+                cli_warn(cmd, "lambda %g: no pool evaluated serves it (the largest goodput is "
+                              "%g)",
+                         lam, most);
+            cli_table_real(t, lam);
+            cli_table_real(t, best < npairs ? pp[best] : NAN);
+            cli_table_real(t, best < npairs ? dd[best] : NAN);
+            cli_table_real(t, gpus);
+            cli_table_real(t, g_best);
+            cli_table_real(t, g_best / lam);
+            cli_table_end_row(t);
+        }
+    }
     rc = cli_table_finish(t, cmd);
     t = NULL;
 out:
     cli_table_discard(t);
+    cli_list_free(&lambdas);
     free(pp);
     free(dd);
     free(gp);
@@ -707,7 +749,7 @@ const cli_command cli_cmd_goodput = {
     .summary = "largest arrival rate meeting both SLOs, per prefill:decode split",
     .usage =
         "goodput WORKLOAD (--prefill LIST --decode LIST | --total LIST) --slots-per-instance N "
-        "...",
+        "[--lambda L|LIST|trace] ...",
     .description =
         "Prints one row per pool: prefill decode goodput goodput_per_gpu limit; with\n"
         "--total a second block gives the best split of each total:\n"
@@ -721,7 +763,13 @@ const cli_command cli_cmd_goodput = {
         "ttft, decode-slots, kv-cache, or saturation (the prefill load is too close to 1\n"
         "for the exact M/D/c solution, so goodput is a lower bound).  When no pool has a\n"
         "positive goodput (a decode step above the TPOT SLO, a TTFT SLO below the prefill\n"
-        "time) the command prints no table and exits 1 with the reason.",
+        "time) the command prints no table and exits 1 with the reason.\n"
+        "\n"
+        "--lambda L (a list 1,2,5:10 per time unit of the latencies, rates with units 5/s,\n"
+        "or trace: the rate of the trace's timestamps) adds a last block, one row per\n"
+        "rate: lambda prefill decode gpus goodput headroom, the pool of fewest GPUs\n"
+        "among those evaluated whose goodput reaches the rate (ties: the larger\n"
+        "goodput), headroom = goodput / lambda; nan with a warning when no pool does.",
     .groups = goodput_groups,
     .run = run_goodput,
 };

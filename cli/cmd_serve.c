@@ -9,6 +9,8 @@
 
 #include "afd_serve.h"
 #include "afd_serve_taichi.h"
+#include "afd_serve_twotier.h"
+#include "afd_twotier.h"
 #include "afd_serving.h"
 #include "cli.h"
 #include "serve_opts.h"
@@ -21,7 +23,13 @@ enum {
     OPT_TC_SD,
     OPT_TC_WATERMARK,
     OPT_TC_BACKFLOW,
-    OPT_TC_KVCAP
+    OPT_TC_KVCAP,
+    OPT_TT_LP,
+    OPT_TT_HP,
+    OPT_TT_POLICY,
+    OPT_TT_THRESHOLD,
+    OPT_TT_DROP,
+    OPT_TT_NO_TICKETS
 };
 
 static const cli_option closed_options[] = {
@@ -47,12 +55,31 @@ static const cli_option taichi_options[] = {
      "back (default 0.96)",
      OPT_TC_BACKFLOW},
     {"kv-capacity", 0, "TOKENS",
-     "taichi: KV-cache tokens per instance (default: from --model/--device, else unlimited: "
-     "no watermark flows)",
+     "taichi, twotier: KV-cache tokens per instance (default: from --model/--device, else "
+     "unlimited: no watermark flows, no limit on an HP prefill batch)",
      OPT_TC_KVCAP},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group taichi_group = {"TaiChi hybrid (--arch taichi)", taichi_options};
+
+static const cli_option twotier_options[] = {
+    {"lp", 0, "N", "twotier: low-priority instances, >= 1 (default 1)", OPT_TT_LP},
+    {"hp", 0, "M", "twotier: high-priority instances, >= 0 (default 1)", OPT_TT_HP},
+    {"policy", 0, "P",
+     "twotier: order of the LP queue: fcfs, sjf (shortest prompt), edf (earliest TTFT "
+     "deadline) or slack (least slack) (default edf)",
+     OPT_TT_POLICY},
+    {"offload-threshold", 0, "X",
+     "twotier: offload a waiting request to HP when its slack (deadline - now - predicted "
+     "prefill) falls to X (required with --hp >= 1)",
+     OPT_TT_THRESHOLD},
+    {"drop", 0, NULL, "twotier: drop requests still waiting at their TTFT deadline",
+     OPT_TT_DROP},
+    {"no-tickets", 0, NULL, "twotier: idle HP instances take no arrivals directly",
+     OPT_TT_NO_TICKETS},
+    {NULL, 0, NULL, NULL, 0},
+};
+static const cli_group twotier_group = {"Two-tier LP/HP (--arch twotier)", twotier_options};
 
 struct serve_ctx {
     cli_serve_args a;
@@ -60,10 +87,14 @@ struct serve_ctx {
     int64_t np, nd, sp, sd;
     double watermark, backflow, kv_capacity;
     int taichi_opt; /* a taichi option was given */
+    int64_t lp, hp;
+    afd_order order;
+    const char *threshold;
+    int drop, no_tickets, twotier_opt, kv_opt;
 };
 
 static const cli_group *const serve_groups[] = {
-    &cli_serve_arch_group, &taichi_group,        &cli_serve_model_group,
+    &cli_serve_arch_group, &taichi_group,        &twotier_group,   &cli_serve_model_group,
     &closed_group,         &cli_serve_run_group, &cli_serve_arrivals_group,
     &cli_workload_group,   &cli_hw_group,        &cli_output_group,
     NULL};
@@ -96,8 +127,32 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         x->taichi_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->backflow);
     case OPT_TC_KVCAP:
-        x->taichi_opt = 1;
+        x->kv_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->kv_capacity);
+    case OPT_TT_LP:
+        x->twotier_opt = 1;
+        return cli_integer(x->a.cmd, opt->name, arg, 1, AFD_SERVE_MAX_INSTANCES, &x->lp);
+    case OPT_TT_HP:
+        x->twotier_opt = 1;
+        return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->hp);
+    case OPT_TT_POLICY:
+        x->twotier_opt = 1;
+        if (afd_order_parse(arg, &x->order) != AFD_OK)
+            return cli_usage_error(x->a.cmd, "--policy: expected fcfs, sjf, edf or slack: '%.40s'",
+                                   arg);
+        return 0;
+    case OPT_TT_THRESHOLD:
+        x->twotier_opt = 1;
+        x->threshold = arg;
+        return 0;
+    case OPT_TT_DROP:
+        x->twotier_opt = 1;
+        x->drop = 1;
+        return 0;
+    case OPT_TT_NO_TICKETS:
+        x->twotier_opt = 1;
+        x->no_tickets = 1;
+        return 0;
     }
     return cli_serve_option(&x->a, opt, arg);
 }
@@ -184,6 +239,61 @@ static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_
     return 0;
 }
 
+/* Two tiers: the prefill-only model of afd_twotier.h (FCFS on both tiers,
+ * no decode, no tickets, no drops).  The service of a request is its prompt
+ * alone in chunked iterations, ceil(P / chunk) a + b P + c P^2 (the
+ * standalone prefill when chunk >= P); the LP offloads once slack <= X,
+ * i.e. after waiting T - X - pi with pi the predicted prefill, which is
+ * afd_twotier's threshold X + pi (the mean pi for a trace; capped at T).
+ * Geometric lengths have no closed form here. */
+static int closed_twotier(const char *cmd, const cli_serve_setup *su,
+                          const afd_serve_twotier_config *tc, afd_twotier_result *cf)
+{
+    const afd_serve_params *p = &su->params;
+    const afd_hw *hw = p->hw;
+    afd_svc_law *law = NULL;
+    afd_twotier m;
+    afd_status st;
+    double lambda = p->times != NULL ? su->replay_rate * su->unit_seconds : p->lambda;
+    double pi_mean = 0, chunk = p->config.chunk;
+    if (p->workload != NULL && p->workload->kind != AFD_WORKLOAD_TRACE)
+        return cli_usage_error(cmd, "--closed with --arch twotier needs fixed lengths or a "
+                                    "trace");
+    if (!isfinite(tc->ttft_slo))
+        return cli_usage_error(cmd, "--closed with --arch twotier needs --ttft-slo");
+    if (p->workload == NULL) {
+        double P = p->prompt;
+        pi_mean = hw->prefill_a + hw->prefill_b * P + hw->prefill_c * P * P;
+        st = afd_svc_law_deterministic(ceil(P / chunk) * hw->prefill_a + hw->prefill_b * P +
+                                           hw->prefill_c * P * P,
+                                       &law);
+    } else {
+        size_t i, n = p->workload->n_kept;
+        double *v = malloc(n * sizeof *v);
+        if (v == NULL)
+            return cli_runtime_error(cmd, "out of memory");
+        for (i = 0; i < n; i++) {
+            double P = p->workload->prompt[i] ? (double)p->workload->prompt[i] : 1;
+            pi_mean += (hw->prefill_a + hw->prefill_b * P + hw->prefill_c * P * P) / (double)n;
+            v[i] = ceil(P / chunk) * hw->prefill_a + hw->prefill_b * P + hw->prefill_c * P * P;
+        }
+        st = afd_svc_law_samples(v, n, &law);
+        free(v);
+    }
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "closed form: service law: %s", afd_strerror(st));
+    m.law = law;
+    m.lp = (int)tc->lp;
+    m.hp = (int)tc->hp;
+    m.ttft_slo = tc->ttft_slo;
+    m.threshold = tc->hp > 0 ? fmin(tc->threshold + pi_mean, tc->ttft_slo) : tc->ttft_slo;
+    st = afd_twotier_attainment(&m, lambda, cf);
+    afd_svc_law_free(law);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "closed form: %s", afd_strerror(st));
+    return 0;
+}
+
 static void stat_cols(cli_table *t, const afd_serve_stat *s, double ms, int se)
 {
     if (se) {
@@ -208,7 +318,10 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_serve_setup su;
     afd_serve_taichi_config tc;
     afd_serve_taichi_counts cnt;
-    int is_taichi;
+    afd_serve_twotier_config ttc;
+    afd_serve_twotier_counts ttn;
+    afd_twotier_result ttcf;
+    int is_taichi, is_twotier;
     afd_serving_result cf;
     afd_serve_result r;
     afd_error err;
@@ -227,6 +340,8 @@ static int run(const cli_command *self, int argc, char **argv)
     x.watermark = 0.95;
     x.backflow = 0.96;
     x.kv_capacity = NAN;
+    x.lp = x.hp = 1;
+    x.order = AFD_ORDER_EDF;
     rc = cli_parse_args(self, argc, argv, &c, own, &x);
     if (rc != CLI_CONTINUE)
         return rc;
@@ -234,11 +349,52 @@ static int run(const cli_command *self, int argc, char **argv)
     if (rc != 0)
         return rc;
     is_taichi = strcmp(su.params.policy->name, "taichi") == 0;
+    is_twotier = strcmp(su.params.policy->name, "twotier") == 0;
     memset(&cnt, 0, sizeof cnt);
-    if (x.taichi_opt && !is_taichi) {
+    memset(&ttn, 0, sizeof ttn);
+    if ((x.taichi_opt || x.kv_opt) && !is_taichi && !(is_twotier && !x.taichi_opt)) {
         cli_serve_setup_free(&su);
         return cli_usage_error(cmd, "--p-heavy, --d-heavy, --chunk-p, --chunk-d, --watermark, "
                                     "--backflow and --kv-capacity are options of --arch taichi");
+    }
+    if (x.twotier_opt && !is_twotier) {
+        cli_serve_setup_free(&su);
+        return cli_usage_error(cmd, "--lp, --hp, --policy, --offload-threshold, --drop and "
+                                    "--no-tickets are options of --arch twotier");
+    }
+    if (is_twotier) {
+        memset(&ttc, 0, sizeof ttc);
+        ttc.lp = (unsigned)x.lp;
+        ttc.hp = (unsigned)x.hp;
+        ttc.order = x.order;
+        ttc.ttft_slo = su.params.ttft_slo;
+        ttc.drop = x.drop;
+        ttc.tickets = !x.no_tickets;
+        ttc.kv_capacity = !isnan(x.kv_capacity)    ? x.kv_capacity
+                          : !isnan(su.kv_capacity) ? su.kv_capacity
+                                                   : INFINITY;
+        ttc.counts = &ttn;
+        if (x.threshold != NULL &&
+            (rc = cli_time(cmd, "offload-threshold", x.threshold, su.hw.unit, &ttc.threshold)) !=
+                0) {
+            cli_serve_setup_free(&su);
+            return rc;
+        }
+        rc = 0;
+        if (!isfinite(ttc.ttft_slo) && (ttc.hp > 0 || ttc.drop))
+            rc = cli_usage_error(cmd, "--arch twotier needs --ttft-slo T (the deadline of "
+                                      "offloading and dropping)");
+        else if (ttc.hp > 0 && x.threshold == NULL)
+            rc = cli_usage_error(cmd, "--arch twotier with --hp >= 1 needs "
+                                      "--offload-threshold X");
+        else if (x.threshold != NULL && !(ttc.threshold >= 0 && isfinite(ttc.threshold)))
+            rc = cli_usage_error(cmd, "--offload-threshold must be finite and >= 0: '%s'",
+                                 x.threshold);
+        if (rc != 0) {
+            cli_serve_setup_free(&su);
+            return rc;
+        }
+        su.params.config.extra = &ttc;
     }
     if (is_taichi) {
         memset(&tc, 0, sizeof tc);
@@ -257,7 +413,13 @@ static int run(const cli_command *self, int argc, char **argv)
         su.params.config.extra = &tc;
     }
     cf.ttft_mean = cf.ttft_q = cf.tpot_mean = cf.tpot_q = NAN;
-    if (x.closed && (rc = closed_forms(cmd, &su, &cf)) != 0) {
+    ttcf.attainment = ttcf.p_off = ttcf.rho_hp = NAN;
+    rc = 0;
+    if (x.closed && is_twotier)
+        rc = closed_twotier(cmd, &su, &ttc, &ttcf);
+    else if (x.closed)
+        rc = closed_forms(cmd, &su, &cf);
+    if (rc != 0) {
         cli_serve_setup_free(&su);
         return rc;
     }
@@ -311,12 +473,20 @@ static int run(const cli_command *self, int argc, char **argv)
                                           "tpot_p90_cf"};
         static const char *const tcc[] = {"prefill_p", "prefill_d", "infeasible",
                                           "handovers", "flows",     "backflows"};
-        const char *names[sizeof base / sizeof base[0] + 4 + 6];
+        static const char *const ttn_names[] = {"offloads",  "drops",        "tickets",
+                                                "p_offload", "p_offload_se", "p_drop",
+                                                "p_drop_se"};
+        static const char *const ttcf_names[] = {"p_offload_cf", "attainment_cf", "rho_hp_cf"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3];
         size_t n = 0, k;
         for (k = 0; k < sizeof base / sizeof base[0]; k++)
             names[n++] = base[k];
-        for (k = 0; x.closed && k < 4; k++)
+        for (k = 0; x.closed && !is_twotier && k < 4; k++)
             names[n++] = cfc[k];
+        for (k = 0; is_twotier && k < 7; k++)
+            names[n++] = ttn_names[k];
+        for (k = 0; x.closed && is_twotier && k < 3; k++)
+            names[n++] = ttcf_names[k];
         for (k = 0; is_taichi && k < 6; k++)
             names[n++] = tcc[k];
         cli_table_begin_array(t, n, names);
@@ -331,7 +501,20 @@ static int run(const cli_command *self, int argc, char **argv)
     stat_cols(t, &r.tpot, ms, 1);
     cli_table_real(t, r.e2e.p90_se * ms);
     cli_table_real(t, r.attainment_se);
-    if (x.closed) {
+    if (is_twotier) {
+        cli_table_uint(t, ttn.offloads);
+        cli_table_uint(t, ttn.drops);
+        cli_table_uint(t, ttn.tickets);
+        cli_table_real(t, r.class_frac);
+        cli_table_real(t, r.class_frac_se);
+        cli_table_real(t, r.drop_frac);
+        cli_table_real(t, r.drop_frac_se);
+        if (x.closed) {
+            cli_table_real(t, ttcf.p_off);
+            cli_table_real(t, ttcf.attainment);
+            cli_table_real(t, ttcf.rho_hp);
+        }
+    } else if (x.closed) {
         cli_table_real(t, cf.ttft_mean * ms);
         cli_table_real(t, cf.ttft_q * ms);
         cli_table_real(t, cf.tpot_mean * ms);
@@ -354,8 +537,8 @@ const cli_command cli_cmd_serve = {
     .name = "serve",
     .path = "serve",
     .summary = "simulate LLM serving request by request: TTFT, TPOT, goodput (colloc, chunked, "
-               "disagg)",
-    .usage = "serve --arch colloc|chunked|disagg --hw FILE --lambda RATE --lengths P,G [...]",
+               "disagg, taichi, twotier)",
+    .usage = "serve --arch colloc|chunked|disagg|taichi|twotier --hw FILE --lambda RATE --lengths P,G [...]",
     .description =
         "Simulates serving request by request: arrivals (Poisson at --lambda), instances\n"
         "running iterations whose times come from the latency file's serving laws\n"
@@ -393,6 +576,18 @@ const cli_command cli_cmd_serve = {
         "           infeasible (arrivals no instance could serve in time), handovers,\n"
         "           flows, backflows (decodes moved).  SD = SP: aggregation (chunked);\n"
         "           SD = 0 with SP at least the longest prompt: disaggregation\n"
+        "  twotier  --lp N --hp M --policy fcfs|sjf|edf|slack --offload-threshold X\n"
+        "           [--drop] [--no-tickets] (Ascendra): LP instances run chunked iterations\n"
+        "           (--chunk), taking waiting prompts in the --policy order; a waiting\n"
+        "           request whose slack (TTFT deadline - now - its prefill law time) falls\n"
+        "           to X moves to the HP instances, which prefill first (all waiting\n"
+        "           prompts in one batch, within --kv-capacity) and decode what they\n"
+        "           prefilled; an HP instance with no prefill pending takes the next\n"
+        "           arrival (a ticket).  --drop: requests still waiting at their deadline\n"
+        "           leave and miss the SLO.  Adds offloads drops tickets (counts over the\n"
+        "           whole run) and p_offload p_offload_se p_drop p_drop_se (fractions of\n"
+        "           the measured requests); --closed adds p_offload_cf attainment_cf\n"
+        "           rho_hp_cf (the prefill-only model of afdkit twotier)"
         "\n"
         "Arrivals are Poisson at --lambda, or with --arrivals trace the rows of --trace\n"
         "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"

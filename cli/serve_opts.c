@@ -9,14 +9,14 @@
 #include "serve_opts.h"
 
 static const cli_option arch_options[] = {
-    {"arch", 0, "A", "colloc, chunked, disagg or taichi (required)", OPT_SV_ARCH},
+    {"arch", 0, "A", "colloc, chunked, disagg, taichi or twotier (required)", OPT_SV_ARCH},
     {"instances", 'n', "N", "colloc, chunked: instances (default 1)", OPT_SV_INSTANCES},
     {"prefill", 0, "NP", "disagg: prefill instances (default 1)", OPT_SV_PREFILL},
     {"decode", 0, "ND", "disagg: decode instances (default 1)", OPT_SV_DECODE},
     {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
     {"decode-bmax", 0, "B", "sequences decoded together per instance (default 16)",
      OPT_SV_DBMAX},
-    {"chunk", 0, "S", "chunked: tokens per iteration, > --decode-bmax (default 512)",
+    {"chunk", 0, "S", "chunked, twotier (LP): tokens per iteration, > --decode-bmax (default 512)",
      OPT_SV_CHUNK},
     {"pseudo-batch", 0, "TAU",
      "disagg: BestServe's per-request decode at pseudo batch max(floor((b+1)/TAU), 1)",
@@ -120,7 +120,7 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_ARCH:
         if (afd_serve_policy_find(arg) == NULL)
             return cli_usage_error(cmd, "--arch: unknown architecture '%s' (colloc, chunked, "
-                                        "disagg, taichi)",
+                                        "disagg, taichi, twotier)",
                                    arg);
         a->arch = arg;
         return 0;

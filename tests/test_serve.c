@@ -7,6 +7,7 @@
 
 #include "afd_queue.h"
 #include "afd_serve.h"
+#include "afd_serve_twotier.h"
 #include "test_util.h"
 
 /* Latency laws in seconds; the six AFD coefficients are not used here. */
@@ -263,8 +264,290 @@ static void errors(void **state)
     p.config.decode = 0;
     assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
     assert_null(afd_serve_policy_find("hybrid"));
-    assert_non_null(afd_serve_policy_at(3));
-    assert_null(afd_serve_policy_at(4));
+    assert_non_null(afd_serve_policy_at(4));
+    assert_null(afd_serve_policy_at(5));
+}
+
+/* ---- two tiers.  Hand-worked timelines with prefill 0.1 + 0.001 P s (no
+ * quadratic term), one output token (no decode), decode_bmax 1 so that an
+ * LP iteration takes one whole prompt (chunk 10000): P = 400 takes 0.5 s,
+ * P = 100 0.2 s, P = 800 0.9 s. */
+static afd_serve_params tt_base(const afd_hw *hw, afd_serve_twotier_config *tc, double *times,
+                                size_t n, const uint32_t *unused)
+{
+    afd_serve_params p = base(hw, "twotier");
+    (void)unused;
+    memset(tc, 0, sizeof *tc);
+    tc->lp = 1;
+    tc->hp = 1;
+    tc->order = AFD_ORDER_FCFS;
+    tc->ttft_slo = 1;
+    tc->threshold = 0.2;
+    tc->kv_capacity = INFINITY;
+    p.config.extra = tc;
+    p.config.decode_bmax = 1;
+    p.config.chunk = 10000;
+    p.times = times;
+    p.n_times = n;
+    p.requests = n;
+    p.batches = (unsigned)n;
+    p.prompt = 400;
+    p.output = 1;
+    return p;
+}
+
+/* Request 0 (t = 0) is prefilled on LP over [0, 0.5]; request 1 (t = 0.01)
+ * waits behind it, and its slack 0.01 + 1 - t - 0.5 falls to X = 0.2 at
+ * t = 0.31, still waiting: offloaded, prefilled on the idle HP instance over
+ * [0.31, 0.81], TTFT 0.8.  Request 0's slack reaches 0.2 at 0.3, but its
+ * prefill has started: it stays.  In one pool request 1 would wait until
+ * 0.5: TTFT 0.99. */
+static void twotier_offload_timeline(void **state)
+{
+    double times[2] = {0, 0.01};
+    afd_hw hw = laws(0.1, 0.001, 0, 0.05, 0, 0);
+    afd_serve_twotier_config tc;
+    afd_serve_twotier_counts cnt;
+    afd_serve_params p = tt_base(&hw, &tc, times, 2, NULL);
+    afd_serve_result r;
+    (void)state;
+    tc.tickets = 0;
+    tc.counts = &cnt;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.ttft.mean, (0.5 + 0.8) / 2, 1e-12, 0);
+    assert_close(r.ttft.p99, 0.8, 1e-12, 0); /* the larger of two */
+    assert_int_equal(cnt.offloads, 1);
+    assert_int_equal(cnt.drops, 0);
+    assert_int_equal(cnt.tickets, 0);
+    assert_close(r.class_frac, 0.5, 0, 0);
+    /* a threshold of 0.45 moves the offload to 0.06: HP [0.06, 0.56] */
+    tc.threshold = 0.45;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(cnt.offloads, 1);
+    assert_close(r.ttft.mean, (0.5 + 0.55) / 2, 1e-12, 0);
+    /* no HP instance: one pool, request 1 waits until 0.5 */
+    tc.hp = 0;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(cnt.offloads, 0);
+    assert_close(r.ttft.mean, (0.5 + 0.99) / 2, 1e-12, 0);
+    /* with SLO 0.9 the pool misses request 1, two tiers do not */
+    p.ttft_slo = 0.9;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.attainment, 0.5, 0, 0);
+    tc.hp = 1;
+    tc.threshold = 0.2;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.attainment, 1, 0, 0);
+}
+
+/* Tickets: request 0 finds the HP instance with no prefill pending and goes
+ * there ([0, 0.5]); request 1 (0.01) finds it prefilling: LP [0.01, 0.51];
+ * request 2 (0.02) waits on LP, is offloaded at 0.32 and waits for the HP
+ * prefill to end: [0.5, 1.0], TTFT 0.98; request 3 (0.6) finds the HP
+ * instance prefilling again and LP idle: [0.6, 1.1].  Elastic batch without
+ * tickets: requests 1, 2, 3 (0.01, 0.02, 0.03) all offloaded at 0.31, 0.32,
+ * 0.33; 1 alone over [0.31, 0.81], then 2 and 3 in one batch of 800 tokens
+ * over [0.81, 1.71]. */
+static void twotier_tickets_and_batch(void **state)
+{
+    double times[4] = {0, 0.01, 0.02, 0.6};
+    afd_hw hw = laws(0.1, 0.001, 0, 0.05, 0, 0);
+    afd_serve_twotier_config tc;
+    afd_serve_twotier_counts cnt;
+    afd_serve_params p = tt_base(&hw, &tc, times, 4, NULL);
+    afd_serve_result r;
+    (void)state;
+    tc.tickets = 1;
+    tc.counts = &cnt;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(cnt.tickets, 1);
+    assert_int_equal(cnt.offloads, 1);
+    assert_close(r.ttft.mean, (0.5 + 0.5 + 0.98 + 0.5) / 4, 1e-12, 0);
+    times[3] = 0.03;
+    tc.tickets = 0;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(cnt.tickets, 0);
+    assert_int_equal(cnt.offloads, 3);
+    assert_close(r.ttft.mean, (0.5 + 0.8 + 1.69 + 1.68) / 4, 1e-12, 0);
+    /* a KV capacity of 500 tokens splits the batch: 2 over [0.81, 1.31],
+     * 3 over [1.31, 1.81] */
+    tc.kv_capacity = 500;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.ttft.mean, (0.5 + 0.8 + 1.29 + 1.78) / 4, 1e-12, 0);
+}
+
+/* Orders on one LP instance, no HP: request 0 (P = 400) at 0 holds it over
+ * [0, 0.5]; request 1 (P = 100) at 0.1, request 2 (P = 800) at 0.2.
+ *   fcfs, edf, sjf: 1 over [0.5, 0.7], 2 over [0.7, 1.6]: TTFT 0.5, 0.6, 1.4
+ *   slack (T = 2): keys 0.1 + 2 - 0.2 = 1.9 and 0.2 + 2 - 0.9 = 1.3, so 2
+ *   first, over [0.5, 1.4], then 1 over [1.4, 1.6]: TTFT 0.5, 1.5, 1.2.
+ * With request 1 of P = 800 and request 2 of P = 100, sjf takes 2 first:
+ * [0.5, 0.7], then 1 over [0.7, 1.6]: TTFT 0.5, 1.5, 0.5 (fcfs: 0.5, 1.3,
+ * 1.4). */
+static void twotier_orders(void **state)
+{
+    static const afd_order orders[4] = {AFD_ORDER_FCFS, AFD_ORDER_EDF, AFD_ORDER_SJF,
+                                        AFD_ORDER_SLACK};
+    static const double want[4] = {2.5 / 3, 2.5 / 3, 2.5 / 3, 3.2 / 3};
+    double times[3] = {0, 0.1, 0.2};
+    uint32_t prompts[3] = {400, 100, 800};
+    afd_hw hw = laws(0.1, 0.001, 0, 0.05, 0, 0);
+    afd_serve_twotier_config tc;
+    afd_serve_params p = tt_base(&hw, &tc, times, 3, NULL);
+    afd_workload w;
+    afd_serve_result r;
+    uint64_t pr[3], de[3] = {1, 1, 1};
+    int k;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    w.kind = AFD_WORKLOAD_TRACE;
+    w.n_kept = 3;
+    w.prompt = pr;
+    w.decode = de;
+    p.workload = &w; /* with `times`, row n is request n */
+    tc.hp = 0;
+    tc.ttft_slo = 2;
+    for (k = 0; k < 3; k++)
+        pr[k] = prompts[k];
+    for (k = 0; k < 4; k++) {
+        tc.order = orders[k];
+        assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+        assert_close(r.ttft.mean, want[k], 1e-12, 0);
+    }
+    pr[1] = 800;
+    pr[2] = 100;
+    tc.order = AFD_ORDER_SJF;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.ttft.mean, (0.5 + 1.5 + 0.5) / 3, 1e-12, 0);
+    tc.order = AFD_ORDER_FCFS;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.ttft.mean, (0.5 + 1.3 + 1.4) / 3, 1e-12, 0);
+}
+
+/* Dropping, one LP instance, T = 0.6: request 0 [0, 0.5] meets it;
+ * request 1 (0.01) starts at 0.5, before its deadline 0.61, and gets TTFT
+ * 0.99 (missed, served); request 2 (0.02) still waits at 0.62: dropped.
+ * Attainment 1/3, mean TTFT over the served (0.5 + 0.99) / 2, throughput
+ * 2 served over [0, 1.0]. */
+static void twotier_drop(void **state)
+{
+    double times[3] = {0, 0.01, 0.02};
+    afd_hw hw = laws(0.1, 0.001, 0, 0.05, 0, 0);
+    afd_serve_twotier_config tc;
+    afd_serve_twotier_counts cnt;
+    afd_serve_params p = tt_base(&hw, &tc, times, 3, NULL);
+    afd_serve_result r;
+    (void)state;
+    tc.hp = 0;
+    tc.ttft_slo = p.ttft_slo = 0.6;
+    tc.drop = 1;
+    tc.counts = &cnt;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(cnt.drops, 1);
+    assert_int_equal(r.dropped, 1);
+    assert_int_equal(r.completed, 3);
+    assert_close(r.drop_frac, 1.0 / 3, 1e-15, 0);
+    assert_close(r.attainment, 1.0 / 3, 1e-15, 0);
+    assert_close(r.ttft.mean, (0.5 + 0.99) / 2, 1e-12, 0);
+    assert_close(r.throughput, 2 / 1.0, 1e-12, 0);
+    /* without --drop request 2 is served over [1.0, 1.5]: TTFT 1.48 */
+    tc.drop = 0;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(r.dropped, 0);
+    assert_close(r.ttft.mean, (0.5 + 0.99 + 1.48) / 3, 1e-12, 0);
+    assert_close(r.attainment, 1.0 / 3, 1e-15, 0);
+}
+
+/* Poisson arrivals, geometric lengths, decodes on both tiers: EDF with one
+ * SLO is FCFS request by request (identical results); with no HP instance
+ * and no drop the policy is `chunked` run for run. */
+static void twotier_identities(void **state)
+{
+    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 0.002, 1e-6);
+    afd_serve_twotier_config tc;
+    afd_serve_twotier_counts c1, c2;
+    afd_serve_params p = tt_base(&hw, &tc, NULL, 0, NULL);
+    afd_serve_result r1, r2;
+    afd_workload w;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    w.kind = AFD_WORKLOAD_GEOMETRIC;
+    w.mu_p = 500;
+    w.mu_d = 20;
+    p.workload = &w;
+    p.times = NULL;
+    p.n_times = 0;
+    p.lambda = 20;
+    p.requests = 4000;
+    p.warmup = 400;
+    p.batches = 16;
+    p.config.decode_bmax = 16;
+    p.config.chunk = 512;
+    tc.lp = 2;
+    tc.hp = 1;
+    tc.ttft_slo = p.ttft_slo = 0.4;
+    tc.threshold = 0.1;
+    tc.drop = 1;
+    tc.tickets = 1;
+    tc.counts = &c1;
+    assert_int_equal(afd_serve_run(&p, &r1, NULL), AFD_OK);
+    tc.order = AFD_ORDER_EDF;
+    tc.counts = &c2;
+    assert_int_equal(afd_serve_run(&p, &r2, NULL), AFD_OK);
+    if (!(c1.offloads > 100 && c1.tickets > 100 && c1.drops > 0))
+        print_error("offloads %llu tickets %llu drops %llu\n", (unsigned long long)c1.offloads,
+                    (unsigned long long)c1.tickets, (unsigned long long)c1.drops);
+    assert_true(c1.offloads > 100 && c1.tickets > 100 && c1.drops > 0);
+    assert_true(memcmp(&c1, &c2, sizeof c1) == 0);
+    assert_true(memcmp(&r1.ttft, &r2.ttft, sizeof r1.ttft) == 0);
+    assert_true(memcmp(&r1.tpot, &r2.tpot, sizeof r1.tpot) == 0);
+    assert_true(r1.attainment == r2.attainment && r1.dropped == r2.dropped);
+    /* SJF differs */
+    tc.order = AFD_ORDER_SJF;
+    assert_int_equal(afd_serve_run(&p, &r2, NULL), AFD_OK);
+    assert_true(r1.ttft.mean != r2.ttft.mean);
+    /* one pool, no drop: chunked with 2 instances */
+    tc.order = AFD_ORDER_FCFS;
+    tc.hp = 0;
+    tc.drop = 0;
+    p.lambda = 6;
+    assert_int_equal(afd_serve_run(&p, &r1, NULL), AFD_OK);
+    p.policy = afd_serve_policy_find("chunked");
+    p.config.instances = 2;
+    assert_int_equal(afd_serve_run(&p, &r2, NULL), AFD_OK);
+    assert_true(memcmp(&r1.ttft, &r2.ttft, sizeof r1.ttft) == 0);
+    assert_true(memcmp(&r1.tpot, &r2.tpot, sizeof r1.tpot) == 0);
+    assert_true(memcmp(&r1.e2e, &r2.e2e, sizeof r1.e2e) == 0);
+    assert_true(r1.throughput == r2.throughput && r1.events == r2.events);
+}
+
+static void twotier_errors(void **state)
+{
+    afd_hw hw = laws(0.1, 0.001, 0, 0.05, 0, 0);
+    afd_serve_twotier_config tc;
+    afd_serve_params p = tt_base(&hw, &tc, NULL, 0, NULL);
+    afd_serve_result r;
+    afd_error err;
+    (void)state;
+    p.times = NULL;
+    p.lambda = 1;
+    p.requests = 10;
+    p.batches = 2;
+    p.config.extra = NULL;
+    assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
+    p.config.extra = &tc;
+    tc.lp = 0;
+    assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
+    assert_non_null(strstr(err.text, "LP"));
+    tc.lp = 1;
+    tc.threshold = NAN;
+    assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
+    assert_non_null(strstr(err.text, "threshold"));
+    tc.threshold = 0.1;
+    tc.order = (afd_order)7;
+    assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
+    tc.order = AFD_ORDER_SLACK;
+    assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
 }
 
 int main(void)
@@ -276,6 +559,12 @@ int main(void)
         cmocka_unit_test(shared_batch),
         cmocka_unit_test(stability),
         cmocka_unit_test(errors),
+        cmocka_unit_test(twotier_offload_timeline),
+        cmocka_unit_test(twotier_tickets_and_batch),
+        cmocka_unit_test(twotier_orders),
+        cmocka_unit_test(twotier_drop),
+        cmocka_unit_test(twotier_identities),
+        cmocka_unit_test(twotier_errors),
     };
     RUN_TESTS(tests);
 }

@@ -17,6 +17,7 @@
  *   policy -> engine   afd_serve_at(e, t, kind, id)        schedule an event
  *                      afd_serve_first_token(e, r)         TTFT of r is now
  *                      afd_serve_finish(e, r)              r's last token is now
+ *                      afd_serve_drop(e, r)                r leaves unserved (dropped)
  *                      afd_serve_req(e, r)                 prompt, output, arrival, class,
  *                                                          deadline, one word for the policy
  *                      afd_serve_prefill_time, afd_serve_decode_step   the latency laws
@@ -30,7 +31,14 @@
  * chunked instances that hands decodes between them schedules its own
  * hand-over events; two-tier serving with deadlines and offloading reads
  * each request's class and deadline (afd_serve_request) and schedules its
- * own deadline events.  Neither needs a change to the engine.
+ * own deadline events.  Neither needs a change to the engine beyond one
+ * service: a request dropped (afd_serve_drop) leaves without its tokens;
+ * it has no TTFT, TPOT or end-to-end time, counts as missing its SLOs in
+ * the attainment, and is counted in `dropped` and `drop_frac`.  A policy
+ * may mark a request by setting its class (afd_serve_request.cls) to a
+ * nonzero value; the engine reports the fraction of measured requests with
+ * a nonzero class when they left (`class_frac`: the two-tier policy marks
+ * the requests it offloaded).
  *
  * Metrics.  Per request: TTFT = first token - arrival; TPOT = (last token -
  * first token) / (output - 1), the mean inter-token time of that request
@@ -122,7 +130,8 @@ typedef struct afd_serve_policy {
     void (*fini)(void *state);
 } afd_serve_policy;
 
-/* Built-in policies: "colloc", "chunked", "disagg".  NULL if unknown. */
+/* Built-in policies: "colloc", "chunked", "disagg", "taichi", "twotier".
+ * NULL if unknown. */
 AFD_API const afd_serve_policy *afd_serve_policy_find(const char *name);
 /* The i-th built-in policy, NULL past the last. */
 AFD_API const afd_serve_policy *afd_serve_policy_at(size_t i);
@@ -155,8 +164,10 @@ typedef struct afd_serve_stat {
 
 typedef struct afd_serve_result {
     afd_serve_stat ttft, tpot, e2e;
-    double throughput;                /* measured completions per unit time */
-    double attainment, attainment_se; /* fraction meeting both SLOs */
+    double throughput;                /* measured completions per unit time (dropped
+                                         requests excluded) */
+    double attainment, attainment_se; /* fraction meeting both SLOs (a dropped
+                                         request meets neither) */
     uint64_t completed;               /* measured requests (K floor(requests / K)) */
     uint64_t tpot_count;              /* of which with output >= 2 */
     int unstable;                     /* see the design note */
@@ -165,6 +176,10 @@ typedef struct afd_serve_result {
     uint64_t backlog;                 /* requests in the system when the last arrived */
     uint64_t events;                  /* events processed */
     double end_time;                  /* time of the last event */
+    uint64_t dropped;                 /* measured requests dropped (afd_serve_drop) */
+    double drop_frac, drop_frac_se;   /* dropped / completed, batch-means se */
+    double class_frac, class_frac_se; /* fraction of measured requests with a
+                                         nonzero class when they left */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy
@@ -207,6 +222,10 @@ AFD_API afd_serve_request *afd_serve_req(afd_serve_engine *e, uint32_t r);
 AFD_API void afd_serve_first_token(afd_serve_engine *e, uint32_t r);
 /* Record the last token of r at the current time and free r. */
 AFD_API void afd_serve_finish(afd_serve_engine *e, uint32_t r);
+/* Drop r now, unserved (no first token needed), and free r: it misses its
+ * SLOs.  Call it at most once per request and never after afd_serve_finish;
+ * a policy must not keep r's id afterwards (the slot is reused). */
+AFD_API void afd_serve_drop(afd_serve_engine *e, uint32_t r);
 /* Fail the run with status st (memory); the engine stops at the next event. */
 AFD_API void afd_serve_fail(afd_serve_engine *e, afd_status st);
 /* Next uniform of the policy stream (stream 2). */

@@ -74,6 +74,8 @@ void serve_decoder_free(serve_decoder *d)
 
 /* ---------------------------------------------------------------- engine */
 
+enum { FLAG_DROPPED = 1, FLAG_CLASS = 2 };
+
 struct afd_serve_engine {
     const afd_serve_params *p;
     const afd_hw *hw;
@@ -89,6 +91,7 @@ struct afd_serve_engine {
     /* measurements */
     uint64_t first, m; /* measured: arrival numbers first .. first + m - 1 */
     double *ttft, *tpot, *e2e;
+    unsigned char *flags; /* per measured request: FLAG_DROPPED, FLAG_CLASS */
     double last_finish;
     double t0; /* arrival of the first measured request */
     afd_philox_cursor policy_rng;
@@ -127,8 +130,22 @@ void afd_serve_finish(afd_serve_engine *e, uint32_t r)
         e->ttft[k] = q->first - q->arrival;
         e->tpot[k] = q->output >= 2 ? (e->now - q->first) / (q->output - 1) : NAN;
         e->e2e[k] = e->now - q->arrival;
+        e->flags[k] = q->cls != 0 ? FLAG_CLASS : 0;
         if (e->now > e->last_finish)
             e->last_finish = e->now;
+    }
+    e->free_slots[e->n_free++] = r;
+    e->in_system--;
+}
+
+void afd_serve_drop(afd_serve_engine *e, uint32_t r)
+{
+    const afd_serve_request *q = &e->req[r];
+    uint64_t n = e->index[r];
+    if (n >= e->first && n - e->first < e->m) {
+        size_t k = (size_t)(n - e->first);
+        e->ttft[k] = e->tpot[k] = e->e2e[k] = NAN;
+        e->flags[k] = (unsigned char)(FLAG_DROPPED | (q->cls != 0 ? FLAG_CLASS : 0));
     }
     e->free_slots[e->n_free++] = r;
     e->in_system--;
@@ -233,6 +250,7 @@ static void set_nan(afd_serve_result *out)
     stat_nan(&out->tpot);
     stat_nan(&out->e2e);
     out->throughput = out->attainment = out->attainment_se = NAN;
+    out->drop_frac = out->drop_frac_se = out->class_frac = out->class_frac_se = NAN;
     out->growth = out->end_time = NAN;
 }
 
@@ -423,8 +441,10 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     e.ttft = malloc((size_t)e.m * sizeof *e.ttft);
     e.tpot = malloc((size_t)e.m * sizeof *e.tpot);
     e.e2e = malloc((size_t)e.m * sizeof *e.e2e);
+    e.flags = calloc((size_t)e.m, sizeof *e.flags);
     scratch = malloc(2 * (size_t)k * sizeof *scratch);
-    if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || scratch == NULL) {
+    if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || e.flags == NULL ||
+        scratch == NULL) {
         st = AFD_ENOMEM;
         goto done;
     }
@@ -494,12 +514,14 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
         double *bat = scratch;
         double tslo = p->ttft_slo > 0 ? p->ttft_slo : INFINITY;
         double pslo = p->tpot_slo > 0 ? p->tpot_slo : INFINITY;
-        uint64_t cnt, ok = 0;
-        /* attainment per batch, before the arrays are reordered */
+        uint64_t cnt, ok = 0, dropped = 0, marked = 0;
+        /* attainment per batch, before the arrays are reordered; a dropped
+         * request misses its SLO */
         for (b = 0; b < k; b++) {
             uint64_t good = 0;
             for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++) {
-                int met = !(e.ttft[j] > tslo) && !(e.tpot[j] > pslo);
+                int met = !(e.flags[j] & FLAG_DROPPED) && !(e.ttft[j] > tslo) &&
+                          !(e.tpot[j] > pslo);
                 good += met;
             }
             bat[b] = (double)good / (double)len;
@@ -507,6 +529,26 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
         }
         mean_se(bat, k, &out->attainment, &out->attainment_se);
         out->attainment = (double)ok / (double)e.m;
+        /* the fractions dropped and of a nonzero class, batch by batch */
+        for (b = 0; b < k; b++) {
+            uint64_t n_drop = 0;
+            for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++)
+                n_drop += (e.flags[j] & FLAG_DROPPED) != 0;
+            bat[b] = (double)n_drop / (double)len;
+            dropped += n_drop;
+        }
+        mean_se(bat, k, &out->drop_frac, &out->drop_frac_se);
+        out->dropped = dropped;
+        out->drop_frac = (double)dropped / (double)e.m;
+        for (b = 0; b < k; b++) {
+            uint64_t n_cls = 0;
+            for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++)
+                n_cls += (e.flags[j] & FLAG_CLASS) != 0;
+            bat[b] = (double)n_cls / (double)len;
+            marked += n_cls;
+        }
+        mean_se(bat, k, &out->class_frac, &out->class_frac_se);
+        out->class_frac = (double)marked / (double)e.m;
         out->completed = e.m;
         if ((st = summarize(e.ttft, e.m, k, scratch, &out->ttft, &cnt)) != AFD_OK ||
             (st = summarize(e.tpot, e.m, k, scratch, &out->tpot, &out->tpot_count)) != AFD_OK ||
@@ -516,9 +558,9 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     }
     out->events = e.events;
     out->end_time = e.now;
-    /* throughput: measured completions over the span from the first measured
-     * arrival to the last measured completion */
-    out->throughput = (double)e.m / (e.last_finish - e.t0);
+    /* throughput: measured completions (dropped requests excluded) over the
+     * span from the first measured arrival to the last measured completion */
+    out->throughput = (double)(e.m - out->dropped) / (e.last_finish - e.t0);
 done:
     if (have_state)
         p->policy->fini(state);
@@ -529,6 +571,7 @@ done:
     free(e.ttft);
     free(e.tpot);
     free(e.e2e);
+    free(e.flags);
     free(scratch);
     if (st != AFD_OK) {
         set_nan(out);
@@ -545,6 +588,7 @@ static const afd_serve_policy *const builtin[] = {
     &afd_priv_serve_chunked,
     &afd_priv_serve_disagg,
     &afd_priv_serve_taichi,
+    &afd_priv_serve_twotier,
 };
 
 const afd_serve_policy *afd_serve_policy_at(size_t i)

@@ -36,6 +36,7 @@ extern const afd_serve_policy afd_priv_serve_colloc;
 extern const afd_serve_policy afd_priv_serve_chunked;
 extern const afd_serve_policy afd_priv_serve_disagg;
 extern const afd_serve_policy afd_priv_serve_taichi;
+extern const afd_serve_policy afd_priv_serve_twotier;
 
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
