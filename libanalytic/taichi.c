@@ -166,14 +166,14 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
 }
 
 afd_status afd_decode_memory(double decodes, double decode_rate, double theta, double nu,
-                             double z, double mark, afd_kv_memory *out)
+                             double z, double mark, double jump, afd_kv_memory *out)
 {
     double u;
     out->mean = out->sd = out->margin = out->p_over = out->excess = NAN;
     out->flow_share = out->flow_rate = NAN;
     if (!(decodes >= 0 && isfinite(decodes)) || !(decode_rate >= 0 && isfinite(decode_rate)) ||
         !(theta > 0 && isfinite(theta)) || !(nu >= 0 && isfinite(nu)) || !isfinite(z) ||
-        !(mark > 0))
+        !(mark > 0) || !(jump >= 0 && isfinite(jump)))
         return AFD_EINVAL;
     /* compound Poisson: E[K] = n theta, Var K = n E[Y^2] */
     out->mean = decodes * theta;
@@ -189,9 +189,8 @@ afd_status afd_decode_memory(double decodes, double decode_rate, double theta, d
     out->excess = out->sd * gsl_ran_ugaussian_pdf(u) - (mark - out->mean) * out->p_over;
     if (out->excess < 0)
         out->excess = 0;
-    out->flow_share = out->excess / out->mean;
-    if (out->flow_share > 1)
-        out->flow_share = 1;
+    /* an arrival within a prompt of the mark pushes the instance over it */
+    out->flow_share = gsl_cdf_ugaussian_Q((mark - jump - out->mean) / out->sd);
     out->flow_rate = out->flow_share * decode_rate;
     return AFD_OK;
 }
@@ -419,7 +418,8 @@ static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out,
         }
         out->attain_ttft = ft_p;
         out->attainment = out->attain_ttft * out->attain_tpot;
-        afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, &out->kv);
+        afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, L->prompt_mean,
+                          &out->kv);
         return AFD_OK;
     }
 
@@ -462,10 +462,14 @@ static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out,
         /* flows across the watermark of a D-heavy instance (before flows,
          * every decode comes to the D-heavy instances) */
         nx = 0;
-        if (isfinite(mark) && m > 0 && isfinite(kd.T)) {
+        if (isfinite(mark) && m > 0) {
             afd_kv_memory kv;
-            if (afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark,
-                                  &kv) == AFD_OK)
+            struct kind kf = kd;
+            kf.ld = lam / kd.n; /* the population the watermark sees: no flows yet */
+            kind_eval(p->hw, L, p->decode_bmax, &kf);
+            if (isfinite(kf.T) &&
+                afd_decode_memory(lam / kd.n * m * kf.T, lam / kd.n, L->theta, L->nu, Z90, mark,
+                                  L->prompt_mean, &kv) == AFD_OK)
                 nx = kv.flow_share;
         }
         if (fabs(nsp - sp) < 1e-10 && fabs(nx - x) < 1e-10)
@@ -490,7 +494,13 @@ static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out,
     out->service_p = kp.lp > 0 ? kp.D : NAN;
     out->service_d = kd.lp > 0 ? kd.D : NAN;
     out->decodes_d = kd.nbar;
-    afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark, &out->kv);
+    {
+        struct kind kf = kd;
+        kf.ld = lam / kd.n;
+        kind_eval(p->hw, L, p->decode_bmax, &kf);
+        afd_decode_memory(isfinite(kf.T) && m > 0 ? lam / kd.n * m * kf.T : 0, lam / kd.n,
+                          L->theta, L->nu, Z90, mark, L->prompt_mean, &out->kv);
+    }
     if (m > 0) {
         /* not flowed: on a D-heavy instance, after a KV transfer when
          * prefilled on a P-heavy one; flowed: half the steps on each kind,
