@@ -53,6 +53,8 @@ static const figure figures[] = {
     {"mdc", "mdc", "M/D/c: exact mean wait against three approximations over rho"},
     {"map", "map", "provisioning map: r*_mf and r*_G over theta and B"},
     {"gantt", "gantt", "Figure 2: the pipeline's first steps per stage and worker"},
+    {"regime", "regime",
+     "TaiChi's SLO regime map: the winning mode per TTFT and TPOT SLO (afdkit regime)"},
 };
 #define NFIGURES (sizeof figures / sizeof figures[0])
 

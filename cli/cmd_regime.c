@@ -231,7 +231,8 @@ static void eval_point(const struct shared *sh, point *pt)
     pt->st = sh->lambda > 0 ? afd_taichi_best_at(&q, N, sh->chunks, sh->n_chunks, sh->lambda,
                                                  pt->cfg, pt->val)
                             : afd_taichi_best(&q, N, sh->chunks, sh->n_chunks, sh->x->target,
-                                              sh->x->tol, pt->cfg, pt->val);
+                                              sh->x->sim && sh->x->tol > 0.01 ? 0.01 : sh->x->tol,
+                                              pt->cfg, pt->val);
     if (pt->st != AFD_OK)
         return;
     if (sh->x->sim) {

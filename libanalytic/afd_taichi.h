@@ -97,9 +97,14 @@ AFD_API double afd_intensity_limit(double intercept, double slope, double tpot_s
  * Lengths enter by E[P], E[P^2], E[G] and, for the KV memory, theta and nu
  * of Lemma 4.1 (afd-provisioning, eq. 3): the KV tokens a decoding sequence
  * holds at a random step. */
+#define AFD_TAICHI_PQ 32 /* prompt quantiles kept for the spread of the prefill time */
+
 typedef struct afd_taichi_lengths {
     double prompt_mean, prompt_m2; /* E[P] >= 1, E[P^2] */
     double prompt_max;             /* the longest prompt (geometric: the 0.999 quantile) */
+    double prompt_q[AFD_TAICHI_PQ]; /* P at the probabilities (i + 1/2) / AFD_TAICHI_PQ
+                                       (0 everywhere: the prompts are all E[P]) */
+    double output_q[AFD_TAICHI_PQ]; /* G at the same probabilities (0: all E[G]) */
     double output_mean;            /* E[G] >= 1 */
     double theta, nu;              /* Lemma 4.1, tokens */
 } afd_taichi_lengths;
@@ -120,29 +125,36 @@ AFD_API afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, d
  * what the ages of an M/G/infinity population are).  Their KV tokens K are
  * compound Poisson: E[K] = n theta, Var K = n E[Y^2] = n (nu^2 + theta^2).
  * The Gaussian margin is E[K] + z sd(K).  Above the mark M = watermark x
- * capacity, Algorithm 1 flows decodes out; the expected excess is the
- * Gaussian loss function, E[(K - M)^+] = sd phi(u) - (M - E K)(1 - Phi(u)),
- * u = (M - E K) / sd, and the share of the decode load that flows is the
- * share of the tokens above the mark, E[(K - M)^+] / E[K], so decodes flow
- * at that share times the decode arrival rate.  Error: the Gaussian is the
- * central limit of the compound Poisson (poor for n below ~10, where K is
- * skewed); the longest-first choice moves more tokens per flow than the
- * average decode holds, so the share overstates the flows counted by the
- * simulator (docs/taichi.md). */
+ * capacity, Algorithm 1 flows decodes out.  An arriving decode brings its
+ * prompt's KV cache, J = E[P] tokens (a jump of several standard deviations'
+ * worth of growth), and an instance within J of the mark is pushed over it,
+ * so one decode flows out: by PASTA the arrivals see the time-stationary K,
+ * and the share of decodes that flow is P(K > M - J) = 1 - Phi(u),
+ * u = (M - J - E K) / sd, the flow rate that times the decode arrival rate.
+ * The expected excess above the mark, E[(K - M)^+] = sd phi(v) - (M - E K)
+ * (1 - Phi(v)), v = (M - E K) / sd (the Gaussian loss function), is given
+ * too.  Error against the simulator (one P-heavy instance of chunk 2048, one
+ * decode-only D-heavy instance, the laws of tests/test_taichi.c, P = 1000,
+ * G = 101, 3 requests/s, E[K] = 10138, sd 3264): flow shares 0.607, 0.477,
+ * 0.164, 0.0142 simulated at capacities 10672, 12000, 15000, 20000 tokens
+ * against 0.620, 0.468, 0.170, 0.0080 (within 0.013 where flows are
+ * common; in the far tail the Gaussian is light against the skewed
+ * compound Poisson, and it is poor for fewer than about ten decodes). */
 typedef struct afd_kv_memory {
     double mean, sd;    /* of K, tokens */
     double margin;      /* mean + z sd */
     double p_over;      /* P(K > mark) */
     double excess;      /* E[(K - mark)^+], tokens */
-    double flow_share;  /* excess / mean, in [0, 1] */
+    double flow_share;  /* P(K > mark - jump): the share of decodes that flow */
     double flow_rate;   /* flow_share x decode_rate, decodes per unit time */
 } afd_kv_memory;
 
 /* decodes n >= 0 (mean population), decode_rate >= 0 (decodes arriving per
  * unit time), theta > 0, nu >= 0, z finite, mark > 0 (+inf: nothing
- * flows).  AFD_EINVAL otherwise. */
+ * flows), jump >= 0 (tokens an arriving decode brings, E[P]).  AFD_EINVAL
+ * otherwise. */
 AFD_API afd_status afd_decode_memory(double decodes, double decode_rate, double theta, double nu,
-                                     double z, double mark, afd_kv_memory *out);
+                                     double z, double mark, double jump, afd_kv_memory *out);
 
 typedef struct afd_taichi_config {
     unsigned p_heavy, d_heavy; /* NP, ND, NP + ND >= 1 */
@@ -187,8 +199,24 @@ typedef struct afd_taichi_result {
  *       D = ceil(E[P] / (S - nbar)) (a_eff + nbar cd) + pb E[P] + pc E[P^2]
  *       ((C3); with S >= the longest prompt and no decodes, the prefill law).
  *  (T2) Uniform instances (aggregation): lp = ld = lambda / N, one FIFO
- *       queue: TTFT = M/D/N sojourn plus the rest of the iteration in flight
- *       ((C4)), TPOT ~ Normal(T, (C5)'s spread).
+ *       queue: TTFT = the wait of M/G/N plus the prompt's own service plus
+ *       the rest of the iteration in flight ((C4)), TPOT ~ Normal(T, (C5)'s
+ *       spread).  The service of a prompt of P tokens is
+ *       S(P) = ceil(P / (S - nbar)) (a_eff + nbar cd) + pb P + pc P^2, taken
+ *       at the prompt quantiles prompt_q (D their mean, cs^2 their squared
+ *       coefficient of variation), and the M/G/N wait is M/D/N's with D
+ *       stretched by 1 + cs^2 (Allen-Cunneen: Wq(M/G/c) ~ Wq(M/M/c)
+ *       (1 + cs^2) / 2 = Wq(M/D/c) (1 + cs^2)), so
+ *       P(TTFT <= t) = mean over the quantiles P_i of
+ *       P(W_{M/D/N} <= (t - S(P_i) - rest) / (1 + cs^2)).
+ *       A long prompt can miss a TTFT SLO on an idle system: the spread of P
+ *       is what makes tight TTFT SLOs hard.  Likewise the TPOT of a request
+ *       of G tokens averages G - 1 iterations, so (C5)'s spread, the
+ *       compound Poisson prefill work over its decode life, scales as
+ *       1 / sqrt(G - 1): P(TPOT <= slo) is averaged over the output
+ *       quantiles output_q with sd(G) = sd(E[G]) sqrt((E[G] - 1) / (G - 1))
+ *       (a request of one output token has no TPOT and counts as meeting
+ *       it).
  *  (T3) Two kinds: every decode moves to the D-heavy instances (Algorithm 1;
  *       the prefilled-on-P ones after the KV transfer, kv_time / m added to
  *       their TPOT) except the share x that flows to P-heavy instances above

@@ -3,6 +3,8 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -81,11 +83,20 @@ const char *afd_taichi_mode_name(afd_taichi_mode mode)
                                        : "hybrid";
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
                                  afd_taichi_lengths *out)
 {
+    size_t i;
     out->prompt_mean = out->prompt_m2 = out->prompt_max = NAN;
     out->output_mean = out->theta = out->nu = NAN;
+    for (i = 0; i < AFD_TAICHI_PQ; i++)
+        out->prompt_q[i] = out->output_q[i] = 0;
     if (w == NULL) {
         if (!(prompt >= 1 && output >= 1 && isfinite(prompt) && isfinite(output)))
             return AFD_EINVAL;
@@ -107,10 +118,29 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
         /* the 0.999 quantile: P(P > k) = (1 - 1/mu)^k */
         out->prompt_max = mp > 1 ? ceil(log(1e-3) / log1p(-1 / mp)) : 1;
         out->output_mean = w->mu_d;
+        for (i = 0; i < AFD_TAICHI_PQ; i++) {
+            double u = (i + 0.5) / AFD_TAICHI_PQ, k = mp > 1 ? ceil(log1p(-u) / log1p(-1 / mp)) : 1;
+            out->prompt_q[i] = k < 1 ? 1 : k;
+            k = w->mu_d > 1 ? ceil(log1p(-u) / log1p(-1 / w->mu_d)) : 1;
+            out->output_q[i] = k < 1 ? 1 : k;
+        }
     } else if (w->kind == AFD_WORKLOAD_TRACE && w->n_kept > 0 && w->prompt != NULL &&
                w->decode != NULL) {
         double s1 = 0, s2 = 0, sg = 0, mx = 0;
-        size_t i;
+        uint64_t *sorted = malloc(w->n_kept * sizeof *sorted);
+        if (sorted == NULL)
+            return AFD_ENOMEM;
+        memcpy(sorted, w->prompt, w->n_kept * sizeof *sorted);
+        qsort(sorted, w->n_kept, sizeof *sorted, cmp_u64);
+        for (i = 0; i < AFD_TAICHI_PQ; i++)
+            out->prompt_q[i] =
+                (double)sorted[(size_t)((i + 0.5) / AFD_TAICHI_PQ * (double)w->n_kept)];
+        memcpy(sorted, w->decode, w->n_kept * sizeof *sorted);
+        qsort(sorted, w->n_kept, sizeof *sorted, cmp_u64);
+        for (i = 0; i < AFD_TAICHI_PQ; i++)
+            out->output_q[i] =
+                (double)sorted[(size_t)((i + 0.5) / AFD_TAICHI_PQ * (double)w->n_kept)];
+        free(sorted);
         for (i = 0; i < w->n_kept; i++) {
             double pp = (double)w->prompt[i];
             s1 += pp;
@@ -136,14 +166,14 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
 }
 
 afd_status afd_decode_memory(double decodes, double decode_rate, double theta, double nu,
-                             double z, double mark, afd_kv_memory *out)
+                             double z, double mark, double jump, afd_kv_memory *out)
 {
     double u;
     out->mean = out->sd = out->margin = out->p_over = out->excess = NAN;
     out->flow_share = out->flow_rate = NAN;
     if (!(decodes >= 0 && isfinite(decodes)) || !(decode_rate >= 0 && isfinite(decode_rate)) ||
         !(theta > 0 && isfinite(theta)) || !(nu >= 0 && isfinite(nu)) || !isfinite(z) ||
-        !(mark > 0))
+        !(mark > 0) || !(jump >= 0 && isfinite(jump)))
         return AFD_EINVAL;
     /* compound Poisson: E[K] = n theta, Var K = n E[Y^2] */
     out->mean = decodes * theta;
@@ -159,9 +189,8 @@ afd_status afd_decode_memory(double decodes, double decode_rate, double theta, d
     out->excess = out->sd * gsl_ran_ugaussian_pdf(u) - (mark - out->mean) * out->p_over;
     if (out->excess < 0)
         out->excess = 0;
-    out->flow_share = out->excess / out->mean;
-    if (out->flow_share > 1)
-        out->flow_share = 1;
+    /* an arrival within a prompt of the mark pushes the instance over it */
+    out->flow_share = gsl_cdf_ugaussian_Q((mark - jump - out->mean) / out->sd);
     out->flow_rate = out->flow_share * decode_rate;
     return AFD_OK;
 }
@@ -172,6 +201,8 @@ struct kind {
     unsigned n, S;
     double lp, ld;
     double T, nbar, cd, cp, load, D, busy, sd;
+    double cs2;                   /* squared coefficient of variation of the service */
+    double svc[AFD_TAICHI_PQ];    /* service of the prompt quantiles (NaN: none kept) */
     int limit;
 };
 
@@ -205,9 +236,27 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
             k->limit = AFD_TAICHI_LIMIT_PREFILL;
             return;
         }
-        /* (C3) */
-        nit = ceil(P / s - 1e-9);
+        /* (C3), at each prompt quantile when they are kept (T2) */
         a_eff = hw->decode_beta * (1 - idle) + hw->prefill_a * idle;
+        k->cs2 = 0;
+        k->svc[0] = NAN;
+        if (L->prompt_q[0] >= 1) {
+            double m1 = 0, m2 = 0, nm = 0;
+            size_t i;
+            for (i = 0; i < AFD_TAICHI_PQ; i++) {
+                double q = L->prompt_q[i];
+                nit = ceil(q / s - 1e-9);
+                nm += nit / AFD_TAICHI_PQ;
+                k->svc[i] = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * q +
+                            hw->prefill_c * q * q;
+                m1 += k->svc[i] / AFD_TAICHI_PQ;
+                m2 += k->svc[i] * k->svc[i] / AFD_TAICHI_PQ;
+            }
+            k->cs2 = m2 > m1 * m1 ? (m2 - m1 * m1) / (m1 * m1) : 0;
+            nit = nm;
+        } else {
+            nit = ceil(P / s - 1e-9);
+        }
         k->D = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * P + hw->prefill_c * P2;
         if (!(k->lp * k->D < 1)) {
             k->limit = AFD_TAICHI_LIMIT_PREFILL;
@@ -219,24 +268,41 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
     }
 }
 
-/* P(TTFT <= t) of a kind: M/D/n sojourn plus the mean rest of the iteration
- * in flight (C4). */
+/* P(TTFT <= t) of a kind: the M/G/n wait (M/D/n's stretched by 1 + cs^2)
+ * plus the prompt's service plus the mean rest of the iteration in flight
+ * (C4), averaged over the prompt quantiles (T2). */
 static afd_status kind_ttft_cdf(const struct kind *k, double t, double *cdf, double *mean)
 {
     afd_mdc *q;
     afd_result r, w;
     afd_status st;
-    double rest = k->busy * k->T / 2, x = t - k->D - rest;
+    double rest = k->busy * k->T / 2, stretch = 1 + k->cs2, acc = 0;
+    size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ;
     st = afd_mdc_alloc(k->lp * k->n, k->D, (int)k->n, &q);
     if (st != AFD_OK)
         return st == AFD_ENOMEM ? AFD_EUNSTABLE : st;
     st = afd_mdc_wq_e(q, &w);
-    *mean = st == AFD_OK ? w.val + k->D + rest : NAN;
-    if (st == AFD_OK)
-        st = x < 0 ? (r.val = 0, AFD_OK) : afd_mdc_wait_cdf_e(q, x, &r);
+    *mean = st == AFD_OK ? w.val * stretch + k->D + rest : NAN;
+    for (i = 0; i < nq && st == AFD_OK; i++) {
+        double x = (t - (nq == 1 ? k->D : k->svc[i]) - rest) / stretch;
+        r.val = 0;
+        if (x >= 0)
+            st = afd_mdc_wait_cdf_e(q, x, &r);
+        acc += r.val / (double)nq;
+    }
     afd_mdc_free(q);
-    *cdf = st == AFD_OK ? r.val : NAN;
+    *cdf = st == AFD_OK ? acc : NAN;
     return st;
+}
+
+/* An upper bound of P(TTFT <= t) of a kind: no wait at all. */
+static double kind_ttft_ub(const struct kind *k, double t)
+{
+    double rest = k->busy * k->T / 2, acc = 0;
+    size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ;
+    for (i = 0; i < nq; i++)
+        acc += (t - (nq == 1 ? k->D : k->svc[i]) - rest >= 0) / (double)nq;
+    return acc;
 }
 
 /* P(Normal(mean, sd) <= slo), a step for sd = 0 */
@@ -245,6 +311,21 @@ static double normal_below(double slo, double mean, double sd)
     if (!(sd > 0))
         return slo >= mean ? 1 : 0;
     return gsl_cdf_ugaussian_P((slo - mean) / sd);
+}
+
+/* P(TPOT <= slo) of a request population: Normal(mean, sd) at E[G], the
+ * spread scaled by sqrt((E[G] - 1) / (G - 1)) over the output quantiles. */
+static double tpot_below(const afd_taichi_lengths *L, double slo, double mean, double sd)
+{
+    double acc = 0, m = L->output_mean - 1;
+    size_t j;
+    if (!(L->output_q[0] >= 1) || !(sd > 0) || !(m > 0))
+        return normal_below(slo, mean, sd);
+    for (j = 0; j < AFD_TAICHI_PQ; j++) {
+        double mj = L->output_q[j] - 1;
+        acc += (mj > 0 ? normal_below(slo, mean, sd * sqrt(m / mj)) : 1) / AFD_TAICHI_PQ;
+    }
+    return acc;
 }
 
 static void taichi_nan(afd_taichi_result *out)
@@ -287,7 +368,9 @@ static int taichi_check(const afd_taichi_params *p)
     return 1;
 }
 
-afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out)
+/* The attainment; with need > 0, it may stop early with an upper bound of
+ * the attainment below need (no M/D/c solved), for the goodput search. */
+static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out, double need)
 {
     const afd_taichi_config *c;
     const afd_taichi_lengths *L;
@@ -320,18 +403,23 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
             out->attainment = 0;
             return AFD_EUNSTABLE;
         }
+        out->share_p = 1;
+        out->service_p = kp.D;
+        out->tpot_p = m > 0 ? kp.T : NAN;
+        out->attain_tpot = m > 0 ? tpot_below(L, p->tpot_slo, kp.T, kp.sd) : 1;
+        if (need > 0 && out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo) < need) {
+            out->attainment = out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo);
+            return AFD_OK; /* an upper bound below need */
+        }
         if ((st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
             out->limit = AFD_TAICHI_LIMIT_PREFILL;
             out->attainment = 0;
             return st;
         }
-        out->share_p = 1;
-        out->service_p = kp.D;
-        out->tpot_p = m > 0 ? kp.T : NAN;
         out->attain_ttft = ft_p;
-        out->attain_tpot = m > 0 ? normal_below(p->tpot_slo, kp.T, kp.sd) : 1;
         out->attainment = out->attain_ttft * out->attain_tpot;
-        afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, &out->kv);
+        afd_decode_memory(kp.nbar, kp.ld, L->theta, L->nu, Z90, INFINITY, L->prompt_mean,
+                          &out->kv);
         return AFD_OK;
     }
 
@@ -374,10 +462,14 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
         /* flows across the watermark of a D-heavy instance (before flows,
          * every decode comes to the D-heavy instances) */
         nx = 0;
-        if (isfinite(mark) && m > 0 && isfinite(kd.T)) {
+        if (isfinite(mark) && m > 0) {
             afd_kv_memory kv;
-            if (afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark,
-                                  &kv) == AFD_OK)
+            struct kind kf = kd;
+            kf.ld = lam / kd.n; /* the population the watermark sees: no flows yet */
+            kind_eval(p->hw, L, p->decode_bmax, &kf);
+            if (isfinite(kf.T) &&
+                afd_decode_memory(lam / kd.n * m * kf.T, lam / kd.n, L->theta, L->nu, Z90, mark,
+                                  L->prompt_mean, &kv) == AFD_OK)
                 nx = kv.flow_share;
         }
         if (fabs(nsp - sp) < 1e-10 && fabs(nx - x) < 1e-10)
@@ -399,6 +491,39 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
         out->attainment = 0;
         return AFD_EUNSTABLE;
     }
+    out->service_p = kp.lp > 0 ? kp.D : NAN;
+    out->service_d = kd.lp > 0 ? kd.D : NAN;
+    out->decodes_d = kd.nbar;
+    {
+        struct kind kf = kd;
+        kf.ld = lam / kd.n;
+        kind_eval(p->hw, L, p->decode_bmax, &kf);
+        afd_decode_memory(isfinite(kf.T) && m > 0 ? lam / kd.n * m * kf.T : 0, lam / kd.n,
+                          L->theta, L->nu, Z90, mark, L->prompt_mean, &out->kv);
+    }
+    if (m > 0) {
+        /* not flowed: on a D-heavy instance, after a KV transfer when
+         * prefilled on a P-heavy one; flowed: half the steps on each kind,
+         * one more transfer */
+        double sdm = sqrt(0.5 * (kd.sd * kd.sd + kp.sd * kp.sd));
+        double stay = sp * tpot_below(L, p->tpot_slo, kd.T + kvm, kd.sd) +
+                      (1 - sp) * tpot_below(L, p->tpot_slo, kd.T, kd.sd);
+        double flow = x > 0 ? tpot_below(L, p->tpot_slo, 0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
+                            : 0;
+        out->tpot_d = kd.T;
+        out->tpot_p = x > 0 ? kp.T : NAN;
+        out->attain_tpot = (1 - x) * stay + x * flow;
+    } else {
+        out->attain_tpot = 1;
+    }
+    if (need > 0) {
+        double ub = sp * (kp.lp > 0 ? kind_ttft_ub(&kp, p->ttft_slo) : 0) +
+                    (1 - sp) * (kd.lp > 0 ? kind_ttft_ub(&kd, p->ttft_slo) : 0);
+        if (out->attain_tpot * ub < need) {
+            out->attainment = out->attain_tpot * ub;
+            return AFD_OK; /* an upper bound below need */
+        }
+    }
     if (kp.lp > 0 && (st = kind_ttft_cdf(&kp, p->ttft_slo, &ft_p, &out->ttft_p)) != AFD_OK) {
         out->limit = AFD_TAICHI_LIMIT_PREFILL;
         out->attainment = 0;
@@ -409,28 +534,14 @@ afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *
         out->attainment = 0;
         return st;
     }
-    out->service_p = kp.lp > 0 ? kp.D : NAN;
-    out->service_d = kd.lp > 0 ? kd.D : NAN;
     out->attain_ttft = sp * ft_p + (1 - sp) * ft_d;
-    out->decodes_d = kd.nbar;
-    afd_decode_memory(lam / kd.n * m * kd.T, lam / kd.n, L->theta, L->nu, Z90, mark, &out->kv);
-    if (m > 0) {
-        /* not flowed: on a D-heavy instance, after a KV transfer when
-         * prefilled on a P-heavy one; flowed: half the steps on each kind,
-         * one more transfer */
-        double sdm = sqrt(0.5 * (kd.sd * kd.sd + kp.sd * kp.sd));
-        double stay = sp * normal_below(p->tpot_slo, kd.T + kvm, kd.sd) +
-                      (1 - sp) * normal_below(p->tpot_slo, kd.T, kd.sd);
-        double flow = x > 0 ? normal_below(p->tpot_slo, 0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
-                            : 0;
-        out->tpot_d = kd.T;
-        out->tpot_p = x > 0 ? kp.T : NAN;
-        out->attain_tpot = (1 - x) * stay + x * flow;
-    } else {
-        out->attain_tpot = 1;
-    }
     out->attainment = out->attain_ttft * out->attain_tpot;
     return AFD_OK;
+}
+
+afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out)
+{
+    return attainment(p, out, 0);
 }
 
 double afd_taichi_capacity(const afd_taichi_params *p)
@@ -460,7 +571,7 @@ static int tg_feasible(double lambda, void *vctx)
     afd_taichi_result r;
     afd_status st;
     c->p.lambda = lambda;
-    st = afd_taichi_attainment(&c->p, &r);
+    st = attainment(&c->p, &r, c->target);
     if (st == AFD_EUNSTABLE)
         return 0;
     if (st != AFD_OK) {
@@ -515,7 +626,7 @@ static afd_status try_config(const afd_taichi_params *p, afd_taichi_config cfg, 
              * target just above the incumbent's goodput cannot beat it by more
              * than the tolerance (one evaluation instead of a bisection) */
             q.lambda = *g * (1 + rel_tol);
-            st = afd_taichi_attainment(&q, &r);
+            st = attainment(&q, &r, target);
             if (st != AFD_OK && st != AFD_EUNSTABLE)
                 return st;
             if (!(r.attainment >= target))

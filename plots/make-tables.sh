@@ -4,7 +4,7 @@
 # Writes the tables behind the figures into OUTDIR, each made by AFDKIT (the
 # afdkit program to use) with --provenance, so that every table starts with
 # the command line that produced it.  NAME selects figures (default: all):
-#   fig3 fig4a fig4b table1 fig5 mdc map gantt
+#   fig3 fig4a fig4b table1 fig5 mdc map gantt regime
 # --quick: 2,000 simulated requests per Attention instance instead of 10,000,
 # 5,000 Monte Carlo trials instead of 50,000, and coarser grids for the map
 # and the M/D/c curves (for tests: the same tables, noisier and shorter).
@@ -30,7 +30,7 @@ afdkit=$1
 outdir=$2
 shift 2
 
-all="fig3 fig4a fig4b table1 fig5 mdc map gantt"
+all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime"
 for name in "$@"; do
     case " $all " in
     *" $name "*) ;;
@@ -212,6 +212,25 @@ gantt() {
         rm -f gantt-sim.tsv.tmp
     )
     finish gantt.tsv
+}
+
+# TaiChi's SLO regime map: the winning mode (aggregation, disaggregation,
+# the hybrid) per pair of TTFT and TPOT SLOs, closed forms, for
+# llama-3.1-70b on 8 instances of 4 h100-sxm and the conversation trace
+# (docs/taichi.md).  --quick: a 3 x 3 grid.
+regime() {
+    if [ "$quick" = 1 ]; then
+        ttft=250ms,500ms,2s
+        tpot=25ms,50ms,100ms
+    else
+        ttft=150ms,200ms,250ms,350ms,500ms,700ms,1s,1.4s,2s
+        tpot=20ms,25ms,30ms,35ms,40ms,50ms,60ms,75ms,100ms
+    fi
+    start regime.tsv
+    "$afdkit" regime --instances 8 --model llama-3.1-70b --device h100-sxm --tp 4 \
+        --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --ttft-slo $ttft \
+        --tpot-slo $tpot --provenance -q >>"$outdir/regime.tsv.tmp"
+    finish regime.tsv
 }
 
 for name in "$@"; do

@@ -9,6 +9,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "afd_serve.h"
+#include "afd_serve_taichi.h"
 #include "afd_queue.h"
 #include "afd_serving.h"
 #include "afd_taichi.h"
@@ -141,30 +142,94 @@ static void lengths(void **state)
     assert_int_equal(afd_taichi_lengths_of(&w, 0, 0, &L), AFD_OK);
     assert_true(L.prompt_mean == 100 && L.prompt_m2 == 19900 && L.prompt_max == 688);
     assert_true(fabs(L.theta - 119) < 1e-9 && L.output_mean == 20);
+    /* quantiles at (i + 1/2) / 32: ceil(ln(1 - u) / ln 0.99), u = 1/64 gives
+     * ceil(1.567) = 2, u = 63/64 gives ceil(413.8) = 414 */
+    assert_true(L.prompt_q[0] == 2 && L.prompt_q[AFD_TAICHI_PQ - 1] == 414);
     assert_int_equal(afd_taichi_lengths_of(NULL, 0, 11, &L), AFD_EINVAL);
 }
 
 /* Four decodes of theta = 1005, nu^2 = 10: E[K] = 4020, Var K = 4 (10 +
  * 1005^2) = 4040140, sd 2010.0348; at the mark M = E[K]: P(K > M) = 1/2,
- * E[(K - M)^+] = sd / sqrt(2 pi) = 801.8954, share 801.8954 / 4020. */
+ * E[(K - M)^+] = sd / sqrt(2 pi) = 801.8954; with no jump half the arrivals
+ * flow; with a jump of 1005 tokens the mark E[K] + 1005 gives 1/2 too. */
 static void memory(void **state)
 {
     afd_kv_memory k;
     double sd = sqrt(4040140.0), ex = sd / sqrt(2 * M_PI);
     (void)state;
-    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 1.2816, 4020, &k), AFD_OK);
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 1.2816, 4020, 0, &k), AFD_OK);
     assert_true(k.mean == 4020 && fabs(k.sd - sd) < 1e-9);
     assert_true(fabs(k.margin - (4020 + 1.2816 * sd)) < 1e-9);
     assert_true(fabs(k.p_over - 0.5) < 1e-12);
     assert_true(fabs(k.excess - ex) < 1e-9);
-    assert_true(fabs(k.flow_share - ex / 4020) < 1e-12);
-    assert_true(fabs(k.flow_rate - 0.002 * ex / 4020) < 1e-15);
+    assert_true(fabs(k.flow_share - 0.5) < 1e-12);
+    assert_true(fabs(k.flow_rate - 0.001) < 1e-15);
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, 5025, 1005, &k), AFD_OK);
+    assert_true(fabs(k.flow_share - 0.5) < 1e-12 && k.p_over < 0.5);
     /* far below the mark nothing flows; no mark, nothing at all */
-    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, 4020 + 20 * sd, &k), AFD_OK);
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, 4020 + 20 * sd, 0, &k),
+                     AFD_OK);
     assert_true(k.flow_share < 1e-80);
-    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, INFINITY, &k), AFD_OK);
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, sqrt(10), 0, INFINITY, 0, &k), AFD_OK);
     assert_true(k.flow_share == 0 && k.p_over == 0);
-    assert_int_equal(afd_decode_memory(-1, 0.002, 1005, 1, 0, 1, &k), AFD_EINVAL);
+    assert_int_equal(afd_decode_memory(-1, 0.002, 1005, 1, 0, 1, 0, &k), AFD_EINVAL);
+    assert_int_equal(afd_decode_memory(4, 0.002, 1005, 1, 0, 1, -1, &k), AFD_EINVAL);
+}
+
+/* The flow share against the simulator's flows: one P-heavy instance of
+ * chunk 2048, one decode-only D-heavy instance of 12,000 KV tokens (mark
+ * 11,400), P = 1000, G = 101, 3 requests/s: E[K] = 10138 with sd 3264, so
+ * P(K > 11400 - 1000) = 0.468; the simulator flows 47.7% of the decodes
+ * (the header's stated error, within 0.03). */
+static void flows_against_simulator(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_result r;
+    afd_serve_params q;
+    afd_serve_result s;
+    afd_serve_taichi_config tc;
+    afd_serve_taichi_counts cnt;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 101, &L), AFD_OK);
+    memset(&p, 0, sizeof p);
+    p.hw = &hw;
+    p.len = &L;
+    p.decode_bmax = 64;
+    p.kv_capacity = 12000;
+    p.watermark = 0.95;
+    p.lambda = 0.003;
+    p.ttft_slo = p.tpot_slo = 1e9;
+    p.config.p_heavy = p.config.d_heavy = 1;
+    p.config.chunk_p = 2048;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(fabs(r.kv.flow_share - 0.468) < 0.002);
+    memset(&q, 0, sizeof q);
+    memset(&tc, 0, sizeof tc);
+    memset(&cnt, 0, sizeof cnt);
+    tc.p_heavy = tc.d_heavy = 1;
+    tc.chunk_p = 2048;
+    tc.watermark = 0.95;
+    tc.backflow = 0.96;
+    tc.kv_capacity = 12000;
+    tc.ttft_slo = tc.tpot_slo = INFINITY;
+    tc.counts = &cnt;
+    q.policy = afd_serve_policy_find("taichi");
+    q.config.decode_bmax = 64;
+    q.config.extra = &tc;
+    q.hw = &hw;
+    q.lambda = 0.003;
+    q.prompt = 1000;
+    q.output = 101;
+    q.requests = 8000;
+    q.warmup = 1000;
+    q.ttft_slo = q.tpot_slo = INFINITY;
+    q.seed = 1;
+    assert_int_equal(afd_serve_run(&q, &s, &err), AFD_OK);
+    assert_true(cnt.handovers == 9000);
+    assert_true(fabs((double)cnt.flows / (double)cnt.handovers - r.kv.flow_share) < 0.03);
 }
 
 static afd_taichi_params mode_params(const afd_hw *hw, const afd_taichi_lengths *L)
@@ -312,6 +377,7 @@ int main(void)
         cmocka_unit_test(one_equation),
         cmocka_unit_test(lengths),
         cmocka_unit_test(memory),
+        cmocka_unit_test(flows_against_simulator),
         cmocka_unit_test(disagg_by_hand),
         cmocka_unit_test(agg_by_hand),
         cmocka_unit_test(goodput_by_hand),
