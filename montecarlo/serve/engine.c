@@ -38,6 +38,59 @@ void serve_fifo_free(serve_fifo *q)
     memset(q, 0, sizeof *q);
 }
 
+/* --------------------------------------------------------------- chunker */
+
+int serve_chunker_init(serve_chunker *c, unsigned bmax)
+{
+    memset(c, 0, sizeof *c);
+    c->done = malloc((bmax > 0 ? bmax : 1) * sizeof *c->done);
+    return c->done == NULL ? -1 : 0;
+}
+
+void serve_chunker_free(serve_chunker *c)
+{
+    serve_fifo_free(&c->pre);
+    free(c->done);
+    c->done = NULL;
+}
+
+int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r)
+{
+    afd_serve_request *q = afd_serve_req(e, r);
+    q->word = 0;
+    if (serve_fifo_push(&c->pre, r) != 0)
+        return -1;
+    c->pending += q->prompt;
+    return 0;
+}
+
+double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budget, int *any)
+{
+    const afd_hw *hw = afd_serve_hw(e);
+    unsigned npre = (unsigned)c->pre.n, k;
+    double t = 0;
+    for (k = 0; k < npre && budget > 0; k++) {
+        uint32_t r = serve_fifo_peek(&c->pre);
+        afd_serve_request *q = afd_serve_req(e, r);
+        double p0 = (double)q->word, n = q->prompt - q->word;
+        if (n > budget)
+            n = budget;
+        /* the chunk's share of the batch law b P + c P^2: tokens p0..p0+n */
+        t += hw->prefill_b * n + hw->prefill_c * ((p0 + n) * (p0 + n) - p0 * p0);
+        q->word += (uint64_t)n;
+        budget -= (unsigned)n;
+        c->pending -= (uint64_t)n;
+        *any = 1;
+        if (q->word == q->prompt) {
+            serve_fifo_pop(&c->pre);
+            c->done[c->n_done++] = r;
+        } else {
+            break; /* budget spent on this one */
+        }
+    }
+    return t;
+}
+
 /* --------------------------------------------------------------- decoder */
 
 int serve_decoder_add(serve_decoder *d, const afd_serve_request *q, uint32_t r)

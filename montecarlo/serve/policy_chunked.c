@@ -30,10 +30,7 @@ enum { EV_ITER_DONE = 1 };
 
 typedef struct chunk_inst {
     serve_decoder dec;
-    serve_fifo pre;        /* requests being prefilled here (word = tokens done) */
-    uint64_t pending;      /* prompt tokens of `pre` not yet prefilled */
-    uint32_t *done;        /* requests whose prefill ends with this iteration */
-    unsigned n_done;
+    serve_chunker ch; /* the prefills being chunked here */
 } chunk_inst;
 
 typedef struct chunked {
@@ -53,8 +50,7 @@ static void fini(void *state)
     if (s->in != NULL)
         for (i = 0; i < s->c.instances; i++) {
             serve_decoder_free(&s->in[i].dec);
-            serve_fifo_free(&s->in[i].pre);
-            free(s->in[i].done);
+            serve_chunker_free(&s->in[i].ch);
         }
     free(s->in);
     free(s->idle);
@@ -94,8 +90,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
         return AFD_ENOMEM;
     }
     for (i = 0; i < n; i++) {
-        s->in[i].done = malloc(cfg->decode_bmax * sizeof *s->in[i].done);
-        if (s->in[i].done == NULL) {
+        if (serve_chunker_init(&s->in[i].ch, cfg->decode_bmax) != 0) {
             fini(s);
             return AFD_ENOMEM;
         }
@@ -110,42 +105,20 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
 {
     chunk_inst *in = &s->in[i];
     const afd_hw *hw = afd_serve_hw(e);
-    unsigned b = in->dec.running, budget = s->c.chunk - b, k, npre;
-    double t = 0;
+    unsigned b = in->dec.running, budget = s->c.chunk - b;
+    double t;
     int any = 0;
-    in->n_done = 0;
+    in->ch.n_done = 0;
     /* admit new requests while there is room for sequences and the
      * prefills already here leave budget unused */
-    while (s->q.n > 0 && b + in->pre.n < s->c.decode_bmax && in->pending < budget) {
-        uint32_t r = serve_fifo_pop(&s->q);
-        afd_serve_request *q = afd_serve_req(e, r);
-        q->word = 0;
-        if (serve_fifo_push(&in->pre, r) != 0) {
+    while (s->q.n > 0 && b + in->ch.pre.n < s->c.decode_bmax && in->ch.pending < budget) {
+        if (serve_chunker_admit(&in->ch, e, serve_fifo_pop(&s->q)) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
         }
-        in->pending += q->prompt;
     }
     /* give the budget to the prefills in order; finished ones leave the list */
-    npre = (unsigned)in->pre.n;
-    for (k = 0; k < npre && budget > 0; k++) {
-        uint32_t r = serve_fifo_peek(&in->pre);
-        afd_serve_request *q = afd_serve_req(e, r);
-        double p0 = (double)q->word, c = q->prompt - q->word;
-        if (c > budget)
-            c = budget;
-        t += hw->prefill_b * c + hw->prefill_c * ((p0 + c) * (p0 + c) - p0 * p0);
-        q->word += (uint64_t)c;
-        budget -= (unsigned)c;
-        in->pending -= (uint64_t)c;
-        any = 1;
-        if (q->word == q->prompt) {
-            serve_fifo_pop(&in->pre);
-            in->done[in->n_done++] = r;
-        } else {
-            break; /* budget spent on this one */
-        }
-    }
+    t = serve_chunker_spend(&in->ch, e, budget, &any);
     if (b > 0)
         t += afd_serve_decode_step(e, b, in->dec.kv);
     else if (any)
@@ -176,8 +149,8 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
     (void)kind;
     if (in->dec.running > 0)
         serve_decoder_step_done(&in->dec, e);
-    for (j = 0; j < in->n_done; j++) {
-        uint32_t r = in->done[j];
+    for (j = 0; j < in->ch.n_done; j++) {
+        uint32_t r = in->ch.done[j];
         const afd_serve_request *q = afd_serve_req(e, r);
         afd_serve_first_token(e, r);
         if (q->output <= 1)

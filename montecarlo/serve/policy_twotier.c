@@ -36,10 +36,7 @@ typedef struct tt_req {
 
 typedef struct lp_inst {
     serve_decoder dec;
-    serve_fifo pre;   /* being prefilled here (word = tokens done) */
-    uint64_t pending; /* prompt tokens of `pre` not yet prefilled */
-    uint32_t *done;   /* prefills ending with this iteration */
-    unsigned n_done;
+    serve_chunker ch; /* the prefills being chunked here */
 } lp_inst;
 
 typedef struct hp_inst {
@@ -80,8 +77,7 @@ static void fini(void *state)
     if (s->lp != NULL)
         for (i = 0; i < s->t.lp; i++) {
             serve_decoder_free(&s->lp[i].dec);
-            serve_fifo_free(&s->lp[i].pre);
-            free(s->lp[i].done);
+            serve_chunker_free(&s->lp[i].ch);
         }
     if (s->hp != NULL)
         for (i = 0; i < s->t.hp; i++) {
@@ -148,8 +144,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
         return AFD_ENOMEM;
     }
     for (i = 0; i < t->lp; i++) {
-        s->lp[i].done = malloc(cfg->decode_bmax * sizeof *s->lp[i].done);
-        if (s->lp[i].done == NULL) {
+        if (serve_chunker_init(&s->lp[i].ch, cfg->decode_bmax) != 0) {
             fini(s);
             return AFD_ENOMEM;
         }
@@ -208,43 +203,21 @@ static void lp_next(twotier *s, afd_serve_engine *e, unsigned i)
 {
     lp_inst *in = &s->lp[i];
     const afd_hw *hw = afd_serve_hw(e);
-    unsigned b = in->dec.running, budget = s->c.chunk - b, k, npre;
-    double t = 0;
+    unsigned b = in->dec.running, budget = s->c.chunk - b;
+    double t;
     int any = 0;
-    in->n_done = 0;
-    while (b + in->pre.n < s->c.decode_bmax && in->pending < budget) {
+    in->ch.n_done = 0;
+    while (b + in->ch.pre.n < s->c.decode_bmax && in->ch.pending < budget) {
         uint32_t r = lp_pop(s);
-        afd_serve_request *q;
         if (r == NO_REQ)
             break;
-        q = afd_serve_req(e, r);
-        q->word = 0;
         s->rq[r].state = ST_LP_PRE;
-        if (serve_fifo_push(&in->pre, r) != 0) {
+        if (serve_chunker_admit(&in->ch, e, r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
         }
-        in->pending += q->prompt;
     }
-    npre = (unsigned)in->pre.n;
-    for (k = 0; k < npre && budget > 0; k++) {
-        uint32_t r = serve_fifo_peek(&in->pre);
-        afd_serve_request *q = afd_serve_req(e, r);
-        double p0 = (double)q->word, c = q->prompt - q->word;
-        if (c > budget)
-            c = budget;
-        t += hw->prefill_b * c + hw->prefill_c * ((p0 + c) * (p0 + c) - p0 * p0);
-        q->word += (uint64_t)c;
-        budget -= (unsigned)c;
-        in->pending -= (uint64_t)c;
-        any = 1;
-        if (q->word == q->prompt) {
-            serve_fifo_pop(&in->pre);
-            in->done[in->n_done++] = r;
-        } else {
-            break;
-        }
-    }
+    t = serve_chunker_spend(&in->ch, e, budget, &any);
     if (b > 0)
         t += afd_serve_decode_step(e, b, in->dec.kv);
     else if (any)
@@ -426,8 +399,8 @@ static void lp_done(twotier *s, afd_serve_engine *e, unsigned a)
     unsigned j;
     if (in->dec.running > 0)
         serve_decoder_step_done(&in->dec, e);
-    for (j = 0; j < in->n_done; j++) {
-        uint32_t r = in->done[j];
+    for (j = 0; j < in->ch.n_done; j++) {
+        uint32_t r = in->ch.done[j];
         const afd_serve_request *q = afd_serve_req(e, r);
         s->rq[r].state = ST_SERVED;
         afd_serve_first_token(e, r);

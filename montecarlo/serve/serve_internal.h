@@ -55,4 +55,26 @@ int serve_decoder_add(serve_decoder *d, const afd_serve_request *q, uint32_t r);
 void serve_decoder_step_done(serve_decoder *d, afd_serve_engine *e);
 void serve_decoder_free(serve_decoder *d);
 
+/* Prefills chunked on one instance (chunked prefill, shared by the policies
+ * that chunk): the requests being prefilled in order (word = prompt tokens
+ * done), their prompt tokens not yet prefilled, and the requests whose
+ * prefill ends with the iteration under way. */
+typedef struct serve_chunker {
+    serve_fifo pre;
+    uint64_t pending;
+    uint32_t *done; /* room for bmax requests */
+    unsigned n_done;
+} serve_chunker;
+
+/* 0, or -1 when out of memory; bmax bounds the prefills of one iteration. */
+int serve_chunker_init(serve_chunker *c, unsigned bmax);
+void serve_chunker_free(serve_chunker *c);
+/* Add request r (no token prefilled yet) after the prefills already here.
+ * 0 or -1 (memory). */
+int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r);
+/* Give an iteration's budget of prompt tokens to the prefills in order and
+ * return the time of those chunks (the iteration's fixed cost excluded);
+ * finished prefills move to done[].  *any is set when a token was given. */
+double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budget, int *any);
+
 #endif /* AFD_SERVE_INTERNAL_H */
