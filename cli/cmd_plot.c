@@ -55,6 +55,8 @@ static const figure figures[] = {
     {"gantt", "gantt", "Figure 2: the pipeline's first steps per stage and worker"},
     {"regime", "regime",
      "TaiChi's SLO regime map: the winning mode per TTFT and TPOT SLO (afdkit regime)"},
+    {"pareto", "pareto",
+     "goodput against cost per configuration, the frontier and the dominated (afdkit pareto)"},
 };
 #define NFIGURES (sizeof figures / sizeof figures[0])
 

@@ -4,7 +4,7 @@
 # Writes the tables behind the figures into OUTDIR, each made by AFDKIT (the
 # afdkit program to use) with --provenance, so that every table starts with
 # the command line that produced it.  NAME selects figures (default: all):
-#   fig3 fig4a fig4b table1 fig5 mdc map gantt regime
+#   fig3 fig4a fig4b table1 fig5 mdc map gantt regime pareto
 # --quick: 2,000 simulated requests per Attention instance instead of 10,000,
 # 5,000 Monte Carlo trials instead of 50,000, and coarser grids for the map
 # and the M/D/c curves (for tests: the same tables, noisier and shorter).
@@ -30,7 +30,7 @@ afdkit=$1
 outdir=$2
 shift 2
 
-all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime"
+all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime pareto"
 for name in "$@"; do
     case " $all " in
     *" $name "*) ;;
@@ -231,6 +231,21 @@ regime() {
         --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --ttft-slo $ttft \
         --tpot-slo $tpot --provenance -q >>"$outdir/regime.tsv.tmp"
     finish regime.tsv
+}
+
+# The frontier of goodput against cost (afdkit pareto --all: the dominated
+# configurations too): llama-3.1-8b on H100 and A100 devices, up to 8 of
+# them at tensor-parallel sizes 1, 2 and 4 (--quick: up to 4, sizes 1 and 2).
+pareto() {
+    if [ "$quick" = 1 ]; then
+        devices=4
+        tps=1,2
+    else
+        devices=8
+        tps=1,2,4
+    fi
+    table pareto.tsv pareto --model llama-3.1-8b --device h100-sxm,a100-80g --devices $devices \
+        --tp $tps --lengths 1000,100 --ttft-slo 500ms --tpot-slo 50ms --all
 }
 
 for name in "$@"; do
