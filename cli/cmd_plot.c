@@ -455,6 +455,7 @@ static int run(const cli_command *self, int argc, char **argv)
     char tables_sh[4096], figures_sh[4096], self_buf[4096], gnuplot[4096];
     char *targv[MAX_ARGS], *fargv[MAX_ARGS];
     char batch[32];
+    cli_progress prog;
     words wl = {NULL, 0, 0, 0}, hw = {NULL, 0, 0, 0};
     size_t k, nt = 0, nf = 0;
     int rc, given, k6;
@@ -551,19 +552,27 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     targv[nt++] = (char *)self_path(self_buf, sizeof self_buf);
     targv[nt++] = (char *)a.tables;
-    for (k = 0; k < a.n; k++)
-        targv[nt++] = (char *)a.names[k];
-    targv[nt] = NULL;
-    rc = run_child(cmd, targv, NULL);
-    if (rc != 0) {
-        rc = rc < 0 ? EXIT_RUNTIME
-                    : cli_runtime_error(cmd, "making the tables failed (%s exited with %d)",
-                                        tables_sh, rc);
-        goto out;
+    /* One figure at a time, so that progress can be reported between them:
+     * every table first, then every picture. */
+    cli_progress_init(&prog, cmd, "tables, then pictures", c.out.quiet);
+    for (k = 0; k < a.n; k++) {
+        targv[nt] = (char *)a.names[k];
+        targv[nt + 1] = NULL;
+        rc = run_child(cmd, targv, NULL);
+        if (rc != 0) {
+            cli_progress_end(&prog);
+            rc = rc < 0 ? EXIT_RUNTIME
+                        : cli_runtime_error(cmd, "making the tables failed (%s exited with %d)",
+                                            tables_sh, rc);
+            goto out;
+        }
+        cli_progress_update(&prog, (double)k + 1, 2.0 * (double)a.n,
+                            "steps");
     }
 
     if (!find_gnuplot(gnuplot, sizeof gnuplot, &tried)) {
         char ex[200];
+        cli_progress_end(&prog);
         /* Not an error: the tables are there, only the pictures are missing. */
         fprintf(stderr,
                 "afdkit: %s: gnuplot not found%s%s%s: tables written to %s, figures "
@@ -574,19 +583,26 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
 
-    /* sh make-figures.sh TABLES OUT NAME..., GNUPLOT in the environment */
+    /* sh make-figures.sh TABLES OUT NAME, GNUPLOT in the environment */
     fargv[nf++] = (char *)"/bin/sh";
     fargv[nf++] = figures_sh;
     fargv[nf++] = (char *)a.tables;
     fargv[nf++] = (char *)a.out;
-    for (k = 0; k < a.n; k++)
-        fargv[nf++] = (char *)a.names[k];
-    fargv[nf] = NULL;
-    rc = run_child(cmd, fargv, gnuplot);
-    if (rc != 0)
-        rc = rc < 0 ? EXIT_RUNTIME
-                    : cli_runtime_error(cmd, "drawing the figures failed (%s exited with %d)",
-                                        figures_sh, rc);
+    for (k = 0; k < a.n; k++) {
+        fargv[nf] = (char *)a.names[k];
+        fargv[nf + 1] = NULL;
+        rc = run_child(cmd, fargv, gnuplot);
+        if (rc != 0) {
+            cli_progress_end(&prog);
+            rc = rc < 0 ? EXIT_RUNTIME
+                        : cli_runtime_error(cmd, "drawing the figures failed (%s exited with %d)",
+                                            figures_sh, rc);
+            goto out;
+        }
+        cli_progress_update(&prog, (double)(a.n + k) + 1, 2.0 * (double)a.n,
+                            "steps");
+    }
+    cli_progress_end(&prog);
 out:
     free(wl.s);
     free(hw.s);
