@@ -1,8 +1,8 @@
 #!/bin/sh
 # The README's second command: run every test.
 #   1. unit and command-line tests (make check) in build/
-#   2. the same suite built with AddressSanitizer + UBSan in build-sanitize/
-#   3. every libFuzzer target for FUZZ_SECONDS (default 15) in build-fuzz/
+#   2. the same suite built with clang, AddressSanitizer + UBSan in build-fuzz/
+#   3. every libFuzzer target of that build for FUZZ_SECONDS (default 15)
 #   4. the command-line tests with afdkit under valgrind memcheck (every
 #      third run of each .cases file; AFDKIT_VALGRIND_EVERY=1 for all)
 #   5. make distcheck: the release tarball builds without OpenMP and with
@@ -35,14 +35,12 @@ check "$build" check
 
 [ "${AFDKIT_QUICK:-0}" = 1 ] && { step "quick run: done"; exit 0; }
 
-step "make check with AddressSanitizer and UndefinedBehaviorSanitizer"
-san=$top/build-sanitize
-mkdir -p "$san"
-if [ ! -f "$san/Makefile" ] || [ configure -nt "$san/config.status" ]; then
-    (cd "$san" && "$top/configure" --enable-sanitizers --enable-werror >/dev/null)
-fi
-make -C "$san" -j"$jobs" >/dev/null
-check "$san" check
+# The libFuzzer build (clang, --enable-fuzzing) is an AddressSanitizer and
+# UBSan build too: the suite runs there, then the fuzz targets, so that one
+# instrumented build serves both.
+step "make check with AddressSanitizer and UndefinedBehaviorSanitizer (clang)"
+scripts/fuzz.sh 0
+check "$top/build-fuzz" check
 
 step "fuzzing: each target for ${FUZZ_SECONDS:-15}s"
 scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
