@@ -437,6 +437,13 @@ static int run(const cli_command *self, int argc, char **argv)
                                     "stages not measured");
     if (c.hw.hw != NULL && (rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
         return rc;
+    /* One latency file has one unit: measurements in --unit U cannot be
+     * completed by stages from a base in another unit (e.g. cycles). */
+    if (a.unit != NULL && c.hw.hw != NULL && hw.unit[0] != '\0' && strcmp(hw.unit, a.unit) != 0)
+        return cli_usage_error(cmd, "--unit %s: the stages not measured come from --hw %s, whose "
+                                    "coefficients are in %s; a latency file has one unit, so "
+                                    "measure in %s or give a base in %s",
+                               a.unit, c.hw.hw, hw.unit, hw.unit, a.unit);
 
     for (k = 0; k < 3; k++) {
         afd_error err;
