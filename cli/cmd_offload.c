@@ -239,12 +239,11 @@ static int run(const cli_command *self, int argc, char **argv)
             rc = cli_runtime_error(cmd, "out of memory");
             goto out;
         }
-        for (k = 0; k < rows; k++) {
-            double p = (double)w.prompt[k];
-            keys[k] = p;
-            samples[k] = hw.prefill_a + hw.prefill_b * p + hw.prefill_c * p * p;
-        }
-        st = afd_svc_law_samples(samples, rows, &law);
+        for (k = 0; k < rows; k++)
+            keys[k] = (double)w.prompt[k];
+        st = afd_prefill_times(&hw, w.prompt, rows, samples);
+        if (st == AFD_OK)
+            st = afd_svc_law_samples(samples, rows, &law);
         if (st == AFD_EINVAL) {
             rc = cli_input_error(cmd, "%s: the prefill law gives a zero or non-finite service "
                                       "time on %s",

@@ -105,7 +105,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_hw hw;
     afd_workload w;
     afd_svc_law *law = NULL;
-    double T, X, lambda = NAN, *samples = NULL;
+    double T, X, lambda = NAN;
     int rc, laws;
     cli_table *t = NULL;
     afd_status st;
@@ -170,16 +170,7 @@ static int run(const cli_command *self, int argc, char **argv)
         if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1,
                                     &c.out, &w)) != 0)
             goto out0;
-        samples = malloc(w.n_kept * sizeof *samples);
-        if (samples == NULL) {
-            rc = cli_runtime_error(cmd, "out of memory");
-            goto out;
-        }
-        for (k = 0; k < w.n_kept; k++) {
-            double p = (double)w.prompt[k];
-            samples[k] = hw.prefill_a + hw.prefill_b * p + hw.prefill_c * p * p;
-        }
-        st = afd_svc_law_samples(samples, w.n_kept, &law);
+        st = afd_svc_law_prefill(&hw, w.prompt, w.n_kept, &law);
     }
     if (st != AFD_OK) {
         rc = cli_input_error(cmd, "service law: %s", afd_strerror(st));
@@ -242,7 +233,6 @@ out:
     if (t != NULL)
         cli_table_discard(t);
     afd_svc_law_free(law);
-    free(samples);
     afd_workload_free(&w);
 out0:
     cli_list_free(&a.scale);

@@ -41,12 +41,15 @@
 #define AFD_DEADLINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "afd_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct afd_hw;
 
 /* ----------------------------------------------------------- service laws */
 
@@ -65,6 +68,16 @@ AFD_API afd_status afd_svc_law_exponential(double mean, afd_svc_law **law);
  * AFD_EINVAL for a negative or non-finite value or a zero mean; AFD_EEMPTY
  * for n = 0. */
 AFD_API afd_status afd_svc_law_samples(const double *s, size_t n, afd_svc_law **law);
+/* The prefill time of each prompt served alone, out[i] = a + b P[i] +
+ * c P[i]^2 by the prefill law of hw (afd_hw.h, in hw's unit).  AFD_EINVAL
+ * when hw has no prefill law. */
+AFD_API afd_status afd_prefill_times(const struct afd_hw *hw, const uint64_t *prompt, size_t n,
+                                     double *out);
+/* The law of a trace's prefill times: afd_prefill_times, each weight 1/n,
+ * then as afd_svc_law_samples.  AFD_EINVAL when hw has no prefill law or the
+ * law gives a negative or non-finite time; AFD_EEMPTY for n = 0. */
+AFD_API afd_status afd_svc_law_prefill(const struct afd_hw *hw, const uint64_t *prompt, size_t n,
+                                       afd_svc_law **law);
 AFD_API void afd_svc_law_free(afd_svc_law *law);
 
 AFD_API double afd_svc_law_mean(const afd_svc_law *law);

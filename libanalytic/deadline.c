@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "afd_deadline.h"
+#include "afd_hw.h"
 #include "svc_internal.h"
 
 static int bad_pos(double x)
@@ -117,6 +118,43 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+afd_status afd_prefill_times(const afd_hw *hw, const uint64_t *prompt, size_t n, double *out)
+{
+    size_t i;
+    if (hw == NULL || !afd_hw_has_prefill(hw) || (n > 0 && (prompt == NULL || out == NULL)))
+        return AFD_EINVAL;
+    for (i = 0; i < n; i++) {
+        double p = (double)prompt[i];
+        /* BestServe's prefill law for a batch of one prompt (afd_hw.h). */
+        out[i] = hw->prefill_a + hw->prefill_b * p + hw->prefill_c * p * p;
+    }
+    return AFD_OK;
+}
+
+afd_status afd_svc_law_prefill(const afd_hw *hw, const uint64_t *prompt, size_t n,
+                               afd_svc_law **law)
+{
+    double *s;
+    afd_status st;
+    if (law == NULL)
+        return AFD_EINVAL;
+    *law = NULL;
+    if (hw == NULL || !afd_hw_has_prefill(hw))
+        return AFD_EINVAL;
+    if (n == 0)
+        return AFD_EEMPTY;
+    if (prompt == NULL)
+        return AFD_EINVAL;
+    s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return AFD_ENOMEM;
+    st = afd_prefill_times(hw, prompt, n, s);
+    if (st == AFD_OK)
+        st = afd_svc_law_samples(s, n, law);
+    free(s);
+    return st;
 }
 
 afd_status afd_svc_law_samples(const double *s, size_t n, afd_svc_law **law)

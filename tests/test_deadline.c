@@ -183,6 +183,33 @@ static void md1_long_deadline_is_md1(void **state)
     afd_svc_law_free(dd);
 }
 
+/* A trace's prefill law: prompts 10, 20, 10 under a + b P + c P^2 with a = 1,
+ * b = 0.5, c = 0.01 take 7, 15 and 7 by hand, so E[S] = 29/3 and
+ * E[S^2] = (49 + 225 + 49)/3 = 323/3, with two atoms (7 w.p. 2/3, 15). */
+static void prefill_law_by_hand(void **state)
+{
+    afd_hw hw;
+    afd_svc_law *law;
+    const uint64_t prompt[] = {10, 20, 10};
+    double t[3];
+    (void)state;
+    afd_hw_init(&hw);
+    assert_int_equal(afd_prefill_times(&hw, prompt, 3, t), AFD_EINVAL); /* no prefill law */
+    assert_int_equal(afd_svc_law_prefill(&hw, prompt, 3, &law), AFD_EINVAL);
+    assert_null(law);
+    hw.prefill_a = 1;
+    hw.prefill_b = 0.5;
+    hw.prefill_c = 0.01;
+    assert_int_equal(afd_prefill_times(&hw, prompt, 3, t), AFD_OK);
+    assert_true(t[0] == 7 && t[1] == 15 && t[2] == 7);
+    assert_int_equal(afd_svc_law_prefill(&hw, prompt, 0, &law), AFD_EEMPTY);
+    assert_int_equal(afd_svc_law_prefill(&hw, prompt, 3, &law), AFD_OK);
+    assert_close(afd_svc_law_mean(law), 29.0 / 3, 1e-15, 0);
+    assert_close(afd_svc_law_m2(law), 323.0 / 3, 1e-15, 0);
+    assert_int_equal(afd_svc_law_atoms(law), 2);
+    afd_svc_law_free(law);
+}
+
 static void atoms_balance(void **state)
 {
     /* the server balance is not imposed by the solver: it checks it */
@@ -457,6 +484,7 @@ int main(void)
         cmocka_unit_test(mg1_exponential_matches_closed),
         cmocka_unit_test(md1_short_deadline_by_hand),
         cmocka_unit_test(md1_long_deadline_is_md1),
+        cmocka_unit_test(prefill_law_by_hand),
         cmocka_unit_test(atoms_balance),
         cmocka_unit_test(bad_arguments),
         cmocka_unit_test(sim_mm1),
