@@ -355,6 +355,20 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out);
 /* -B N: an integer micro-batch >= 1 (at most 2^31). */
 int cli_batch(const char *cmd, const char *arg, double *B);
 
+/* ---- service-law option group (cli/svc_opts.c): the prefill time of the
+ * queues with deadlines, exactly one of --service S, --service-exp MEAN, or
+ * --trace FILE with --hw FILE.  --service and --service-exp have ids >=
+ * OPT_COMMAND: a command's own() forwards them to cli_service_option. */
+enum { OPT_SVC_CONST = 200, OPT_SVC_EXP };
+#define CLI_IS_SERVICE_OPTION(id) ((id) == OPT_SVC_CONST || (id) == OPT_SVC_EXP)
+
+typedef struct cli_service_args {
+    const char *service, *service_exp; /* NULL: not given */
+} cli_service_args;
+
+extern const cli_group cli_service_group;
+int cli_service_option(cli_service_args *a, const cli_option *opt, const char *arg);
+
 /* ---- cost option group (cli/cost_opts.c): prices and powers of the
  * Attention and FFN devices.  The group's options have ids >= OPT_COMMAND,
  * so a command's own() forwards them to cli_cost_option. */
@@ -402,6 +416,19 @@ typedef struct cli_common {
 } cli_common;
 
 void cli_common_init(cli_common *c);
+
+/* After parsing: exactly one service law; with --trace, load --hw (which
+ * must hold a prefill law).  *unit: the time unit of bare numbers (hw's
+ * unit, else "s").  Returns 0 or the exit code after printing an error. */
+int cli_service_setup(const char *cmd, const cli_service_args *a, const cli_common *c,
+                      afd_hw *hw, const char **unit);
+/* The law itself: --service/--service-exp parsed in unit (> 0, finite; the
+ * value in *value), or the trace loaded into *w (rows kept) and each
+ * prompt's prefill time under hw.  Returns 0 or the exit code after
+ * printing an error; the caller frees *law and *w. */
+int cli_service_law(const char *cmd, const cli_service_args *a, const cli_common *c,
+                    const afd_hw *hw, const char *unit, afd_workload *w, double *value,
+                    afd_svc_law **law);
 
 /* Parse argv for a command: shared groups are handled here, options with
  * id >= OPT_COMMAND go to own(ctx, opt, arg), which returns 0 or an exit

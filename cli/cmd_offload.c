@@ -11,7 +11,7 @@
 #include "cli.h"
 
 enum {
-    OPT_LAMBDA = OPT_COMMAND, OPT_C, OPT_DEADLINE, OPT_SERVICE, OPT_SERVICE_EXP, OPT_METHOD,
+    OPT_LAMBDA = OPT_COMMAND, OPT_C, OPT_DEADLINE, OPT_METHOD,
     OPT_POLICY, OPT_SLO, OPT_PERCENTILE, OPT_CUSTOMERS, OPT_WARMUP, OPT_REPS, OPT_SEED
 };
 
@@ -23,8 +23,6 @@ static const cli_option offload_options[] = {
     {"c", 'c', "C", "servers (prefill instances), integer >= 1 (default 1)", OPT_C},
     {"deadline", 'd', "D", "longest wait before a request is offloaded: 2s, 150ms (required)",
      OPT_DEADLINE},
-    {"service", 0, "S", "deterministic service (prefill) time", OPT_SERVICE},
-    {"service-exp", 0, "MEAN", "exponential service time with this mean", OPT_SERVICE_EXP},
     {"method", 'm', "M", "closed | numeric | sim (default: closed for --service-exp, else "
                          "numeric)",
      OPT_METHOD},
@@ -40,25 +38,12 @@ static const cli_option offload_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group offload_group = {"Options", offload_options};
-static const cli_option offload_trace_options[] = {
-    {"trace", 0, "FILE", "request trace: service = prefill time of each row's prompt",
-     OPT_TRACE},
-    {"prompt-col", 0, "NAME", "prompt-token column of the trace (default: recognised)",
-     OPT_PROMPT_COL},
-    {"output-col", 0, "NAME", "output-token column of the trace (default: recognised)",
-     OPT_OUTPUT_COL},
-    {"hw", 0, "FILE", "latency file with the prefill law prefill_a + prefill_b P + prefill_c "
-                      "P^2; its unit is the unit of every time",
-     OPT_HW},
-    {NULL, 0, NULL, NULL, 0},
-};
-static const cli_group offload_trace_group = {"Service from a trace (with --hw)",
-                                              offload_trace_options};
-static const cli_group *const offload_groups[] = {&offload_group, &offload_trace_group,
+static const cli_group *const offload_groups[] = {&offload_group, &cli_service_group,
                                                   &cli_output_group, NULL};
 
 typedef struct args {
-    const char *lambda, *deadline, *service, *service_exp, *slo;
+    const char *lambda, *deadline, *slo;
+    cli_service_args svc;
     int64_t c, customers, warmup, reps, seed;
     int have_warmup, method;
     afd_order policy;
@@ -72,18 +57,14 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     char ex[200];
     if (opt == NULL)
         return cli_usage_error(cmd, "unexpected argument '%s'", cli_excerpt(arg, ex, sizeof ex));
+    if (CLI_IS_SERVICE_OPTION(opt->id))
+        return cli_service_option(&a->svc, opt, arg);
     switch (opt->id) {
     case OPT_LAMBDA:
         a->lambda = arg;
         return 0;
     case OPT_DEADLINE:
         a->deadline = arg;
-        return 0;
-    case OPT_SERVICE:
-        a->service = arg;
-        return 0;
-    case OPT_SERVICE_EXP:
-        a->service_exp = arg;
         return 0;
     case OPT_SLO:
         a->slo = arg;
@@ -156,9 +137,9 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_hw hw;
     afd_workload w;
     afd_svc_law *law = NULL;
-    double lambda, d, svc = NAN, mean = NAN, slo = 0, *samples = NULL, *keys = NULL;
+    double lambda, d, value, svc = NAN, mean = NAN, slo = 0, *samples = NULL, *keys = NULL;
     uint64_t rows = 0;
-    int rc, laws, have_hw;
+    int rc;
     char qname[64], qse[64];
     cli_table *t = NULL;
     afd_status st;
@@ -175,29 +156,11 @@ static int run(const cli_command *self, int argc, char **argv)
     if (rc != CLI_CONTINUE)
         return rc;
 
-    have_hw = c.hw.hw != NULL;
-    laws = (a.service != NULL) + (a.service_exp != NULL) + (c.wl.trace != NULL);
     if (a.lambda == NULL || a.deadline == NULL)
         return cli_usage_error(cmd, "%s is required",
                                a.lambda == NULL ? "--lambda L" : "--deadline D");
-    if (laws != 1)
-        return cli_usage_error(cmd, "give exactly one service law: --service S, "
-                                    "--service-exp MEAN, or --trace FILE with --hw FILE");
-    if (c.wl.trace != NULL && !have_hw)
-        return cli_usage_error(cmd, "--trace needs --hw FILE with the prefill law "
-                                    "(prefill_a prefill_b prefill_c)");
-    if (have_hw) {
-        if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
-            return rc;
-        if (c.wl.trace == NULL)
-            return cli_usage_error(cmd, "--hw gives the prefill law of a --trace; with --service "
-                                        "or --service-exp it has no use");
-        if (!afd_hw_has_prefill(&hw))
-            return cli_input_error(cmd, "%s: no prefill law (prefill_a prefill_b prefill_c)",
-                                   c.hw.hw);
-        if (hw.unit[0] != '\0')
-            unit = hw.unit;
-    }
+    if ((rc = cli_service_setup(cmd, &a.svc, &c, &hw, &unit)) != 0)
+        return rc;
     if ((rc = cli_rate(cmd, "lambda", a.lambda, unit, &lambda)) != 0)
         return rc;
     if (!(lambda > 0))
@@ -209,29 +172,25 @@ static int run(const cli_command *self, int argc, char **argv)
     if (a.slo != NULL && (rc = positive_time(cmd, "slo", a.slo, unit, 0, &slo)) != 0)
         return rc;
     if (a.method == M_DEFAULT)
-        a.method = a.service_exp != NULL ? M_CLOSED : M_NUMERIC;
+        a.method = a.svc.service_exp != NULL ? M_CLOSED : M_NUMERIC;
     if (a.method != M_SIM && (a.policy == AFD_ORDER_SJF || a.policy == AFD_ORDER_SLACK))
         return cli_usage_error(cmd, "--policy %s has no closed form with deadlines: use "
                                     "--method sim",
                                afd_order_name(a.policy));
-    if (a.method == M_CLOSED && a.service_exp == NULL)
+    if (a.method == M_CLOSED && a.svc.service_exp == NULL)
         return cli_usage_error(cmd, "--method closed needs exponential service "
                                     "(--service-exp MEAN): M/G/c+D has no closed form; use "
                                     "--method numeric or sim");
 
-    if (a.service != NULL) {
-        if ((rc = positive_time(cmd, "service", a.service, unit, 0, &svc)) != 0)
-            return rc;
-        st = afd_svc_law_deterministic(svc, &law);
-    } else if (a.service_exp != NULL) {
-        if ((rc = positive_time(cmd, "service-exp", a.service_exp, unit, 0, &mean)) != 0)
-            return rc;
-        st = afd_svc_law_exponential(mean, &law);
-    } else {
+    if ((rc = cli_service_law(cmd, &a.svc, &c, &hw, unit, &w, &value, &law)) != 0)
+        goto out;
+    if (a.svc.service != NULL)
+        svc = value;
+    else if (a.svc.service_exp != NULL)
+        mean = value;
+    else {
+        /* The simulator replays each row's own prefill time and key. */
         size_t k;
-        if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1,
-                                    &c.out, &w)) != 0)
-            return rc;
         rows = w.n_kept;
         samples = malloc(rows * sizeof *samples);
         keys = malloc(rows * sizeof *keys);
@@ -241,19 +200,10 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         for (k = 0; k < rows; k++)
             keys[k] = (double)w.prompt[k];
-        st = afd_prefill_times(&hw, w.prompt, rows, samples);
-        if (st == AFD_OK)
-            st = afd_svc_law_samples(samples, rows, &law);
-        if (st == AFD_EINVAL) {
-            rc = cli_input_error(cmd, "%s: the prefill law gives a zero or non-finite service "
-                                      "time on %s",
-                                 c.hw.hw, c.wl.trace);
+        if (afd_prefill_times(&hw, w.prompt, rows, samples) != AFD_OK) {
+            rc = cli_runtime_error(cmd, "internal error: no prefill law");
             goto out;
         }
-    }
-    if (st != AFD_OK) {
-        rc = cli_runtime_error(cmd, "service law: %s", afd_strerror(st));
-        goto out;
     }
 
     t = cli_table_new(&c.out);
@@ -276,8 +226,8 @@ static int run(const cli_command *self, int argc, char **argv)
         p.c = (unsigned)a.c;
         p.lambda = lambda;
         p.deadline = d;
-        p.service = a.service != NULL ? svc : 0;
-        p.exp_mean = a.service_exp != NULL ? mean : 0;
+        p.service = a.svc.service != NULL ? svc : 0;
+        p.exp_mean = a.svc.service_exp != NULL ? mean : 0;
         p.samples = samples;
         p.keys = keys;
         p.rows = rows;

@@ -10,8 +10,7 @@
 #include "cli.h"
 
 enum {
-    OPT_INSTANCES = OPT_COMMAND, OPT_SLO, OPT_THRESHOLD, OPT_SERVICE, OPT_SERVICE_EXP,
-    OPT_TARGET, OPT_LAMBDA, OPT_SCALE
+    OPT_INSTANCES = OPT_COMMAND, OPT_SLO, OPT_THRESHOLD, OPT_TARGET, OPT_LAMBDA, OPT_SCALE
 };
 
 static const cli_option tt_options[] = {
@@ -20,8 +19,6 @@ static const cli_option tt_options[] = {
     {"ttft-slo", 0, "T", "TTFT SLO: 1s, 800ms (required)", OPT_SLO},
     {"threshold", 0, "X", "offload threshold: LP offloads after waiting T - X (required)",
      OPT_THRESHOLD},
-    {"service", 0, "S", "deterministic prefill time", OPT_SERVICE},
-    {"service-exp", 0, "MEAN", "exponential prefill time with this mean", OPT_SERVICE_EXP},
     {"target", 0, "P", "attainment that defines capacity (default 0.9)", OPT_TARGET},
     {"lambda", 'l', "L", "with --slo-scale: the arrival rate of the sweep", OPT_LAMBDA},
     {"slo-scale", 0, "LIST", "factors on T and X, e.g. 0.25,0.5,1,2 (prints the sweep)",
@@ -29,20 +26,12 @@ static const cli_option tt_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group tt_group = {"Options", tt_options};
-static const cli_option tt_trace_options[] = {
-    {"trace", 0, "FILE", "request trace: prefill time of each row's prompt", OPT_TRACE},
-    {"prompt-col", 0, "NAME", "prompt-token column of the trace", OPT_PROMPT_COL},
-    {"output-col", 0, "NAME", "output-token column of the trace", OPT_OUTPUT_COL},
-    {"hw", 0, "FILE", "latency file with the prefill law; its unit is the unit of every time",
-     OPT_HW},
-    {NULL, 0, NULL, NULL, 0},
-};
-static const cli_group tt_trace_group = {"Service from a trace (with --hw)", tt_trace_options};
-static const cli_group *const tt_groups[] = {&tt_group, &tt_trace_group, &cli_output_group,
+static const cli_group *const tt_groups[] = {&tt_group, &cli_service_group, &cli_output_group,
                                              NULL};
 
 typedef struct args {
-    const char *slo, *threshold, *service, *service_exp, *lambda;
+    const char *slo, *threshold, *lambda;
+    cli_service_args svc;
     int64_t n;
     double target;
     cli_list scale;
@@ -55,6 +44,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     char ex[200];
     if (opt == NULL)
         return cli_usage_error(cmd, "unexpected argument '%s'", cli_excerpt(arg, ex, sizeof ex));
+    if (CLI_IS_SERVICE_OPTION(opt->id))
+        return cli_service_option(&a->svc, opt, arg);
     switch (opt->id) {
     case OPT_INSTANCES:
         return cli_integer(cmd, opt->name, arg, 1, 64, &a->n);
@@ -63,12 +54,6 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return 0;
     case OPT_THRESHOLD:
         a->threshold = arg;
-        return 0;
-    case OPT_SERVICE:
-        a->service = arg;
-        return 0;
-    case OPT_SERVICE_EXP:
-        a->service_exp = arg;
         return 0;
     case OPT_LAMBDA:
         a->lambda = arg;
@@ -105,8 +90,8 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_hw hw;
     afd_workload w;
     afd_svc_law *law = NULL;
-    double T, X, lambda = NAN;
-    int rc, laws;
+    double T, X, lambda = NAN, value;
+    int rc;
     cli_table *t = NULL;
     afd_status st;
     size_t k;
@@ -118,33 +103,18 @@ static int run(const cli_command *self, int argc, char **argv)
     rc = cli_parse_args(self, argc, argv, &c, own, &a);
     if (rc != CLI_CONTINUE)
         goto out0;
-    laws = (a.service != NULL) + (a.service_exp != NULL) + (c.wl.trace != NULL);
     if (a.n == 0 || a.slo == NULL || a.threshold == NULL) {
         rc = cli_usage_error(cmd, "%s is required",
                              a.n == 0 ? "--instances N" : a.slo == NULL ? "--ttft-slo T"
                                                                         : "--threshold X");
         goto out0;
     }
-    if (laws != 1 || (c.wl.trace != NULL) != (c.hw.hw != NULL)) {
-        rc = cli_usage_error(cmd, "give exactly one service law: --service S, --service-exp "
-                                  "MEAN, or --trace FILE with --hw FILE");
-        goto out0;
-    }
     if ((a.scale.n > 0) != (a.lambda != NULL)) {
         rc = cli_usage_error(cmd, "--slo-scale and --lambda go together");
         goto out0;
     }
-    if (c.hw.hw != NULL) {
-        if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
-            goto out0;
-        if (!afd_hw_has_prefill(&hw)) {
-            rc = cli_input_error(cmd, "%s: no prefill law (prefill_a prefill_b prefill_c)",
-                                 c.hw.hw);
-            goto out0;
-        }
-        if (hw.unit[0] != '\0')
-            unit = hw.unit;
-    }
+    if ((rc = cli_service_setup(cmd, &a.svc, &c, &hw, &unit)) != 0)
+        goto out0;
     if ((rc = get_time(cmd, "ttft-slo", a.slo, unit, &T)) != 0 ||
         (rc = get_time(cmd, "threshold", a.threshold, unit, &X)) != 0)
         goto out0;
@@ -160,22 +130,8 @@ static int run(const cli_command *self, int argc, char **argv)
             goto out0;
         }
     }
-    if (a.service != NULL || a.service_exp != NULL) {
-        double v;
-        if ((rc = get_time(cmd, a.service ? "service" : "service-exp",
-                           a.service ? a.service : a.service_exp, unit, &v)) != 0)
-            goto out0;
-        st = a.service ? afd_svc_law_deterministic(v, &law) : afd_svc_law_exponential(v, &law);
-    } else {
-        if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1,
-                                    &c.out, &w)) != 0)
-            goto out0;
-        st = afd_svc_law_prefill(&hw, w.prompt, w.n_kept, &law);
-    }
-    if (st != AFD_OK) {
-        rc = cli_input_error(cmd, "service law: %s", afd_strerror(st));
+    if ((rc = cli_service_law(cmd, &a.svc, &c, &hw, unit, &w, &value, &law)) != 0)
         goto out;
-    }
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
