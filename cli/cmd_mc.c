@@ -117,6 +117,11 @@ static void barrier_progress(void *ctx, uint64_t done, uint64_t total)
     cli_progress_update(ctx, (double)done, (double)total, "trials");
 }
 
+static void slot_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_update(ctx, (double)done, (double)total, "steps");
+}
+
 static const cli_option barrier_options[] = {
     {"batch", 'B', "N", "slots per Attention worker (required)", OPT_B},
     {"r", 'r', "LIST", "numbers of workers under the barrier (required)", OPT_R},
@@ -283,6 +288,7 @@ static int run_slot(const cli_command *self, int argc, char **argv)
     afd_workload w;
     afd_slot_mc_params p = {0};
     afd_slot_mc_result res;
+    cli_progress prog;
     cli_table *t;
     afd_status st;
     int rc = parse(self, argc, argv, &c, &a);
@@ -302,7 +308,11 @@ static int run_slot(const cli_command *self, int argc, char **argv)
     p.batches = (unsigned)a.batches;
     p.seed = (uint64_t)a.seed;
     p.stream = 0;
+    cli_progress_init(&prog, cmd, "steps", c.out.quiet);
+    p.progress = slot_progress;
+    p.progress_ctx = &prog;
     st = afd_slot_mc(&p, &res);
+    cli_progress_end(&prog);
     if (st != AFD_OK) {
         afd_workload_free(&w);
         return st == AFD_EINVAL ? cli_usage_error(cmd, "parameters outside the simulator's range "

@@ -286,6 +286,8 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "unit", "requests/s; price_per_hour in dollars");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    if (!x.throughput)
+        cli_table_meta(t, "slo", "P90 TTFT <= %g ms, P90 TPOT <= %g ms", ttft, tpot);
     {
         const char *v = x.throughput ? "throughput" : "goodput";
         const char *vd = x.throughput ? "throughput_per_dollar" : "goodput_per_dollar";

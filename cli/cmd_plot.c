@@ -8,6 +8,8 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,37 +26,49 @@
 #define AFD_SOURCE_PLOTS_DIR ""
 #endif
 
-enum { OPT_OUT = OPT_COMMAND, OPT_TABLES, OPT_QUICK, OPT_LIST };
+enum { OPT_OUT = OPT_COMMAND, OPT_TABLES, OPT_QUICK, OPT_LIST, OPT_BATCH };
 
 static const cli_option plot_options[] = {
     {"out", 'o', "DIR", "directory of the pictures (default: figures)", OPT_OUT},
     {"tables", 't', "DIR", "directory of the tables (default: the --out directory)", OPT_TABLES},
     {"quick", 0, NULL, "fewer simulated requests and trials, coarser grids (for tests)", OPT_QUICK},
     {"list", 'l', NULL, "print the figure names as a table: name files description", OPT_LIST},
+    {"batch", 'B', "N", "micro-batch size of fig3, fig4b and gantt (default 256)", OPT_BATCH},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group plot_group = {"Options", plot_options};
-static const cli_group *const plot_groups[] = {&plot_group, &cli_output_group, NULL};
+static const cli_group *const plot_groups[] = {&plot_group, &cli_workload_group, &cli_hw_group,
+                                               &cli_output_group, NULL};
+
+/* What a figure's tables can be computed from, besides the paper's setting. */
+enum { TAKES_WORKLOAD = 1, TAKES_HW = 2, TAKES_B = 4 };
 
 typedef struct figure {
     const char *name;
     const char *files; /* pictures written, each as .png and .svg */
     const char *description;
+    int takes;
 } figure;
 
 /* The figures of plots/make-tables.sh and plots/make-figures.sh. */
 static const figure figures[] = {
     {"fig3", "fig3-throughput,fig3-tpot,fig3-idle",
-     "Figure 3: throughput, TPOT and idle ratios against r, simulated and closed forms"},
-    {"fig4a", "fig4a", "Figure 4(a): throughput against r for B = 128, 256, 512"},
-    {"fig4b", "fig4b", "Figure 4(b): throughput against r for four prompt/decode lengths"},
-    {"table1", "table1", "Table 1: barrier overhead against r, Monte Carlo and CLT"},
-    {"fig5", "fig5", "Figure 5: decode-length distributions of the bundled traces"},
-    {"mdc", "mdc", "M/D/c: exact mean wait against three approximations over rho"},
-    {"map", "map", "provisioning map: r*_mf and r*_G over theta and B"},
-    {"gantt", "gantt", "Figure 2: the pipeline's first steps per stage and worker"},
+     "Figure 3: throughput, TPOT and idle ratios against r, simulated and closed forms",
+     TAKES_WORKLOAD | TAKES_HW | TAKES_B},
+    {"fig4a", "fig4a", "Figure 4(a): throughput against r for B = 128, 256, 512",
+     TAKES_WORKLOAD | TAKES_HW},
+    {"fig4b", "fig4b", "Figure 4(b): throughput against r for four prompt/decode lengths",
+     TAKES_HW | TAKES_B},
+    {"table1", "table1", "Table 1: barrier overhead against r, Monte Carlo and CLT", 0},
+    {"fig5", "fig5", "Figure 5: decode-length distributions of the bundled traces", 0},
+    {"mdc", "mdc", "M/D/c: exact mean wait against three approximations over rho", 0},
+    {"map", "map", "provisioning map: r*_mf and r*_G over theta and B", TAKES_HW},
+    {"gantt", "gantt", "Figure 2: the pipeline's first steps per stage and worker",
+     TAKES_WORKLOAD | TAKES_HW | TAKES_B},
     {"regime", "regime",
-     "TaiChi's SLO regime map: the winning mode per TTFT and TPOT SLO (afdkit regime)"},
+     "TaiChi's SLO regime map: the winning mode per TTFT and TPOT SLO (afdkit regime)", 0},
+    {"pareto", "pareto",
+     "goodput against cost per configuration, the frontier and the dominated (afdkit pareto)", 0},
 };
 #define NFIGURES (sizeof figures / sizeof figures[0])
 
@@ -63,6 +77,7 @@ struct args {
     const char *tables;
     int quick;
     int list;
+    double B;
     const char *names[NFIGURES];
     size_t n;
 };
@@ -111,6 +126,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_LIST:
         a->list = 1;
         return 0;
+    case OPT_BATCH:
+        return cli_batch("plot", arg, &a->B);
     }
     return cli_usage_error("plot", "internal error: unhandled option --%s", opt->name);
 }
@@ -242,6 +259,174 @@ static int run_child(const char *cmd, char *const argv[], const char *gnuplot)
     return -1;
 }
 
+/* A growing string of shell words, each single-quoted. */
+typedef struct words {
+    char *s;
+    size_t len, cap;
+    int oom;
+} words;
+
+static void words_add(words *w, const char *word)
+{
+    const char *c;
+    size_t need = w->len + 4 * strlen(word) + 4;
+    if (w->oom)
+        return;
+    if (need > w->cap) {
+        size_t cap = need * 2;
+        char *p = realloc(w->s, cap);
+        if (p == NULL) {
+            w->oom = 1;
+            return;
+        }
+        w->s = p;
+        w->cap = cap;
+    }
+    if (w->len > 0)
+        w->s[w->len++] = ' ';
+    w->s[w->len++] = '\'';
+    for (c = word; *c != '\0'; c++) {
+        if (*c == '\'') {
+            memcpy(w->s + w->len, "'\\''", 4);
+            w->len += 4;
+        } else {
+            w->s[w->len++] = *c;
+        }
+    }
+    w->s[w->len++] = '\'';
+    w->s[w->len] = '\0';
+}
+
+/* A double as the shortest decimal that reads back to it. */
+static void words_real(words *w, double v)
+{
+    char buf[40];
+    int p;
+    for (p = 6; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    words_add(w, buf);
+}
+
+/* A file name made absolute: the table commands run in another directory. */
+static int words_path(const char *cmd, const char *opt, words *w, const char *path)
+{
+    char buf[PATH_MAX], ex[200];
+    if (realpath(path, buf) == NULL)
+        return cli_usage_error(cmd, "--%s: cannot open '%s': %s", opt,
+                               cli_excerpt(path, ex, sizeof ex), strerror(errno));
+    words_add(w, buf);
+    return 0;
+}
+
+/* The workload options as words for the table commands (none given: empty). */
+static int workload_words(const char *cmd, const cli_workload_args *a, words *w)
+{
+    const afd_trace_options *c = &a->topt.columns;
+    size_t k;
+    int rc;
+    if (a->trace != NULL) {
+        words_add(w, "--trace");
+        if ((rc = words_path(cmd, "trace", w, a->trace)) != 0)
+            return rc;
+        if (c->prompt_col != NULL) {
+            words_add(w, "--prompt-col");
+            words_add(w, c->prompt_col);
+        }
+        if (c->output_col != NULL) {
+            words_add(w, "--output-col");
+            words_add(w, c->output_col);
+        }
+        if (c->time_col != NULL) {
+            words_add(w, "--time-col");
+            words_add(w, c->time_col[0] == '\0' ? "none" : c->time_col);
+        }
+        if (c->time_unit != NULL) {
+            words_add(w, "--time-unit");
+            words_add(w, c->time_unit);
+        }
+        for (k = 0; k < c->n_where; k++) {
+            char buf[CLI_WHERE_NAME_MAX + 4096];
+            snprintf(buf, sizeof buf, "%s=%s", a->where[k].column, a->where[k].value);
+            words_add(w, "--where");
+            words_add(w, buf);
+        }
+        if (a->decode_offset_set) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)a->topt.decode_offset);
+            words_add(w, "--decode-offset");
+            words_add(w, buf);
+        }
+    } else if (a->geometric) {
+        words_add(w, "--geometric");
+        words_add(w, "--mu-p");
+        words_real(w, a->mu_p);
+        words_add(w, "--mu-d");
+        words_real(w, a->mu_d);
+    }
+    return 0;
+}
+
+/* The hardware options as words: the preset or the file, then overrides. */
+static int hw_words(const char *cmd, const cli_hw_args *a, words *w)
+{
+    static const char *const names[6] = {"--alpha-a", "--beta-a", "--alpha-f",
+                                         "--beta-f",  "--alpha-c", "--beta-c"};
+    afd_hw probe;
+    int k, rc;
+    if (a->hw != NULL) {
+        words_add(w, "--hw");
+        if (afd_hw_preset(a->hw, &probe) == AFD_OK)
+            words_add(w, a->hw);
+        else if ((rc = words_path(cmd, "hw", w, a->hw)) != 0)
+            return rc;
+    }
+    for (k = 0; k < 6; k++)
+        if (a->have[k]) {
+            words_add(w, names[k]);
+            words_real(w, a->v[k]);
+        }
+    return 0;
+}
+
+static const figure *find_figure(const char *name)
+{
+    size_t k;
+    for (k = 0; k < NFIGURES; k++)
+        if (strcmp(figures[k].name, name) == 0)
+            return &figures[k];
+    return NULL;
+}
+
+/* Every named figure must take each kind of option given. */
+static int check_takes(const char *cmd, const struct args *a, int given)
+{
+    static const struct {
+        int flag;
+        const char *what;
+    } kinds[3] = {{TAKES_WORKLOAD, "workload options (--trace, --geometric, ...)"},
+                  {TAKES_HW, "hardware options (--hw, --alpha-a, ...)"},
+                  {TAKES_B, "-B"}};
+    size_t k, i;
+    for (i = 0; i < 3; i++) {
+        char list[200] = "";
+        size_t o = 0;
+        if (!(given & kinds[i].flag))
+            continue;
+        for (k = 0; k < NFIGURES; k++)
+            if (figures[k].takes & kinds[i].flag)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? " " : "",
+                                      figures[k].name);
+        for (k = 0; k < a->n; k++)
+            if (!(find_figure(a->names[k])->takes & kinds[i].flag))
+                return cli_usage_error(cmd, "%s takes no %s; those that do: %s", a->names[k],
+                                       kinds[i].what, list);
+    }
+    return 0;
+}
+
 static int list(const char *cmd, const cli_output *o)
 {
     cli_table *t = cli_table_new(o);
@@ -259,7 +444,7 @@ static int list(const char *cmd, const cli_output *o)
     return cli_table_finish(t, cmd);
 }
 
-#define MAX_ARGS (NFIGURES + 8)
+#define MAX_ARGS (NFIGURES + 14)
 
 static int run(const cli_command *self, int argc, char **argv)
 {
@@ -269,81 +454,167 @@ static int run(const cli_command *self, int argc, char **argv)
     const char *dir, *tried;
     char tables_sh[4096], figures_sh[4096], self_buf[4096], gnuplot[4096];
     char *targv[MAX_ARGS], *fargv[MAX_ARGS];
+    char batch[32];
+    cli_progress prog;
+    words wl = {NULL, 0, 0, 0}, hw = {NULL, 0, 0, 0};
     size_t k, nt = 0, nf = 0;
-    int rc;
+    int rc, given, k6;
 
     memset(&a, 0, sizeof a);
+    a.B = NAN;
     cli_common_init(&c);
     rc = cli_parse_args(self, argc, argv, &c, own, &a);
     if (rc != CLI_CONTINUE)
         return rc;
+    given = (!isnan(a.B) ? TAKES_B : 0) | (c.hw.hw != NULL ? TAKES_HW : 0) |
+            (c.wl.trace != NULL || c.wl.geometric || c.wl.have_mu_p || c.wl.have_mu_d ||
+                     c.wl.have_theta || c.wl.have_nu
+                 ? TAKES_WORKLOAD
+                 : 0);
+    for (k6 = 0; k6 < 6; k6++)
+        if (c.hw.have[k6])
+            given |= TAKES_HW;
     if (a.list) {
-        if (a.n > 0 || a.out != NULL || a.tables != NULL || a.quick)
+        if (a.n > 0 || a.out != NULL || a.tables != NULL || a.quick || given)
             return cli_usage_error(cmd, "--list takes no figure names nor other options");
         return list(cmd, &c.out);
     }
     if (a.n == 0)
         return cli_usage_error(cmd, "name a figure, or all ('afdkit plot --list' names them)");
+    if ((rc = check_takes(cmd, &a, given)) != 0)
+        return rc;
+    /* The options are checked here as the table commands would, so that a
+     * mistake is one line from plot rather than a failing script. */
+    if (given & TAKES_WORKLOAD) {
+        afd_workload w;
+        if (c.wl.trace != NULL && strcmp(c.wl.trace, "-") == 0)
+            return cli_usage_error(cmd, "--trace -: several table commands read the trace; "
+                                        "give a file");
+        if (c.wl.have_theta || c.wl.have_nu)
+            return cli_usage_error(cmd, "--theta/--nu do not define request lengths; the "
+                                        "figures simulate: give --trace or --geometric");
+        if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, 0, &c.out, &w)) != 0)
+            return rc;
+        afd_workload_free(&w);
+        if ((rc = workload_words(cmd, &c.wl, &wl)) != 0)
+            goto out;
+    }
+    if (given & TAKES_HW) {
+        /* Overrides alone apply to the figures' own preset. */
+        cli_hw_args base = c.hw;
+        afd_hw h;
+        int all = 1;
+        for (k6 = 0; k6 < 6; k6++)
+            all &= base.have[k6];
+        if (base.hw == NULL && !all)
+            base.hw = "paper-910c";
+        if ((rc = cli_hw_load(cmd, &base, &h)) != 0 || (rc = hw_words(cmd, &base, &hw)) != 0)
+            goto out;
+    }
+    if (wl.oom || hw.oom) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
     if (a.out == NULL)
         a.out = "figures";
     if (a.tables == NULL)
         a.tables = a.out;
-    if ((dir = plots_dir(cmd)) == NULL)
-        return EXIT_RUNTIME;
+    if ((dir = plots_dir(cmd)) == NULL) {
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
     if ((size_t)snprintf(tables_sh, sizeof tables_sh, "%s/make-tables.sh", dir) >=
             sizeof tables_sh ||
         (size_t)snprintf(figures_sh, sizeof figures_sh, "%s/make-figures.sh", dir) >=
-            sizeof figures_sh)
-        return cli_runtime_error(cmd, "the plot directory name is too long");
+            sizeof figures_sh) {
+        rc = cli_runtime_error(cmd, "the plot directory name is too long");
+        goto out;
+    }
 
-    /* sh make-tables.sh [--quick] AFDKIT TABLES NAME... */
+    /* sh make-tables.sh [--quick] [--workload WORDS] [--hw WORDS] [-B N]
+     *    AFDKIT TABLES NAME... */
     targv[nt++] = (char *)"/bin/sh";
     targv[nt++] = tables_sh;
     if (a.quick)
         targv[nt++] = (char *)"--quick";
+    if (wl.s != NULL) {
+        targv[nt++] = (char *)"--workload";
+        targv[nt++] = wl.s;
+    }
+    if (hw.s != NULL) {
+        targv[nt++] = (char *)"--hw";
+        targv[nt++] = hw.s;
+    }
+    if (!isnan(a.B)) {
+        snprintf(batch, sizeof batch, "%.0f", a.B);
+        targv[nt++] = (char *)"-B";
+        targv[nt++] = batch;
+    }
     targv[nt++] = (char *)self_path(self_buf, sizeof self_buf);
     targv[nt++] = (char *)a.tables;
-    for (k = 0; k < a.n; k++)
-        targv[nt++] = (char *)a.names[k];
-    targv[nt] = NULL;
-    rc = run_child(cmd, targv, NULL);
-    if (rc != 0)
-        return rc < 0 ? EXIT_RUNTIME
-                      : cli_runtime_error(cmd, "making the tables failed (%s exited with %d)",
-                                          tables_sh, rc);
+    /* One figure at a time, so that progress can be reported between them:
+     * every table first, then every picture. */
+    cli_progress_init(&prog, cmd, "tables, then pictures", c.out.quiet);
+    for (k = 0; k < a.n; k++) {
+        targv[nt] = (char *)a.names[k];
+        targv[nt + 1] = NULL;
+        rc = run_child(cmd, targv, NULL);
+        if (rc != 0) {
+            cli_progress_end(&prog);
+            rc = rc < 0 ? EXIT_RUNTIME
+                        : cli_runtime_error(cmd, "making the tables failed (%s exited with %d)",
+                                            tables_sh, rc);
+            goto out;
+        }
+        cli_progress_update(&prog, (double)k + 1, 2.0 * (double)a.n,
+                            "steps");
+    }
 
     if (!find_gnuplot(gnuplot, sizeof gnuplot, &tried)) {
         char ex[200];
+        cli_progress_end(&prog);
         /* Not an error: the tables are there, only the pictures are missing. */
         fprintf(stderr,
                 "afdkit: %s: gnuplot not found%s%s%s: tables written to %s, figures "
                 "skipped\n",
                 cmd, tried[0] ? " ('" : "", cli_excerpt(tried, ex, sizeof ex), tried[0] ? "')" : "",
                 a.tables);
-        return 0;
+        rc = 0;
+        goto out;
     }
 
-    /* sh make-figures.sh TABLES OUT NAME..., GNUPLOT in the environment */
+    /* sh make-figures.sh TABLES OUT NAME, GNUPLOT in the environment */
     fargv[nf++] = (char *)"/bin/sh";
     fargv[nf++] = figures_sh;
     fargv[nf++] = (char *)a.tables;
     fargv[nf++] = (char *)a.out;
-    for (k = 0; k < a.n; k++)
-        fargv[nf++] = (char *)a.names[k];
-    fargv[nf] = NULL;
-    rc = run_child(cmd, fargv, gnuplot);
-    if (rc != 0)
-        return rc < 0 ? EXIT_RUNTIME
-                      : cli_runtime_error(cmd, "drawing the figures failed (%s exited with %d)",
-                                          figures_sh, rc);
-    return 0;
+    for (k = 0; k < a.n; k++) {
+        fargv[nf] = (char *)a.names[k];
+        fargv[nf + 1] = NULL;
+        rc = run_child(cmd, fargv, gnuplot);
+        if (rc != 0) {
+            cli_progress_end(&prog);
+            rc = rc < 0 ? EXIT_RUNTIME
+                        : cli_runtime_error(cmd, "drawing the figures failed (%s exited with %d)",
+                                            figures_sh, rc);
+            goto out;
+        }
+        cli_progress_update(&prog, (double)(a.n + k) + 1, 2.0 * (double)a.n,
+                            "steps");
+    }
+    cli_progress_end(&prog);
+out:
+    free(wl.s);
+    free(hw.s);
+    return rc;
 }
 
 const cli_command cli_cmd_plot = {
     .name = "plot",
     .path = "plot",
     .summary = "regenerate a figure of the paper (tables and pictures) with gnuplot",
-    .usage = "plot NAME...|all [--out DIR] [--tables DIR] [--quick] | plot --list",
+    .usage = "plot NAME...|all [--out DIR] [--tables DIR] [--quick] [WORKLOAD] [HARDWARE] [-B N]\n"
+             "       | plot --list",
     .description =
         "Regenerates figures from scratch: the tables they need, computed by this afdkit\n"
         "program, into the --tables directory (NAME-*.tsv, each starting with the command\n"
@@ -361,6 +632,16 @@ const cli_command cli_cmd_plot = {
         "plots/ directory of the sources).  --quick simulates 2,000 requests per\n"
         "Attention instance instead of 10,000, runs 5,000 Monte Carlo trials instead\n"
         "of 50,000 and uses coarser grids: the same figures in a few seconds, noisier.\n"
+        "\n"
+        "The paper's setting is the default: the geometric workload with mu_P = 100 and\n"
+        "mu_D = 500, the paper-910c coefficients, B = 256.  The figures computed from a\n"
+        "workload and a latency model take the options of the commands behind them and\n"
+        "draw your data instead: the workload options (--trace FILE or --geometric) for\n"
+        "fig3, fig4a and gantt, the hardware options (--hw FILE, or coefficients\n"
+        "overriding paper-910c) for fig3, fig4a, fig4b, map and gantt, -B for fig3,\n"
+        "fig4b and gantt; naming another figure with them is an error.  Titles and time\n"
+        "units come from the tables (the trace's and the latency file's names, the\n"
+        "file's unit).\n"
         "\n"
         "Exit status: 2 for an unknown figure or option, 1 when a table command or\n"
         "gnuplot fails.",

@@ -198,6 +198,8 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
+    if (s.hw.unit[0] != '\0')
+        cli_table_meta(t, "unit", "%s", s.hw.unit);
     {
         static const char *const cols[] = {"rule", "r",      "thr",  "tau",
                                            "bind", "r_cont", "r_se", "r_lo",

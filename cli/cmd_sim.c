@@ -236,6 +236,8 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "seed", "%lld", (long long)a.seed);
     cli_table_meta(t, "start", "%s", a.start == AFD_START_FRESH ? "fresh" : "stationary");
     cli_table_meta(t, "microbatches", "%lld", (long long)a.mb);
+    if (hw.unit[0] != '\0')
+        cli_table_meta(t, "unit", "%s", hw.unit);
     cli_table_begin(t, "r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
                     "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps",
                     "tpot_p50", "tpot_p50_se", "tpot_p90", "tpot_p90_se", "tpot_p99",

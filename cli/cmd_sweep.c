@@ -70,6 +70,8 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
+    if (s.hw.unit[0] != '\0')
+        cli_table_meta(t, "unit", "%s", s.hw.unit);
     {
         const char *extra[5] = {NULL, NULL, NULL, NULL, NULL};
         size_t n = 0;

@@ -112,6 +112,10 @@ typedef struct afd_slot_mc_params {
     uint64_t warmup;              /* steps simulated and discarded first */
     unsigned batches;             /* K >= 2 for batch means (0: AFD_SLOT_MC_BATCHES) */
     uint64_t seed, stream;
+    /* Called about every 2^16 requests, and once at the end, with the steps
+     * simulated so far (warm-up included) and their total; may be NULL. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } afd_slot_mc_params;
 
 typedef struct afd_slot_mc_result {

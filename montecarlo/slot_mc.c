@@ -156,7 +156,11 @@ afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *out)
             }
         }
         time += d;
+        if (p->progress != NULL && (requests & 0xffff) == 0)
+            p->progress(p->progress_ctx, time < end ? time : end, end);
     }
+    if (p->progress != NULL)
+        p->progress(p->progress_ctx, end, end);
     batch_stats(m1, k, &out->mean, &out->mean_se, &out->batch_lag1);
     batch_stats(m2, k, &out->mean_sq, &out->mean_sq_se, NULL);
     out->requests = requests;

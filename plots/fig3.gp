@@ -20,6 +20,12 @@ simall = in.'-simall.tsv'
 sweep = in.'-sweep.tsv'
 ratio = in.'-ratio.tsv'
 
+# The setting and the time unit, from the tables; the paper's setting keeps
+# the paper's axis ranges, any other is autoscaled.
+setting = afd_setting('all', sim)
+unit = afd_setting('unit', sim)
+paper = setting eq afd_paper
+
 # r*_mf (real) and r*_G (integer) from the ratio table.
 stats ratio using (strcol(1) eq 'mf' ? $2 : NaN) nooutput
 rmf = STATS_max
@@ -46,13 +52,12 @@ do for [fmt in 'png svg'] {
     eval markers
     set label 1 lab_mf at rmf, graph 1.03 right offset -0.3, 0 tc rgb afd_vermilion
     set label 2 lab_g at rg, graph 1.03 left offset 0.3, 0 tc rgb afd_green
-    set ylabel 'throughput per instance (tokens / cycle)'
-    set yrange [0.3:0.8]
-    set ytics 0.3, 0.1
+    set ylabel sprintf('throughput per instance (tokens / %s)', afd_unit1(unit))
+    if (paper) { set yrange [0.3:0.8]; set ytics 0.3, 0.1 } else { set yrange [*:*]; set ytics autofreq }
     set mytics 2
     set key top right
     set tmargin 3
-    set title 'B = 256, geometric μ_P = 100, μ_D = 500, paper-910c' offset 0, 0.8
+    set title setting offset 0, 0.8
     plot simall using 1:2 with lines lt 6 lw 1.5 title 'simulated, every integer r', \
          sim using 1:2 with points lt 1 ps 1.5 title 'simulated, the paper''s ratios', \
          sweep using 1:3 with lines lt 2 dt afd_dt_theory title 'mean-field Thr_{mf} (eq. 1)', \
@@ -62,9 +67,8 @@ do for [fmt in 'png svg'] {
     # ---- TPOT: one token per request per pipeline period, which with two
     # micro-batches is two micro-batch steps: the theory curves are 2 tau.
     set output out.'/fig3-tpot.'.fmt
-    set ylabel 'TPOT (cycles per output token)'
-    set yrange [0:1700]
-    set ytics 0, 200
+    set ylabel sprintf('TPOT (%s per output token)', unit)
+    if (paper) { set yrange [0:1700]; set ytics 0, 200 } else { set yrange [0:*]; set ytics autofreq }
     set mytics 2
     set key bottom right
     plot simall using 1:3 with lines lt 6 lw 1.5 title 'simulated, every integer r', \

@@ -26,7 +26,7 @@ set xrange [0:33]
 set xtics 0, 4, 32
 set mxtics 4
 set xlabel 'A/F ratio r (Attention instances per FFN instance)'
-set ylabel 'throughput per instance (tokens / cycle)'
+set ylabel sprintf('throughput per instance (tokens / %s)', afd_unit1(afd_setting('unit', sim)))
 set key top right
 set title title_ offset 0, 0.3
 

@@ -14,5 +14,6 @@ if (!exists('out')) out = '.'
 name = 'fig4a'
 nconf = 3
 conf(i) = sprintf('B = %d', i == 0 ? 128 : i == 1 ? 256 : 512)
-title_ = 'Batch size B (geometric μ_P = 100, μ_D = 500, paper-910c)'
+title_ = sprintf('Batch size B (%s, %s)', afd_setting('workload', in.'-sim.tsv'), \
+                 afd_setting('hw', in.'-sim.tsv'))
 load here.'fig4.gp'

@@ -17,5 +17,6 @@ nconf = 4
 mu_p(i) = i == 1 ? 200 : i == 3 ? 50 : 100
 mu_d(i) = i == 2 ? 1000 : i == 3 ? 250 : 500
 conf(i) = sprintf('μ_P = %d, μ_D = %d', mu_p(i), mu_d(i))
-title_ = 'Prompt and decode lengths (geometric, B = 256, paper-910c)'
+title_ = sprintf('Prompt and decode lengths (geometric, B = %s, %s)', \
+                 afd_setting('B', in.'-sim.tsv'), afd_setting('hw', in.'-sim.tsv'))
 load here.'fig4.gp'

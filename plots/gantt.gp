@@ -29,7 +29,7 @@ do for [w = 0:r - 1] {
 set ytics add ('A → F' 2, 'FFN' 1, 'F → A' 0)
 unset mytics
 set grid noytics nomytics xtics
-set xlabel 'time (cycles)'
+set xlabel sprintf('time (%s)', afd_setting('unit', in))
 set xrange [0:*]
 set key at screen 0.5, screen 0.015 center bottom horizontal
 set bmargin at screen 0.16
@@ -38,7 +38,8 @@ set style fill solid 0.9 border lc rgb 'white'
 do for [fmt in 'png svg'] {
     eval afd_terminal(fmt)
     set output out.'/gantt.'.fmt
-    set title sprintf('Pipeline of %dA-1F, two micro-batches: the first steps (afdkit sim --gantt)', r)
+    set title sprintf("Pipeline of %dA-1F, two micro-batches: the first steps (afdkit sim --gantt)\n%s", \
+                      r, afd_setting('all', in))
     plot in using (($5 + $6) / 2):(lane(strcol(3), $4)):(($6 - $5) / 2):(half):($2 + 1) \
             with boxxyerror lc variable, \
          NaN with boxes lt 1 title 'micro-batch 0', \

@@ -2,7 +2,7 @@
 # make-figures.sh TABLES OUTDIR [NAME...]
 #
 # Draws the figures from the tables make-tables.sh wrote into TABLES: each
-# NAME (default: all of fig3 fig4a fig4b table1 fig5 mdc map gantt regime) runs
+# NAME (default: all of fig3 fig4a fig4b table1 fig5 mdc map gantt regime pareto) runs
 # NAME.gp with gnuplot, which writes PNG and SVG files into OUTDIR.
 # gnuplot is $GNUPLOT if set, else the first gnuplot in PATH; without it the
 # script says so in one line and exits 0.
@@ -18,7 +18,7 @@ outdir=$2
 shift 2
 plots=$(cd "$(dirname "$0")" && pwd)
 
-all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime"
+all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime pareto"
 for name in "$@"; do
     case " $all " in
     *" $name "*) ;;
@@ -50,7 +50,7 @@ inputs() {
 }
 stem() {
     case $1 in
-    mdc | map | gantt | regime) echo "$tables/$1.tsv" ;;
+    mdc | map | gantt | regime | pareto) echo "$tables/$1.tsv" ;;
     *) echo "$tables/$1" ;;
     esac
 }

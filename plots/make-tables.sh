@@ -1,13 +1,19 @@
 #!/bin/sh
-# make-tables.sh [--quick] AFDKIT OUTDIR [NAME...]
+# make-tables.sh [--quick] [--workload WORDS] [--hw WORDS] [-B N] AFDKIT OUTDIR [NAME...]
 #
 # Writes the tables behind the figures into OUTDIR, each made by AFDKIT (the
 # afdkit program to use) with --provenance, so that every table starts with
 # the command line that produced it.  NAME selects figures (default: all):
-#   fig3 fig4a fig4b table1 fig5 mdc map gantt regime
+#   fig3 fig4a fig4b table1 fig5 mdc map gantt regime pareto
 # --quick: 2,000 simulated requests per Attention instance instead of 10,000,
 # 5,000 Monte Carlo trials instead of 50,000, and coarser grids for the map
 # and the M/D/c curves (for tests: the same tables, noisier and shorter).
+# The paper's setting is the default: the geometric workload with mu_P = 100
+# and mu_D = 500, the paper-910c hardware, B = 256.  --workload and --hw
+# replace the first two with afdkit's own options, given as one string of
+# single-quoted shell words ("'--trace' '/abs/mine.csv'"; file names absolute,
+# as the commands run elsewhere); -B replaces B.  --workload applies to fig3,
+# fig4a and gantt, --hw to fig3 fig4a fig4b map gantt, -B to fig3 fig4b gantt.
 #
 # The commands run in the directory above this script's (the source tree, or
 # the installed data directory), so that trace paths in the provenance lines
@@ -16,21 +22,40 @@ set -eu
 
 me=make-tables.sh
 usage() {
-    echo "usage: $me [--quick] AFDKIT OUTDIR [NAME...]" >&2
+    echo "usage: $me [--quick] [--workload WORDS] [--hw WORDS] [-B N] AFDKIT OUTDIR [NAME...]" >&2
     exit 2
 }
 
 quick=0
-if [ "${1:-}" = --quick ]; then
-    quick=1
-    shift
-fi
+workload=
+hwopts=
+batch=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) quick=1; shift ;;
+    --workload | --hw | -B)
+        [ $# -ge 2 ] || usage
+        case $1 in
+        --workload) workload=$2 ;;
+        --hw) hwopts=$2 ;;
+        -B)
+            case $2 in
+            '' | *[!0-9]*) echo "$me: -B: not a positive integer: '$2'" >&2; exit 2 ;;
+            esac
+            batch=$2
+            ;;
+        esac
+        shift 2
+        ;;
+    *) break ;;
+    esac
+done
 [ $# -ge 2 ] || usage
 afdkit=$1
 outdir=$2
 shift 2
 
-all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime"
+all="fig3 fig4a fig4b table1 fig5 mdc map gantt regime pareto"
 for name in "$@"; do
     case " $all " in
     *" $name "*) ;;
@@ -38,6 +63,20 @@ for name in "$@"; do
     esac
 done
 [ $# -gt 0 ] || set -- $all
+# takes OPTION VALUE FIGURES: every named figure must be one of FIGURES.
+takes() {
+    [ -n "$2" ] || return 0
+    for name in $names; do
+        case " $3 " in
+        *" $name "*) ;;
+        *) echo "$me: $name takes no $1 (those that do: $3)" >&2; exit 2 ;;
+        esac
+    done
+}
+names="$*"
+takes --workload "$workload" "fig3 fig4a gantt"
+takes --hw "$hwopts" "fig3 fig4a fig4b map gantt"
+takes -B "$batch" "fig3 fig4b gantt"
 
 # Absolute paths before leaving the caller's directory.
 case $afdkit in
@@ -62,6 +101,11 @@ fi
 geo="--geometric --mu-p 100 --mu-d 500"
 hw="--hw paper-910c"
 paper_r=1,2,4,8,16,24,32
+# The setting of the figures that take one, as words for eval: the workload,
+# the hardware and B.
+wl=${workload:-$geo}
+hwq=${hwopts:-$hw}
+B=${batch:-256}
 
 # A table is written to FILE.tmp and renamed when complete, so that a failed
 # command leaves no partial table behind.
@@ -91,31 +135,32 @@ table() {
 # Figure 3: throughput, TPOT and idle ratios against r (paper setting); the
 # paper's seven ratios, and every integer ratio as well.
 fig3() {
-    table fig3-sim.tsv sim $geo $hw -B 256 --r $paper_r --requests $requests --seed 1 \
-        --start stationary
-    table fig3-simall.tsv sim $geo $hw -B 256 --r 1:32 --requests $requests --seed 1 \
-        --start stationary
-    table fig3-sweep.tsv sweep $geo $hw -B 256 --r 1:32:0.25
-    table fig3-ratio.tsv ratio $geo $hw -B 256
+    eval "table fig3-sim.tsv sim $wl $hwq -B $B --r $paper_r --requests $requests --seed 1 \
+        --start stationary"
+    eval "table fig3-simall.tsv sim $wl $hwq -B $B --r 1:32 --requests $requests --seed 1 \
+        --start stationary"
+    eval "table fig3-sweep.tsv sweep $wl $hwq -B $B --r 1:32:0.25"
+    eval "table fig3-ratio.tsv ratio $wl $hwq -B $B"
 }
 
-# Figure 4: one block per configuration "B MU_P MU_D", in legend order.
+# Figure 4: one block per configuration "B MU_P MU_D" (MU_P -: the workload
+# of --workload, by default the paper's), in legend order.
 fig4() {
     name=$1
     shift
     for k in sim sweep ratio; do start "$name-$k.tsv"; done
     for cfg in "$@"; do
         set -- $cfg
-        w="--geometric --mu-p $2 --mu-d $3"
-        add "$name-sim.tsv" sim $w $hw -B "$1" --r 1:32 --requests $requests --seed 1 \
-            --start stationary
-        add "$name-sweep.tsv" sweep $w $hw -B "$1" --r 1:32:0.25
-        add "$name-ratio.tsv" ratio $w $hw -B "$1"
+        if [ "$2" = - ]; then w=$wl; else w="--geometric --mu-p $2 --mu-d $3"; fi
+        eval "add \"\$name-sim.tsv\" sim $w $hwq -B $1 --r 1:32 --requests $requests \
+            --seed 1 --start stationary"
+        eval "add \"\$name-sweep.tsv\" sweep $w $hwq -B $1 --r 1:32:0.25"
+        eval "add \"\$name-ratio.tsv\" ratio $w $hwq -B $1"
     done
     for k in sim sweep ratio; do finish "$name-$k.tsv"; done
 }
-fig4a() { fig4 fig4a "128 100 500" "256 100 500" "512 100 500"; }
-fig4b() { fig4 fig4b "256 100 500" "256 200 500" "256 100 1000" "256 50 250"; }
+fig4a() { fig4 fig4a "128 - -" "256 - -" "512 - -"; }
+fig4b() { fig4 fig4b "$B 100 500" "$B 200 500" "$B 100 1000" "$B 50 250"; }
 
 # Table 1: barrier overhead, Monte Carlo against the CLT.  The CLT curve is
 # sweep's barrier column, (nu/theta) kappa_r / sqrt(B): mc barrier's
@@ -175,13 +220,14 @@ map() {
     echo "## loop=theta in $(echo $thetas | tr ' ' ','), B in $(echo $bs | tr ' ' ','):" \
         "the command below with --theta theta --nu theta -B B" >>"$f"
     prov=--provenance
-    for B in $bs; do
+    for b in $bs; do
         for t in $thetas; do
             # ratio's warnings (optimum at the largest feasible r, r*_mf < 1)
             # are expected somewhere on a grid: keep them out of the way.
-            rows=$("$afdkit" ratio --theta "$t" --nu "$t" -B "$B" $hw --r-max 512 $prov -q 2>/dev/null)
+            rows=$(eval "\"\$afdkit\" ratio --theta $t --nu $t -B $b $hwq --r-max 512 $prov -q" \
+                2>/dev/null)
             echo "$rows" |
-                awk -v t="$t" -v B="$B" -v first="${prov:+1}" '
+                awk -v t="$t" -v B="$b" -v first="${prov:+1}" '
                     /^## / { print; next }
                     /^# / { next }
                     $1 == "mf" { rmf = $2; tmf = $3 }
@@ -203,8 +249,9 @@ map() {
 gantt() {
     (
         cd "$outdir"
-        "$afdkit" sim $geo $hw -B 256 --r 8 --requests 1000 --seed 1 --start stationary \
-            --gantt gantt.tsv --gantt-steps 12 --provenance -q >gantt-sim.tsv.tmp
+        eval "\"\$afdkit\" sim $wl $hwq -B $B --r 8 --requests 1000 --seed 1 \
+            --start stationary --gantt gantt.tsv --gantt-steps 12 --provenance -q" \
+            >gantt-sim.tsv.tmp
         {
             grep '^## ' gantt-sim.tsv.tmp
             cat gantt.tsv
@@ -231,6 +278,21 @@ regime() {
         --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --ttft-slo $ttft \
         --tpot-slo $tpot --provenance -q >>"$outdir/regime.tsv.tmp"
     finish regime.tsv
+}
+
+# The frontier of goodput against cost (afdkit pareto --all: the dominated
+# configurations too): llama-3.1-8b on H100 and A100 devices, up to 8 of
+# them at tensor-parallel sizes 1, 2 and 4 (--quick: up to 4, sizes 1 and 2).
+pareto() {
+    if [ "$quick" = 1 ]; then
+        devices=4
+        tps=1,2
+    else
+        devices=8
+        tps=1,2,4
+    fi
+    table pareto.tsv pareto --model llama-3.1-8b --device h100-sxm,a100-80g --devices $devices \
+        --tp $tps --lengths 1000,100 --ttft-slo 500ms --tpot-slo 50ms --all
 }
 
 for name in "$@"; do

@@ -52,7 +52,8 @@ set style textbox opaque noborder margins 1, 1
 do for [fmt in 'png svg'] {
     eval afd_terminal(fmt)
     set output out.'/map.'.fmt
-    set multiplot title 'Provisioning map: recommended A/F ratio r*, paper-910c hardware, ν = θ' \
+    set multiplot title sprintf('Provisioning map: recommended A/F ratio r*, %s hardware, ν = θ', \
+                                afd_setting('hw', in)) \
         font ',12'
     set tmargin at screen 0.86
     set bmargin at screen 0.13

@@ -61,5 +61,14 @@ set pointintervalbox 1.5
 set datafile missing 'nan'
 set datafile separator whitespace
 
+# The setting of a table (setting.sh beside this file: the workload, the
+# hardware, B and the time unit from the table's provenance lines), for
+# titles and labels: afd_setting(part, table), part all, workload, hw, B or
+# unit.  afd_unit1(u) is the singular of a unit ("cycle" per "cycles").
+afd_setting(part, t) = system(sprintf("sh '%ssetting.sh' --part %s '%s'", here, part, t))
+afd_unit1(u) = u eq 'cycles' ? 'cycle' : u
+# The paper's setting, for which the scripts keep the paper's axis ranges.
+afd_paper = 'B = 256, geometric μ_P = 100, μ_D = 500, paper-910c'
+
 # A vertical marker at x = v across the plot: afd_vline(v, colour).
 afd_vline(v, c) = sprintf("set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb '%s' lw 1.5 dt %d back", v, v, c, afd_dt_marker)

@@ -184,6 +184,7 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
 typedef struct afd_slot_mc_params {
     const afd_workload *workload; uint64_t steps; uint64_t warmup; unsigned batches;
     uint64_t seed, stream;
+    void (*progress)(void *ctx, uint64_t done, uint64_t total); void *progress_ctx;
 } afd_slot_mc_params;
 typedef struct afd_slot_mc_result {
     double mean, mean_se; double mean_sq, mean_sq_se; uint64_t requests; uint64_t steps;
