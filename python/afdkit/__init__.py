@@ -310,12 +310,50 @@ _SWEEP_COLUMNS = ("r", "tau_mf", "thr_mf", "tau_g", "thr_g", "bind", "p_attentio
                   "eta_a_mf", "eta_f_mf", "eta_a_g", "eta_f_g")
 
 
-def sweep(r, B, hw, **workload):
+class _Cost:
+    """Prices per hour and powers in watts of one Attention and one FFN
+    device (afdkit --price-a/--price-f, --power-a/--power-f), each pair
+    (attention, ffn) or None."""
+
+    def __init__(self, price, power, hw):
+        self.price = self._pair(price, "price")
+        self.power = self._pair(power, "power")
+        sec = ffi.new("double *")
+        self.unit_seconds = math.nan
+        if (self.price or self.power) and lib.afd_unit_seconds(hw.unit, sec) == lib.AFD_OK:
+            self.unit_seconds = sec[0]
+        elif self.price or self.power:
+            warnings.warn("the latency model's unit '%s' is not a unit of time: "
+                          "thr_per_dollar and thr_per_joule are per unit of the model; the "
+                          "ratios they pick are unaffected" % (_text(hw.unit) or "?"))
+
+    @staticmethod
+    def _pair(v, name):
+        if v is None:
+            return None
+        a, f = (float(x) for x in v)
+        if not (a > 0 and f > 0 and math.isfinite(a) and math.isfinite(f)):
+            raise ValueError("%s=(attention, ffn): both must be finite and > 0" % name)
+        return a, f
+
+    def per(self, pair, r, B, tau, per_hour):
+        """Tokens per dollar (per joule) of an rA-1F bundle (afd_bundle_per_cost)."""
+        if math.isnan(self.unit_seconds):
+            return lib.afd_bundle_per_cost(r, B, tau, 1, pair[0], pair[1], 0)
+        return lib.afd_bundle_per_cost(r, B, tau, self.unit_seconds, pair[0], pair[1], per_hour)
+
+
+def sweep(r, B, hw, price=None, power=None, **workload):
     """Cycle times and throughput per instance against r (afdkit sweep): a
     dict of arrays r tau_mf thr_mf tau_g thr_g bind p_attention barrier
-    eta_a_mf eta_f_mf eta_a_g eta_f_g (eq. 8, 9, 1, 11; Theorem 4.3)."""
+    eta_a_mf eta_f_mf eta_a_g eta_f_g (eq. 8, 9, 1, 11; Theorem 4.3).
+    price=(attention, ffn) per device-hour adds thr_per_dollar and
+    thr_per_dollar_mf, power=(attention, ffn) in watts thr_per_joule and
+    thr_per_joule_mf (tokens per dollar, per joule, afd_bundle_per_cost)."""
     rs = _reals(r, "r", 1e-9)
     s, _ = _system(hw, B, _split(workload))
+    cost = _Cost(price, power, s.hw)
+    extra = {}
     cols = {k: [] for k in _SWEEP_COLUMNS}
     cy = ffi.new("afd_cycle *")
     for x in rs:
@@ -324,6 +362,13 @@ def sweep(r, B, hw, **workload):
             raise AfdkitError("r = %g: %s" % (x, _text(lib.afd_strerror(st))), st)
         for k in _SWEEP_COLUMNS:
             cols[k].append(_text(lib.afd_bind_name(cy.bind)) if k == "bind" else getattr(cy, k))
+        for name, pair, per_hour in (("dollar", cost.price, 1), ("joule", cost.power, 0)):
+            if pair is not None:
+                extra.setdefault("thr_per_" + name, []).append(
+                    cost.per(pair, cy.r, s.B, cy.tau_g, per_hour))
+                extra.setdefault("thr_per_%s_mf" % name, []).append(
+                    cost.per(pair, cy.r, s.B, cy.tau_mf, per_hour))
+    cols.update(extra)
     return {k: np.array(v) for k, v in cols.items()}
 
 
@@ -332,14 +377,19 @@ def _ratio_row(r, thr, tau, bind, r_cont, se):
             "r_cont": r_cont, "r_se": se, "r_lo": r_cont - 1.96 * se, "r_hi": r_cont + 1.96 * se}
 
 
-def ratio(B, hw, r_max=128, r=None, max_instances=None, top=5, **workload):
+def ratio(B, hw, r_max=128, r=None, max_instances=None, top=5, price=None, power=None,
+          **workload):
     """The recommended Attention/FFN ratio (afdkit ratio): {"mf": row, "g": row}
     with row = {r, thr, tau, bind, r_cont, r_se, r_lo, r_hi}: the mean-field
     optimum (Theorem 4.4) and the barrier-aware one (eq. 12) over the feasible
     set 1..r_max (or the list r), with delta-method standard errors from the
-    trace.  max_instances=N adds "topologies": the best xA-yF with x + y <= N,
-    a dict of arrays x y r thr tau bind thr_mf."""
+    trace.  price=(attention, ffn) per device-hour adds the row "cost" (the
+    barrier-aware integer r with the most tokens per dollar) and
+    thr_per_dollar to every row; power=(attention, ffn) in watts the row
+    "energy" and thr_per_joule.  max_instances=N adds "topologies": the best
+    xA-yF with x + y <= N, a dict of arrays x y r thr tau bind thr_mf."""
     s, ws = _system(hw, B, _split(workload))
+    cost = _Cost(price, power, s.hw)
     err = ffi.new("afd_error *")
     mf = ffi.new("afd_mf_result *")
     _check(lib.afd_ratio_mf(s, mf, err), err)
@@ -371,6 +421,26 @@ def ratio(B, hw, r_max=128, r=None, max_instances=None, top=5, **workload):
     lib.afd_cycle_eval(s, mf.r, at_mf)
     out = {"mf": _ratio_row(mf.r, mf.thr, mf.tau, at_mf.bind, mf_cont[0], mf_se[0]),
            "g": _ratio_row(g.r, g.thr_g, g.tau_g, g.bind, g_cont[0], g_se[0])}
+    for rule, pair in (("cost", cost.price), ("energy", cost.power)):
+        if pair is None:
+            continue
+        best = ffi.new("afd_cycle *")
+        r_cont, se = ffi.new("double *"), ffi.new("double *")
+        w = pair[1] / pair[0]
+        st = lib.afd_ratio_cost_g(s, w, fs, len(feasible), best, ffi.NULL)
+        if st == lib.AFD_OK:
+            st = lib.afd_ratio_cost_se(s, w, b"g", best.r, lo, hi, ws.theta_se, ws.nu_se,
+                                       ws.cov_theta_nu, r_cont, se)
+        if st != lib.AFD_OK:
+            raise AfdkitError("rule %s: %s" % (rule, _text(lib.afd_strerror(st))), st)
+        if best.r == hi and len(feasible) > 1:
+            warnings.warn("the %s optimum r = %.0f is the largest feasible value; raise "
+                          "r_max" % (rule, best.r))
+        out[rule] = _ratio_row(best.r, best.thr_g, best.tau_g, best.bind, r_cont[0], se[0])
+    for row in out.values():
+        for name, pair, per_hour in (("dollar", cost.price, 1), ("joule", cost.power, 0)):
+            if pair is not None:
+                row["thr_per_" + name] = cost.per(pair, row["r"], s.B, row["tau"], per_hour)
     if max_instances is not None:
         n = _integer(max_instances, "max_instances", 2, 4096)
         k = _integer(top, "top", 1, 1000)

@@ -111,6 +111,16 @@ afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, d
 typedef struct afd_topology { unsigned x, y; afd_cycle cycle; } afd_topology;
 afd_status afd_topology_search(const afd_system *s, unsigned max_n, afd_topology *best,
                                size_t k, size_t *found);
+afd_status afd_ratio_cost_g(const afd_system *s, double w, const double *rs, size_t n,
+                            afd_cycle *best, double *value);
+afd_status afd_ratio_cost_se(const afd_system *s, double w, char rule, double r_g,
+                             double lo, double hi, double theta_se, double nu_se,
+                             double cov, double *r_cont, double *se);
+
+/* afd_cost.h, afd_parse.h */
+double afd_bundle_per_cost(double r, double B, double tau, double unit_seconds,
+                           double cost_a, double cost_f, int per_hour);
+afd_status afd_unit_seconds(const char *unit, double *sec);
 
 /* afd_queue.h */
 typedef struct afd_mdc afd_mdc;

@@ -159,6 +159,49 @@ def test_ratio_topologies():
     assert_table(py["topologies"], rows[2:])
 
 
+MS_HW = ("alpha_a = 0.0000021\nbeta_a = 0.06\nalpha_f = 0.0001\nbeta_f = 0.12\n"
+         "alpha_c = 0.00003\nbeta_c = 0.025\nunit = ms\n")
+
+
+def test_sweep_cost_energy(tmp_path):
+    hwf = tmp_path / "ms.hw"
+    hwf.write_text(MS_HW)
+    r = [1, 2.5, 4, 9]
+    py = afdkit.sweep(r, B=64, hw=str(hwf), geometric=(100, 500), price=(2.99, 1.79),
+                      power=(700, 400))
+    assert_table(py, cli("sweep", "--geometric", "--mu-p", 100, "--mu-d", 500, "--hw", hwf,
+                         "-B", 64, "--r", "1,2.5,4,9", "--price-a", 2.99, "--price-f", 1.79,
+                         "--power-a", 700, "--power-f", 400))
+    # tokens per dollar of an rA-1F bundle: r B / tau tokens per ms, 3600 s per
+    # hour, r + 1 devices priced 2.99 and 1.79 per hour
+    rr = np.array(r)
+    per_s = rr * 64 / (py["tau_g"] * 1e-3)
+    np.testing.assert_allclose(py["thr_per_dollar"], 3600 * per_s / (rr * 2.99 + 1.79),
+                               rtol=1e-14)
+    np.testing.assert_allclose(py["thr_per_joule"], per_s / (rr * 700 + 400), rtol=1e-14)
+
+
+def test_ratio_cost_energy():
+    with pytest.warns(UserWarning, match="not a unit of time"):
+        py = afdkit.ratio(B=256, hw="paper-910c", geometric=(100, 500), price=(2.99, 1.79),
+                          power=(700, 400))
+    rows = cli("ratio", "--geometric", "--mu-p", 100, "--mu-d", 500, "--hw", "paper-910c",
+               "-B", 256, "--price-a", 2.99, "--price-f", 1.79, "--power-a", 700,
+               "--power-f", 400)
+    assert [row["rule"] for row in rows] == ["mf", "g", "cost", "energy"]
+    for row in rows:
+        assert_row(py[row["rule"]], {k: v for k, v in row.items() if k != "rule"})
+    # with equal prices per device, tokens per dollar picks the barrier-aware r
+    with pytest.warns(UserWarning, match="not a unit of time"):
+        eq = afdkit.ratio(B=256, hw="paper-910c", geometric=(100, 500), price=(2, 2))
+    assert eq["cost"]["r"] == eq["g"]["r"]
+
+
+def test_cost_bad_pair():
+    with pytest.raises(ValueError, match="price"):
+        afdkit.sweep([2], B=64, hw="paper-910c", geometric=(100, 500), price=(0, 1))
+
+
 def test_mdc():
     py = afdkit.mdc([1, 1.5], 0.5, [1, 2, 3, 8], percentile=0.95)
     assert_table(py, cli("mdc", "--lambda", "1,1.5", "--service", 0.5, "--c", "1,2,3,8",
