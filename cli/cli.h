@@ -346,6 +346,11 @@ typedef struct cli_hw_args {
 
 extern const cli_group cli_hw_group;
 void cli_hw_init(cli_hw_args *a);
+/* Load --model (preset or config.json) or --device (preset or key = value
+ * file); print the error (with the preset names for an unknown name). */
+int cli_load_model(const char *cmd, const char *spec, afd_model *m);
+int cli_load_device(const char *cmd, const char *spec, afd_device *d);
+
 int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const char *arg);
 /* Build the coefficients: the --hw preset or file, then the overrides;
  * without --hw all six coefficients must be given.  Returns 0 or the exit

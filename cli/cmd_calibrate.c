@@ -10,7 +10,8 @@
 #include "cli.h"
 
 enum { OPT_ATT = OPT_COMMAND, OPT_FFN, OPT_COMM, OPT_XCOL, OPT_TCOL, OPT_ROBUST, OPT_OUT,
-       OPT_RESID, OPT_UNIT, OPT_BATCHES };
+       OPT_RESID, OPT_UNIT, OPT_BATCHES, OPT_PROFILE, OPT_ALLREDUCE, OPT_MODEL, OPT_DEVICE,
+       OPT_TP, OPT_SUMMARY, OPT_NO_FIT };
 
 static const cli_option cal_options[] = {
     {"attention", 0, "FILE", "Attention latencies: x = token load T, t = time", OPT_ATT},
@@ -26,6 +27,22 @@ static const cli_option cal_options[] = {
     {"batches", 0, "FILE", "or: batch times t against memory and compute times t_m, t_f "
                            "(the five-term regression of Ascendra's Appendix A)",
      OPT_BATCHES},
+    {"profile", 0, "FILE", "or: measured kernel times (Vidur's profiler CSV) to fit the "
+                           "device's mfu and mbu to",
+     OPT_PROFILE},
+    {"allreduce", 0, "FILE", "with --profile: measured all-reduce times (Vidur's CSV) to fit "
+                             "comm_eff and comm_latency_ms to",
+     OPT_ALLREDUCE},
+    {"model", 'm', "NAME|FILE", "with --profile: the model measured (preset or config.json)",
+     OPT_MODEL},
+    {"device", 'd', "NAME|FILE", "with --profile: the device measured (preset or file)",
+     OPT_DEVICE},
+    {"tp", 't', "T", "with --profile: only the measurements at tensor-parallel size T",
+     OPT_TP},
+    {"summary", 0, NULL, "with --profile: median and worst error per module and regime",
+     OPT_SUMMARY},
+    {"no-fit", 0, NULL, "with --profile: compare with the device's efficiencies as they are",
+     OPT_NO_FIT},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group cal_group = {"Options", cal_options};
@@ -36,6 +53,9 @@ static const char *const stage_name[3] = {"attention", "ffn", "comm"};
 struct args {
     const char *file[3];
     const char *batches;
+    const char *profile, *allreduce, *model, *device;
+    double tp;
+    int summary, no_fit;
     const char *x_col, *t_col, *out, *resid, *unit;
     int robust;
 };
@@ -48,6 +68,18 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     switch (opt->id) {
     case OPT_ATT: a->file[0] = arg; return 0;
     case OPT_BATCHES: a->batches = arg; return 0;
+    case OPT_PROFILE: a->profile = arg; return 0;
+    case OPT_ALLREDUCE: a->allreduce = arg; return 0;
+    case OPT_MODEL: a->model = arg; return 0;
+    case OPT_DEVICE: a->device = arg; return 0;
+    case OPT_SUMMARY: a->summary = 1; return 0;
+    case OPT_NO_FIT: a->no_fit = 1; return 0;
+    case OPT_TP: {
+        int64_t v;
+        int rc = cli_integer("calibrate", opt->name, arg, 1, 1024, &v);
+        a->tp = (double)v;
+        return rc;
+    }
     case OPT_FFN: a->file[1] = arg; return 0;
     case OPT_COMM: a->file[2] = arg; return 0;
     case OPT_XCOL: a->x_col = arg; return 0;
@@ -137,6 +169,222 @@ out:
     return rc;
 }
 
+/* Fitted values are kept to three significant digits: what is printed is
+ * what --out writes and what the estimate rows use. */
+static double sig3(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3g", v);
+    return strtod(buf, NULL);
+}
+
+enum { G_LARGE, G_WEIGHT, G_RIDGE, G_N };
+static const char *const group_name[G_N] = {"large", "weight_read", "ridge"};
+
+/* --profile: fit mfu and mbu (and with --allreduce comm_eff and
+ * comm_latency_ms) and print the estimator against each measurement. */
+static int run_profile(const char *cmd, const struct args *a, const cli_common *c)
+{
+    afd_model m;
+    afd_device d;
+    afd_profile p;
+    afd_allreduce_profile ar;
+    afd_error err;
+    afd_status st;
+    cli_table *t = NULL;
+    double rms = NAN, *errs = NULL, tps[64];
+    size_t i, n_err = 0, cap, ntp;
+    int rc, k, g, ti;
+    char note[512];
+
+    memset(&p, 0, sizeof p);
+    memset(&ar, 0, sizeof ar);
+    if (a->model == NULL || a->device == NULL)
+        return cli_usage_error(cmd, "--profile needs --model and --device");
+    if ((rc = cli_load_model(cmd, a->model, &m)) != 0 ||
+        (rc = cli_load_device(cmd, a->device, &d)) != 0)
+        return rc;
+    if (a->allreduce != NULL && a->tp == 1)
+        return cli_usage_error(cmd, "--allreduce with --tp 1: one device has no all-reduce");
+    st = afd_profile_read(a->profile, &p, &err);
+    if (st != AFD_OK)
+        return cli_file_error(cmd, a->profile, st, &err);
+    if (a->allreduce != NULL && (st = afd_allreduce_read(a->allreduce, &ar, &err)) != AFD_OK) {
+        rc = cli_file_error(cmd, a->allreduce, st, &err);
+        goto out;
+    }
+    for (i = 0; i < p.n; i++)
+        if ((st = afd_profile_row_matches(&p.row[i], &m, &err)) != AFD_OK) {
+            rc = cli_input_error(cmd, "%s:%ld: %s", a->profile, err.line, err.text);
+            goto out;
+        }
+    if (!a->no_fit) {
+        double mfu, mbu;
+        st = afd_profile_fit(&m, &d, &p, a->tp, &mfu, &mbu, &rms, &err);
+        if (st != AFD_OK) {
+            rc = st == AFD_EINVAL ? cli_input_error(cmd, "%s: %s", a->profile, err.text)
+                                  : cli_runtime_error(cmd, "%s: %s", a->profile, err.text);
+            goto out;
+        }
+        d.mfu[0] = d.mfu[1] = sig3(mfu);
+        d.mbu[0] = d.mbu[1] = sig3(mbu);
+        if (a->allreduce != NULL) {
+            double eff, lat;
+            st = afd_profile_fit_allreduce(&d, &ar, a->tp, &eff, &lat, &err);
+            if (st != AFD_OK) {
+                rc = st == AFD_EINVAL ? cli_input_error(cmd, "%s: %s", a->allreduce, err.text)
+                                      : cli_runtime_error(cmd, "%s: %s", a->allreduce, err.text);
+                goto out;
+            }
+            d.comm_eff[0] = d.comm_eff[1] = sig3(eff);
+            d.comm_latency_ms = sig3(lat);
+        }
+    }
+    cap = 3 * p.n + ar.n + 1;
+    errs = malloc(cap * sizeof *errs);
+    t = cli_table_new(&c->out);
+    if (errs == NULL || t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_meta(t, "unit", "ms");
+    cli_table_meta(t, "model", "%s", m.name);
+    cli_table_meta(t, "device", "%s", d.name);
+    cli_table_meta(t, "mfu", "%.3g%s", d.mfu[0], a->no_fit ? " (device)" : " (fitted)");
+    cli_table_meta(t, "mbu", "%.3g%s", d.mbu[0], a->no_fit ? " (device)" : " (fitted)");
+    if (a->allreduce != NULL) {
+        cli_table_meta(t, "comm_eff", "%.3g%s", d.comm_eff[0],
+                       a->no_fit ? " (device)" : " (fitted)");
+        cli_table_meta(t, "comm_latency_ms", "%.3g%s", d.comm_latency_ms,
+                       a->no_fit ? " (device)" : " (fitted)");
+    }
+    if (!a->no_fit)
+        cli_table_meta(t, "rms_log_err", "%.3g", rms);
+    /* the tensor-parallel sizes measured, for the summary's rows */
+    ntp = 0;
+    for (i = 0; i < p.n + ar.n; i++) {
+        double v = i < p.n ? p.row[i].tp : ar.row[i - p.n].workers;
+        size_t j;
+        if ((a->tp != 0 && v != a->tp) || (i >= p.n && v < 2))
+            continue;
+        for (j = 0; j < ntp && tps[j] != v; j++)
+            ;
+        if (j == ntp && ntp < sizeof tps / sizeof tps[0]) {
+            while (j > 0 && tps[j - 1] > v) {
+                tps[j] = tps[j - 1];
+                j--;
+            }
+            tps[j] = v;
+            ntp++;
+        }
+    }
+    if (a->summary)
+        cli_table_begin(t, "module", "tp", "regime", "n", "median_abs_err", "worst_abs_err");
+    else
+        cli_table_begin(t, "module", "tp", "tokens", "measured_ms", "estimate_ms", "rel_err",
+                        "bound");
+    /* k = AFD_PROFILE_NMOD: the all-reduce; ti = -1: every TP size */
+    for (k = 0; k <= AFD_PROFILE_NMOD; k++)
+        for (ti = a->summary ? -1 : (int)ntp - 1; ti < (int)ntp; ti++)
+            for (g = 0; g < (k == AFD_PROFILE_NMOD ? 1 : G_N); g++) {
+                size_t nrow = k == AFD_PROFILE_NMOD ? ar.n : p.n;
+                n_err = 0;
+                if (!a->summary && (ti != (int)ntp - 1 || g > 0))
+                    continue;
+                for (i = 0; i < nrow; i++) {
+                    double est, meas, tp, tokens;
+                    int mb = 0, grp = 0;
+                    if (k == AFD_PROFILE_NMOD) {
+                        const afd_allreduce_row *r = &ar.row[i];
+                        tp = r->workers;
+                        if (tp < 2)
+                            continue;
+                        tokens = r->bytes / (m.hidden * m.dtype_bytes);
+                        meas = r->ms;
+                        est = afd_estimate_allreduce_ms(&d, AFD_PREFILL, tp, r->bytes);
+                    } else {
+                        const afd_profile_row *r = &p.row[i];
+                        tp = r->tp;
+                        tokens = r->tokens;
+                        meas = r->ms[k];
+                        if (a->tp != 0 && tp != a->tp)
+                            continue;
+                        st = afd_profile_estimate(&m, &d, tp, tokens, (afd_profile_module)k, &est,
+                                                  &mb, &err);
+                        if (st != AFD_OK) {
+                            rc = cli_input_error(cmd, "%s:%ld: %s", a->profile, r->line,
+                                                 err.text);
+                            goto out;
+                        }
+                        grp = tokens >= 512 ? G_LARGE : mb == 1 ? G_WEIGHT : G_RIDGE;
+                    }
+                    if ((a->tp != 0 && tp != a->tp) ||
+                        (a->summary && (grp != g || (ti >= 0 && tp != tps[ti]))))
+                        continue;
+                    errs[n_err++] = est / meas - 1;
+                    if (!a->summary) {
+                        cli_table_str(t, k == AFD_PROFILE_NMOD
+                                             ? "allreduce"
+                                             : afd_profile_module_name((afd_profile_module)k));
+                        cli_table_real(t, tp);
+                        cli_table_real(t, tokens);
+                        cli_table_real(t, meas);
+                        cli_table_real(t, est);
+                        cli_table_real(t, est / meas - 1);
+                        cli_table_str(t, k == AFD_PROFILE_NMOD ? "network"
+                                         : mb == 1             ? "memory"
+                                         : mb == -1            ? "compute"
+                                                               : "mixed");
+                        cli_table_end_row(t);
+                    }
+                }
+                if (a->summary && n_err > 0) {
+                    double med, worst;
+                    char tpbuf[32];
+                    afd_profile_error_stats(errs, n_err, &med, &worst);
+                    cli_table_str(t, k == AFD_PROFILE_NMOD
+                                         ? "allreduce"
+                                         : afd_profile_module_name((afd_profile_module)k));
+                    if (ti < 0)
+                        snprintf(tpbuf, sizeof tpbuf, "all");
+                    else
+                        snprintf(tpbuf, sizeof tpbuf, "%g", tps[ti]);
+                    cli_table_str(t, tpbuf);
+                    cli_table_str(t, k == AFD_PROFILE_NMOD ? "all" : group_name[g]);
+                    cli_table_uint(t, n_err);
+                    cli_table_real(t, med);
+                    cli_table_real(t, worst);
+                    cli_table_end_row(t);
+                }
+            }
+    if (a->out != NULL) {
+        char text[4096];
+        char tpopt[32] = "";
+        if (a->tp > 0)
+            snprintf(tpopt, sizeof tpopt, " --tp %g", a->tp);
+        snprintf(note, sizeof note,
+                 "%s with efficiencies fitted by afdkit calibrate --profile %s%s%s --model %s "
+                 "--device %s%s (rms log error %.3g)",
+                 d.name, a->profile, a->allreduce ? " --allreduce " : "",
+                 a->allreduce ? a->allreduce : "", m.name, d.name, tpopt, rms);
+        if (afd_device_format(&d, note, text, sizeof text) != AFD_OK) {
+            rc = cli_runtime_error(cmd, "internal error: device file text too long");
+            goto out;
+        }
+        if ((rc = cli_write_file(cmd, a->out, text, strlen(text))) != 0)
+            goto out;
+    }
+    rc = cli_table_finish(t, cmd);
+    t = NULL;
+out:
+    cli_table_discard(t);
+    free(errs);
+    afd_profile_free(&p);
+    afd_allreduce_free(&ar);
+    return rc;
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -162,6 +410,20 @@ static int run(const cli_command *self, int argc, char **argv)
     rc = 0;
     for (k = 0; k < 3; k++)
         nstage += a.file[k] != NULL;
+    if (a.profile != NULL) {
+        if (nstage > 0 || a.batches != NULL || a.resid != NULL || a.robust || a.unit != NULL ||
+            c.hw.hw != NULL)
+            return cli_usage_error(cmd, "--profile fits a device's efficiencies alone: no "
+                                        "--attention, --ffn, --comm, --batches, --residuals, "
+                                        "--robust, --unit or --hw");
+        if (a.no_fit && a.out != NULL)
+            return cli_usage_error(cmd, "--no-fit has nothing to write to --out");
+        return run_profile(cmd, &a, &c);
+    }
+    if (a.allreduce != NULL || a.model != NULL || a.device != NULL || a.tp != 0 || a.summary ||
+        a.no_fit)
+        return cli_usage_error(cmd, "--allreduce, --model, --device, --tp, --summary and "
+                                    "--no-fit go with --profile");
     if (a.batches != NULL) {
         if (nstage > 0 || a.out != NULL || a.resid != NULL)
             return cli_usage_error(cmd, "--batches fits the batch regression alone: no "
@@ -301,7 +563,9 @@ const cli_command cli_cmd_calibrate = {
     .path = "calibrate",
     .summary = "fit latency coefficients t = alpha x + beta to measured latencies",
     .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--hw BASE] [--out FILE] | "
-             "calibrate --batches FILE",
+             "calibrate --batches FILE | "
+             "calibrate --profile FILE [--allreduce FILE] --model M --device D [--tp T] "
+             "[--summary] [--no-fit] [--out FILE]",
     .description =
         "Prints one row per measured stage:\n"
         "  stage n alpha alpha_se beta beta_se r2 sigma alpha_robust beta_robust outliers\n"
@@ -321,7 +585,23 @@ const cli_command cli_cmd_calibrate = {
         "with columns t_m (memory time), t_f (compute time) and t (measured), and prints\n"
         "one row: n c2 c2_se a_m a_m_se a_f a_f_se c5 c5_se r2 max_rel_err.  The first\n"
         "feature is the sum of the third and fourth, so only a_m = C1 + C3, a_f = C1 + C4,\n"
-        "C2 and C5 are identifiable; C2 also needs batches on both sides of t_m = t_f.",
+        "C2 and C5 are identifiable; C2 also needs batches on both sides of t_m = t_f.\n"
+        "\n"
+        "--profile FILE fits the device's mfu and mbu (one constant each) to kernel\n"
+        "times measured by Vidur's profiler (data/profiling/ has a subset): the fused\n"
+        "QKV projection, the output projection and the MLP (up + act + down) of one\n"
+        "layer of the model at each measured TP size and token count, against the\n"
+        "estimator's operators (GSL nonlinear least squares of the log ratios).\n"
+        "--allreduce FILE also fits comm_eff and comm_latency_ms to all-reduce times.\n"
+        "Prints one row per measurement (times in ms, rel_err = estimate/measured - 1,\n"
+        "bound: memory, compute, mixed or network):\n"
+        "  module tp tokens measured_ms estimate_ms rel_err bound\n"
+        "or with --summary one row per module, TP size (all, then each) and regime\n"
+        "(large: >= 512 tokens; weight_read: every operator memory-bound; ridge: the\n"
+        "rest):\n"
+        "  module tp regime n median_abs_err worst_abs_err\n"
+        "--no-fit compares with the device's own efficiencies; --out writes the device\n"
+        "file with the fitted values (three significant digits).",
     .groups = cal_groups,
     .run = run,
 };

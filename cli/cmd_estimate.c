@@ -88,7 +88,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
 }
 
 /* Load the model (preset or file); prints the error. */
-static int load_model(const char *cmd, const char *spec, afd_model *m)
+int cli_load_model(const char *cmd, const char *spec, afd_model *m)
 {
     afd_error err;
     afd_status st = afd_model_load(spec, m, &err);
@@ -106,7 +106,7 @@ static int load_model(const char *cmd, const char *spec, afd_model *m)
     return cli_file_error(cmd, spec, st, &err);
 }
 
-static int load_device(const char *cmd, const char *spec, afd_device *d)
+int cli_load_device(const char *cmd, const char *spec, afd_device *d)
 {
     afd_error err;
     afd_status st = afd_device_load(spec, d, &err);
@@ -167,7 +167,7 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
         return rc;
     if (a.model == NULL || a.device == NULL)
         return cli_usage_error(cmd, "--model and --device are required");
-    if ((rc = load_model(cmd, a.model, &m)) != 0 || (rc = load_device(cmd, a.device, &d)) != 0)
+    if ((rc = cli_load_model(cmd, a.model, &m)) != 0 || (rc = cli_load_device(cmd, a.device, &d)) != 0)
         return rc;
     {
         afd_estimate_options o = {.tp = a.tp, .phase = (afd_phase)a.phase, .batch = a.b,
@@ -267,7 +267,7 @@ static int run_model(const cli_command *self, int argc, char **argv)
         return rc;
     if (a.model == NULL)
         return cli_usage_error(cmd, "--model is required");
-    if ((rc = load_model(cmd, a.model, &m)) != 0)
+    if ((rc = cli_load_model(cmd, a.model, &m)) != 0)
         return rc;
     t = cli_table_new(&c.out);
     if (t == NULL)

@@ -27,7 +27,7 @@ extern "C" {
 #define AFD_CSV_MAX_RECORD (1u << 20)
 /* Most columns a header may have, and most columns one can select. */
 #define AFD_CSV_MAX_COLUMNS 4096
-#define AFD_CSV_MAX_SELECT 8
+#define AFD_CSV_MAX_SELECT 16
 
 typedef struct afd_csv afd_csv;
 

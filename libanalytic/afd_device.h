@@ -52,6 +52,14 @@ AFD_API afd_status afd_device_check(const afd_device *d, afd_error *err);
 AFD_API afd_status afd_device_parse(const char *text, size_t len, const char *name,
                                     afd_device *out, afd_error *err);
 AFD_API afd_status afd_device_read(const char *path, afd_device *out, afd_error *err);
+/* Write d as a device file into buf (cap bytes, NUL-terminated): each line
+ * of comment (may be NULL) as a '#' line, then every key with its value
+ * (%.10g; a phase pair as mfu, mbu, comm_eff when both phases agree, else
+ * the _prefill and _decode keys; price_per_hour and power_w only when
+ * given).  afd_device_parse reads it back to d.  AFD_ELIMIT (buf emptied)
+ * when cap is too small. */
+AFD_API afd_status afd_device_format(const afd_device *d, const char *comment, char *buf,
+                                     size_t cap);
 /* A bundled preset by name ("h100-sxm"); AFD_EINVAL if unknown. */
 AFD_API afd_status afd_device_preset_load(const char *name, afd_device *out, afd_error *err);
 /* A preset name if one matches, else a device file. */

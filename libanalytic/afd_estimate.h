@@ -123,6 +123,14 @@ AFD_API afd_status afd_estimate_laws_afd(const afd_model *m, const afd_device *d
                                          const afd_device *dev_f, double tp, afd_hw *hw,
                                          afd_error *err);
 
+/* Time (ms) of one ring all-reduce of a message of the given bytes among
+ * tp devices (afdkit's form; the paper's eq. 8 divides b s h by t instead):
+ *     2 (tp - 1) / tp x bytes / (comm_eff[phase] net_gbps) + comm_latency_ms,
+ * each device sending and receiving 2 (tp - 1) / tp of the message; 0 for
+ * tp <= 1. */
+AFD_API double afd_estimate_allreduce_ms(const afd_device *d, afd_phase phase, double tp,
+                                         double bytes);
+
 /* KV-cache bytes per token of context held by one instance of tp devices:
  * GQA heads are split over the devices but never below one head per device
  * (2 layers d dtype max(h_kv, t)); the MLA latent is replicated on each. */

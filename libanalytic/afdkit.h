@@ -30,6 +30,7 @@
 #include "afd_model.h"
 #include "afd_device.h"
 #include "afd_estimate.h"
+#include "afd_profile.h"
 #include "afd_pareto.h"
 #include "afd_serving.h"
 #include "afd_taichi.h"

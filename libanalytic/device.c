@@ -263,3 +263,57 @@ const char *afd_device_preset_text(size_t i)
 {
     return i < n_presets() ? afd_priv_device_presets[i].text : NULL;
 }
+
+afd_status afd_device_format(const afd_device *d, const char *comment, char *buf, size_t cap)
+{
+    size_t len = 0;
+    int k, bad = 0;
+    const double *eff[3] = {d->mfu, d->mbu, d->comm_eff};
+    const int shared[3] = {K_MFU, K_MBU, K_COMM};
+    const int own[2][3] = {{K_MFU_P, K_MBU_P, K_COMM_P}, {K_MFU_D, K_MBU_D, K_COMM_D}};
+#define PUT(...)                                                                   \
+    do {                                                                           \
+        int w_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);      \
+        if (w_ < 0)                                                                \
+            bad = 1;                                                               \
+        else                                                                       \
+            len += (size_t)w_;                                                     \
+    } while (0)
+    if (cap > 0)
+        buf[0] = '\0';
+    if (comment != NULL) {
+        const char *s = comment;
+        while (*s) {
+            const char *nl = strchr(s, '\n');
+            size_t n = nl ? (size_t)(nl - s) : strlen(s);
+            PUT("# %.*s\n", (int)n, s);
+            s += n + (nl != NULL);
+        }
+    }
+    PUT("%s = %.10g\n", keys[K_PEAK].name, d->peak_tflops);
+    PUT("%s = %.10g\n", keys[K_HBM].name, d->hbm_tbps);
+    PUT("%s = %.10g\n", keys[K_HBM_GB].name, d->hbm_gb);
+    PUT("%s = %.10g\n", keys[K_NET].name, d->net_gbps);
+    for (k = 0; k < 3; k++) {
+        if (eff[k][0] == eff[k][1])
+            PUT("%s = %.10g\n", keys[shared[k]].name, eff[k][0]);
+        else
+            PUT("%s = %.10g\n%s = %.10g\n", keys[own[0][k]].name, eff[k][0],
+                keys[own[1][k]].name, eff[k][1]);
+    }
+    for (k = 0; k < 3; k++)
+        PUT("%s = %.10g\n", keys[K_DISP_N + k].name, d->dispatch_ms[k]);
+    PUT("%s = %.10g\n", keys[K_COMM_LAT].name, d->comm_latency_ms);
+    PUT("%s = %.10g\n", keys[K_MEM_UTIL].name, d->mem_util);
+    if (!isnan(d->price_per_hour))
+        PUT("%s = %.10g\n", keys[K_PRICE].name, d->price_per_hour);
+    if (!isnan(d->power_w))
+        PUT("%s = %.10g\n", keys[K_POWER].name, d->power_w);
+#undef PUT
+    if (bad || len >= cap) {
+        if (cap > 0)
+            buf[0] = '\0';
+        return AFD_ELIMIT;
+    }
+    return AFD_OK;
+}

@@ -217,7 +217,15 @@ static double allreduce(const ctx *c, double n)
         return 0;
     if (c->paper)
         return n * h / c->t / bw;
-    return 2 * (c->t - 1) / c->t * n * h * c->e / bw + c->d->comm_latency_ms * 1e-3;
+    return afd_estimate_allreduce_ms(c->d, (afd_phase)c->ph, c->t, n * h * c->e) * 1e-3;
+}
+
+double afd_estimate_allreduce_ms(const afd_device *d, afd_phase phase, double tp, double bytes)
+{
+    if (tp <= 1)
+        return 0;
+    return 2 * (tp - 1) / tp * bytes / (d->comm_eff[phase] * d->net_gbps * 1e9) * 1e3 +
+           d->comm_latency_ms;
 }
 
 /* Algorithm 1 for one block: dispatch of module i overlaps the computation

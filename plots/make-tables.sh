@@ -263,8 +263,9 @@ gantt() {
 
 # TaiChi's SLO regime map: the winning mode (aggregation, disaggregation,
 # the hybrid) per pair of TTFT and TPOT SLOs, closed forms, for
-# llama-3.1-70b on 8 instances of 4 h100-sxm and the conversation trace
-# (docs/taichi.md).  --quick: a 3 x 3 grid.
+# llama-3.1-70b on 8 instances of 4 h100-sxm at the round efficiencies of
+# docs/taichi.md (notebooks-data/devices/h100-sxm-round.device) and the
+# conversation trace.  --quick: a 3 x 3 grid.
 regime() {
     if [ "$quick" = 1 ]; then
         ttft=250ms,500ms,2s
@@ -274,7 +275,8 @@ regime() {
         tpot=20ms,25ms,30ms,35ms,40ms,50ms,60ms,75ms,100ms
     fi
     start regime.tsv
-    "$afdkit" regime --instances 8 --model llama-3.1-70b --device h100-sxm --tp 4 \
+    "$afdkit" regime --instances 8 --model llama-3.1-70b \
+        --device notebooks-data/devices/h100-sxm-round.device --tp 4 \
         --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --ttft-slo $ttft \
         --tpot-slo $tpot --provenance -q >>"$outdir/regime.tsv.tmp"
     finish regime.tsv

@@ -78,6 +78,18 @@ def cases(nbdata, tmp):
     }
 
 
+def extra_cases(nbdata):
+    """Second modes of commands already in cases(): (path, arguments)."""
+    prof = os.path.join(nbdata, os.pardir, "data", "profiling")
+    return [
+        ("calibrate", ["--profile", os.path.join(prof, "h100.llama-2-70b.csv"),
+                       "--allreduce", os.path.join(prof, "h100.all_reduce.csv"),
+                       "--model", "llama-3.1-70b", "--device", "h100-sxm", "--tp", "4"]),
+        ("calibrate", ["--profile", os.path.join(prof, "a100.codellama-34b.csv"),
+                       "--model", "codellama-34b", "--device", "a100-80g", "--summary"]),
+    ]
+
+
 def write_calibration_data(tmp):
     """Noisy straight lines, as tests/cli/hw.cases draws them."""
     for name, seed, n, x0, dx, a, b in (("att", 12345, 200, 1000, 1500, 0.00165, 50),
@@ -256,6 +268,9 @@ def main():
                     print("ok   %s (%s rows)" % (path, n))
             except AssertionError as e:
                 failures.append(str(e))
+        for path, args in extra_cases(nbdata):
+            n = check(afdkit, path, args, failures)
+            print("ok   %s %s (%s rows)" % (path, args[0], n))
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0

@@ -778,16 +778,24 @@ _SIM_COLUMNS = ("r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
                 "tpot_p50", "tpot_p50_se", "tpot_p90", "tpot_p90_se", "tpot_p99", "tpot_p99_se")
 
 
+_GANTT_COLUMNS = ("step", "microbatch", "stage", "worker", "start", "end")
+_STAGES = ("attention", "a2f", "ffn", "f2a")
+
+
 def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
         ffn_instances=1, warmup=0.2, batches=20, no_barrier=False, no_comm=False,
-        async_attention=False, **workload):
+        async_attention=False, gantt_steps=None, **workload):
     """The decode-pipeline simulator beside the closed forms (afdkit sim;
     Section 5): a dict of arrays r thr_sim tpot eta_a eta_f thr_g thr_steady
     thr_steady_se thr_mf tau barrier x y completed steps tpot_p50 tpot_p50_se
     tpot_p90 tpot_p90_se tpot_p99 tpot_p99_se.  thr_steady carries
     its standard error thr_steady_se (batch means over time).  Each r reads
     Philox streams derived from its own (x, y): the same numbers as the
-    command for any list of r and any number of threads."""
+    command for any list of r and any number of threads.  gantt_steps=N (one
+    r only; afdkit sim --gantt FILE --gantt-steps N) adds "gantt": the stage
+    start and end times of the first N steps, a dict of arrays step
+    microbatch stage worker start end (stage attention, a2f, ffn or f2a;
+    worker -1 for the stages not per Attention worker)."""
     mc = _mc()
     B = _integer(B, "B", 1, 2**31)
     rs = _integers(r, "r", 1, 65536)
@@ -799,6 +807,17 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
         raise ValueError("warmup must be in [0, 1)")
     h = _load_hw(hw)
     cols = {k: [] for k in _SIM_COLUMNS}
+    gantt = None
+    if gantt_steps is not None:
+        if len(rs) != 1:
+            raise ValueError("gantt_steps draws one configuration: give a single r")
+        gantt_steps = _integer(gantt_steps, "gantt_steps", 1, 1000000)
+        gantt = {k: [] for k in _GANTT_COLUMNS}
+
+        @ffi.callback("afd_gantt_fn")
+        def on_stage(ctx, step, mb, stage, worker, start, end):
+            for k, v in zip(_GANTT_COLUMNS, (step, mb, _STAGES[stage], worker, start, end)):
+                gantt[k].append(v)
     with _Workload(_split(workload), needs_lengths=True, keep_pairs=True) as w:
         s = ffi.new("afd_system *")
         s.hw = h[0]
@@ -821,6 +840,9 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
             p.async_attention = 1 if async_attention else 0
             p.seed = _integer(seed, "seed", 0, 2**63 - 1)
             p.stream_base = (p.x << 44) ^ (p.y << 24)
+            if gantt is not None:
+                p.gantt = on_stage
+                p.gantt_steps = gantt_steps
             st = mc.afd_pipeline_check(p)
             if st == lib.AFD_ELIMIT:
                 raise AfdkitError("refused: r = %.0f needs %.3g slots (x m B), more than 2^26"
@@ -846,4 +868,7 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
     out = {k: np.array(v, dtype=float) for k, v in cols.items()}
     for k in ("x", "y", "completed", "steps"):
         out[k] = out[k].astype(np.int64)
+    if gantt is not None:
+        out["gantt"] = {k: np.array(v, dtype=object if k == "stage" else None)
+                        for k, v in gantt.items()}
     return out

@@ -311,6 +311,21 @@ def test_sim_options():
                      "fresh", "--ffn-instances", 2, "--no-comm"))
 
 
+def test_sim_gantt(tmp_path):
+    g = tmp_path / "g.jsonl"
+    rows = cli("sim", "--geometric", "--mu-p", 100, "--mu-d", 500, "--hw", "paper-910c", "-B",
+               64, "--r", 4, "--requests", 200, "--gantt", g, "--gantt-steps", 5)
+    py = afdkit.sim(B=64, r=[4], hw="paper-910c", requests=200, geometric=(100, 500),
+                    gantt_steps=5)
+    assert_table(py, rows, columns=list(rows[0]))
+    want = [json.loads(line) for line in g.read_text().splitlines()]
+    assert_table(py["gantt"], want)
+    # 5 steps of 4 Attention workers and the three shared stages
+    assert len(want) == 5 * (4 + 3)
+    with pytest.raises(ValueError, match="single r"):
+        afdkit.sim(B=64, r=[2, 4], hw="paper-910c", geometric=(100, 500), gantt_steps=5)
+
+
 # ------------------------------------------------------------------- errors
 
 def test_error_missing_file():
