@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: run every benchmark and write the report to bench/out/report.txt
 # (machine, commands, numbers).  BENCH_ROWS sets the size of the generated
-# trace (default 10^7; not committed, regenerated when missing).
+# trace (default 10^7; not committed, regenerated when missing);
+# BENCH_MEM_ROWS the rows streamed to the memory benchmark (default 10^8,
+# never written to disk; e.g. BENCH_MEM_ROWS=1000000 for a quick run).
 set -eu
 builddir=$1
 srcdir=$2
@@ -36,6 +38,20 @@ fi
     else
         start=$(date +%s.%N); "$afdkit" theta --trace "$trace"; end=$(date +%s.%N)
         echo "theta: $(echo "$end - $start" | bc) s wall (peak memory: /usr/bin/time not installed)"
+    fi
+    echo
+    mrows=${BENCH_MEM_ROWS:-100000000}
+    echo "## memory bounded by the distinct (P, D) pairs: $mrows rows streamed from bench/gen_trace.sh into --trace -, peak RSS of afdkit (target: each under 200 MB)"
+    if [ -x /usr/bin/time ]; then
+        for cmd in "hist" "mc barrier -B 64 --r 2,8 --trials 2000" \
+                   "sim --hw paper-910c -B 64 --r 4 --requests 2000"; do
+            "$srcdir/bench/gen_trace.sh" /dev/stdout "$mrows" |
+                /usr/bin/time -f "%e s wall, %M KB peak RSS" -o "$out/mem.time" \
+                    "$afdkit" $cmd --trace - -q >/dev/null
+            echo "afdkit $cmd --trace -: $(tail -1 "$out/mem.time")"
+        done
+    else
+        echo "(skipped: /usr/bin/time not installed)"
     fi
     echo
     echo "## afdkit sweep over r = 1..1024 (paper setting), best of 10 runs, wall time"

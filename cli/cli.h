@@ -304,10 +304,20 @@ enum {                       /* flags of cli_workload_load */
 
 /* Most trace rows kept in memory for samplers: 2^26 rows, 1 GiB. */
 #define CLI_MAX_KEPT_ROWS ((size_t)1 << 26)
+/* Most distinct (P, D) pairs kept (CLI_KEEP_PAIRS): 2^25 pairs, 768 MiB. */
+#define CLI_MAX_KEPT_PAIRS ((size_t)1 << 25)
 
-/* Build the workload; warns about skipped rows; keep_rows keeps trace rows in
- * memory for samplers (at most CLI_MAX_KEPT_ROWS).  Returns 0, or the exit
- * code after printing an error. */
+enum {                 /* the keep_rows argument of cli_workload_load */
+    CLI_KEEP_NONE = 0, /* statistics only: memory independent of the trace */
+    CLI_KEEP_ROWS = 1, /* every used row (samplers that replay rows in order) */
+    CLI_KEEP_PAIRS = 2 /* the distinct (P, D) with their counts: memory
+                          bounded by the distinct pairs, not by the rows */
+};
+
+/* Build the workload; warns about skipped rows; keep_rows (CLI_KEEP_*) keeps
+ * trace rows in memory for samplers (at most CLI_MAX_KEPT_ROWS) or the
+ * distinct pairs (at most CLI_MAX_KEPT_PAIRS).  Returns 0, or the exit code
+ * after printing an error. */
 int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int keep_rows,
                       const cli_output *out, afd_workload *w);
 

@@ -9,8 +9,6 @@
 
 #include "cli.h"
 
-/* Kept trace rows: 2^26 rows (1 GiB) at most, as for the samplers. */
-#define MAX_KEPT_ROWS ((size_t)1 << 26)
 /* Most bins a histogram may have. */
 #define MAX_BINS ((uint64_t)1000000)
 /* Most log-spaced bins per decade. */
@@ -169,7 +167,6 @@ static int run(const cli_command *self, int argc, char **argv)
     struct args a = {0, 1, 0};
     cli_common c;
     afd_workload w;
-    const uint64_t *v;
     unsigned __int128 sum = 0;
     uint64_t max = 0, min_support;
     double mean;
@@ -184,18 +181,17 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     if (c.wl.trace == NULL)
         return cli_usage_error(cmd, "--trace FILE is required");
-    c.wl.topt.max_rows = MAX_KEPT_ROWS;
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1, &c.out,
-                                &w)) != 0)
+    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING,
+                                CLI_KEEP_PAIRS, &c.out, &w)) != 0)
         return rc;
 
-    v = a.prompt ? w.prompt : w.decode;
-    for (i = 0; i < w.n_kept; i++) {
-        sum += v[i];
-        if (v[i] > max)
-            max = v[i];
+    for (i = 0; i < w.n_pairs; i++) {
+        uint64_t v = a.prompt ? w.pairs[i].prompt : w.pairs[i].decode;
+        sum += (unsigned __int128)v * w.pairs[i].count;
+        if (v > max)
+            max = v;
     }
-    mean = (double)sum / (double)w.n_kept;
+    mean = (double)sum / (double)w.stats.n;
     min_support = a.prompt ? 0 : 1;
 
     if (a.width > 0) {
@@ -223,9 +219,10 @@ static int run(const cli_command *self, int argc, char **argv)
         afd_workload_free(&w);
         return cli_runtime_error(cmd, "out of memory");
     }
-    for (i = 0; i < w.n_kept; i++) {
-        size_t k = a.width > 0 ? (size_t)((v[i] - min_support) / a.width) : find_bin(b, nb, v[i]);
-        b[k].count++;
+    for (i = 0; i < w.n_pairs; i++) {
+        uint64_t v = a.prompt ? w.pairs[i].prompt : w.pairs[i].decode;
+        size_t k = a.width > 0 ? (size_t)((v - min_support) / a.width) : find_bin(b, nb, v);
+        b[k].count += w.pairs[i].count;
     }
 
     t = cli_table_new(&c.out);
@@ -236,7 +233,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     cli_table_meta(t, "column", "%s", a.prompt ? "prompt" : "decode");
-    cli_table_meta(t, "n", "%llu", (unsigned long long)w.n_kept);
+    cli_table_meta(t, "n", "%llu", (unsigned long long)w.stats.n);
     cli_table_meta(t, "mean", "%.10g", mean);
     if (a.width > 0)
         cli_table_meta(t, "bins", "width %llu from %llu", (unsigned long long)a.width,
@@ -248,7 +245,7 @@ static int run(const cli_command *self, int argc, char **argv)
         double width = (double)(b[i].hi - b[i].lo) + 1;
         cli_table_real(t, ((double)b[i].lo + (double)b[i].hi) / 2);
         cli_table_uint(t, b[i].count);
-        cli_table_real(t, (double)b[i].count / ((double)w.n_kept * width));
+        cli_table_real(t, (double)b[i].count / ((double)w.stats.n * width));
         cli_table_real(t, geometric_mass(mean, b[i].lo, b[i].hi) / width);
         cli_table_uint(t, b[i].lo);
         cli_table_uint(t, b[i].hi);
@@ -280,7 +277,11 @@ const cli_command cli_cmd_hist = {
         "bins are printed with count 0.\n"
         "\n"
         "The requests are those every command uses: rows with D = output - K <= 0 are\n"
-        "skipped with a warning, for the prompt histogram as well.",
+        "skipped with a warning, for the prompt histogram as well.\n"
+        "\n"
+        "Memory: the trace is read once and only its distinct (P, D) pairs are kept,\n"
+        "with their counts: 24 bytes per distinct pair (at most 2^25) plus a fixed\n"
+        "12 MiB, however many rows the trace has.",
     .groups = hist_groups,
     .run = run,
 };

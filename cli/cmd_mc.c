@@ -103,9 +103,11 @@ static int parse(const cli_command *self, int argc, char **argv, cli_common *c,
     return cli_parse_args(self, argc, argv, c, own, &ctx);
 }
 
-static int load_workload(const char *cmd, cli_common *c, afd_workload *w)
+/* keep: CLI_KEEP_PAIRS for the samplers that draw requests at random,
+ * CLI_KEEP_ROWS where the rows are replayed in order (mc mdc). */
+static int load_workload(const char *cmd, cli_common *c, int keep, afd_workload *w)
 {
-    return cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w);
+    return cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, keep, &c->out, w);
 }
 
 /* ------------------------------------------------------------- mc barrier */
@@ -157,7 +159,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
         goto out_args;
     }
     cli_shard_list(&c.out, &a.list);
-    if ((rc = load_workload(cmd, &c, &w)) != 0)
+    if ((rc = load_workload(cmd, &c, CLI_KEEP_PAIRS, &w)) != 0)
         goto out_args;
     rs = malloc((a.list.n + 1) * sizeof *rs); /* + 1: a shard may hold no r */
     res = malloc((a.list.n + 1) * sizeof *res);
@@ -244,7 +246,12 @@ const cli_command cli_cmd_mc_barrier = {
         "an alias table of that law); the geometric model draws each worker's\n"
         "sum in O(1) as B + NegBin(B, 1/MP) + NegBin(B, 1/MD).  Trial t reads Philox\n"
         "stream t: the output is identical for any number of threads, and all r share\n"
-        "the same trials.  Needs --trace or --geometric.",
+        "the same trials.  Needs --trace or --geometric.\n"
+        "\n"
+        "Memory: the trace is read once and only its distinct (P, D) pairs are kept,\n"
+        "with their counts: 24 bytes per distinct pair (at most 2^25) plus a fixed\n"
+        "12 MiB, however many rows the trace has.  A request drawn from the pairs has\n"
+        "the law of a row drawn from the trace.",
     .groups = barrier_groups,
     .run = run_barrier,
 };
@@ -293,7 +300,7 @@ static int run_slot(const cli_command *self, int argc, char **argv)
     if (a.steps < a.batches)
         return cli_usage_error(cmd, "--steps must be at least --batches (%lld)",
                                (long long)a.batches);
-    if ((rc = load_workload(cmd, &c, &w)) != 0)
+    if ((rc = load_workload(cmd, &c, CLI_KEEP_PAIRS, &w)) != 0)
         return rc;
     p.workload = &w;
     p.steps = (uint64_t)a.steps;
@@ -346,7 +353,11 @@ const cli_command cli_cmd_mc_slot = {
         "square converge to theta and E[Y^2] of Lemma 4.1 (exact: the closed form, or\n"
         "the trace estimator of eq. 15-16 for that trace); the length bias emerges from\n"
         "the renewal process.  Standard errors by batch means over K batches;\n"
-        "z = (mc - exact)/se.  Needs --trace or --geometric.",
+        "z = (mc - exact)/se.  Needs --trace or --geometric.\n"
+        "\n"
+        "Memory: the trace is read once and only its distinct (P, D) pairs are kept,\n"
+        "with their counts: 24 bytes per distinct pair (at most 2^25) plus a fixed\n"
+        "12 MiB, however many rows the trace has.",
     .groups = slot_groups,
     .run = run_slot,
 };
@@ -444,7 +455,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     q.c = a.sc;
     if (a.service_trace != NULL) {
         c.wl.trace = a.service_trace;
-        if ((rc = load_workload(cmd, &c, &w)) != 0)
+        if ((rc = load_workload(cmd, &c, CLI_KEEP_ROWS, &w)) != 0)
             goto out;
         have_trace = 1;
         for (k = 0; k < w.n_kept; k++)
@@ -592,7 +603,10 @@ const cli_command cli_cmd_mc_mdc = {
         "batch-means standard errors treat consecutive stretches of the trace as\n"
         "independent.  A warning says when the trace's dispersion indices are far from\n"
         "Poisson.\n"
-        "rho = L E[S] / c >= 1 is an error (exit 1) naming the smallest stable c.",
+        "rho = L E[S] / c >= 1 is an error (exit 1) naming the smallest stable c.\n"
+        "\n"
+        "Memory: --service-trace keeps every row (16 bytes, 24 with a time column; at\n"
+        "most 2^26 rows), since --arrivals trace replays the rows in their order.",
     .groups = mdc_groups,
     .run = run_mdc,
 };

@@ -174,10 +174,13 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         struct progress_ctx pc;
         afd_error err;
         cli_progress_init(&pc.p, cmd, "reading trace", out != NULL && out->quiet);
-        topt.keep_rows = keep_rows;
+        topt.keep_rows = keep_rows == CLI_KEEP_ROWS;
+        topt.keep_pairs = keep_rows == CLI_KEEP_PAIRS;
         topt.columns.where = a->where;
-        if (keep_rows && topt.max_rows == 0)
+        if (topt.keep_rows && topt.max_rows == 0)
             topt.max_rows = CLI_MAX_KEPT_ROWS;
+        if (topt.keep_pairs && topt.max_pairs == 0)
+            topt.max_pairs = CLI_MAX_KEPT_PAIRS;
         topt.progress = on_progress;
         topt.progress_ctx = &pc;
         st = afd_workload_from_trace(a->trace, &topt, w, &err);

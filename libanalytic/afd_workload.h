@@ -26,6 +26,14 @@ typedef enum afd_workload_kind {
     AFD_WORKLOAD_GIVEN
 } afd_workload_kind;
 
+/* One distinct (P, D) of a trace with the number of used requests that have
+ * it (see keep_pairs). */
+typedef struct afd_workload_pair {
+    uint64_t prompt; /* P */
+    uint64_t decode; /* D >= 1 */
+    uint64_t count;  /* requests with this (P, D), >= 1 */
+} afd_workload_pair;
+
 typedef struct afd_workload {
     afd_workload_kind kind;
     afd_renewal_stats stats; /* theta, nu and their standard errors */
@@ -48,6 +56,9 @@ typedef struct afd_workload {
     /* The arrival process of the requests used (afd_arrivals.h); n = 0 and
        NaN when the trace has no time column or the workload is no trace. */
     afd_arrival_stats arrivals;
+    size_t n_pairs;          /* distinct (P, D) of the used requests (keep_pairs) */
+    afd_workload_pair *pairs; /* those pairs with their counts, sorted by P then
+                                 D (the counts sum to stats.n), or NULL */
 } afd_workload;
 
 typedef struct afd_workload_trace_options {
@@ -58,6 +69,10 @@ typedef struct afd_workload_trace_options {
     /* Called about every 2^16 rows with rows and bytes read so far; may be NULL. */
     void (*progress)(void *ctx, uint64_t rows, uint64_t bytes);
     void *progress_ctx;
+    int keep_pairs;          /* keep the distinct (P, D) with their counts: memory
+                                of 24 bytes per distinct pair (plus a fixed 12 MiB
+                                while reading), whatever the number of rows */
+    size_t max_pairs;        /* refuse more distinct pairs than this (0: no limit) */
 } afd_workload_trace_options;
 
 /* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16)
@@ -66,7 +81,8 @@ typedef struct afd_workload_trace_options {
  * Rows whose D = output - decode_offset is <= 0 are skipped and counted.
  * Errors: those of afd_trace_open/afd_trace_next; AFD_ERANGE when a row's
  * values are too large for the exact accumulator; AFD_EEMPTY when no data
- * row or no usable row remains; AFD_ELIMIT when keep_rows exceeds max_rows;
+ * row or no usable row remains; AFD_ELIMIT when keep_rows exceeds max_rows
+ * or keep_pairs max_pairs;
  * AFD_ENOMEM when memory runs out.  err->line is the offending line (0 when no single line is to
  * blame).  On error *out holds no memory. */
 AFD_API afd_status afd_workload_from_trace(const char *path,
@@ -84,7 +100,29 @@ AFD_API afd_status afd_workload_geometric(double mu_p, double mu_d, afd_workload
 /* theta and nu given directly. */
 AFD_API afd_status afd_workload_given(double theta, double nu, afd_workload *out);
 
-/* Release the kept rows; w may be NULL.  The statistics stay valid. */
+/* The kept requests as weighted entries, whichever way they were kept:
+ * the distinct pairs when there are any (entry j is pairs[j]), else the rows
+ * (entry j is row j with count 1).  Every sampler that draws a kept request
+ * goes through these, so that the two forms give the same law: drawing an
+ * entry with probability proportional to count (times any weight that is a
+ * function of (P, D)) is drawing a row uniformly (with that weight), since
+ * the rows holding one pair are exactly count of them. */
+static inline size_t afd_workload_entries(const afd_workload *w)
+{
+    return w->pairs != NULL ? w->n_pairs : w->n_kept;
+}
+static inline afd_workload_pair afd_workload_entry(const afd_workload *w, size_t j)
+{
+    afd_workload_pair e;
+    if (w->pairs != NULL)
+        return w->pairs[j];
+    e.prompt = w->prompt[j];
+    e.decode = w->decode[j];
+    e.count = 1;
+    return e;
+}
+
+/* Release the kept rows and pairs; w may be NULL.  The statistics stay valid. */
 AFD_API void afd_workload_free(afd_workload *w);
 
 /* "trace", "geometric" or "given". */

@@ -37,9 +37,118 @@ void afd_workload_free(afd_workload *w)
     free(w->prompt);
     free(w->decode);
     free(w->time);
+    free(w->pairs);
     w->prompt = w->decode = NULL;
     w->time = NULL;
+    w->pairs = NULL;
     w->n_kept = 0;
+    w->n_pairs = 0;
+}
+
+/* ------------------------------------------------ distinct (P, D) pairs */
+
+/* The distinct pairs are counted in a fixed open-addressing hash table of
+ * PAIR_SLOTS slots (12 MiB), which absorbs the repeats of frequent pairs;
+ * when it is half full its pairs are sorted and merged into the sorted array
+ * of all distinct pairs so far, and it starts empty again.  Memory: the
+ * table plus 24 bytes per distinct pair, however many rows there are; time:
+ * O(1) per row plus O(n_pairs) per merge. */
+#define PAIR_BITS 19
+#define PAIR_SLOTS ((size_t)1 << PAIR_BITS)
+
+typedef struct pair_acc {
+    afd_workload_pair *v; /* sorted distinct pairs (count >= 1) */
+    size_t n, cap;
+    afd_workload_pair *tab; /* hash table; count == 0: empty slot */
+    size_t used;
+    size_t max; /* 0: no limit */
+} pair_acc;
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const afd_workload_pair *x = a, *y = b;
+    if (x->prompt != y->prompt)
+        return x->prompt < y->prompt ? -1 : 1;
+    return (x->decode > y->decode) - (x->decode < y->decode);
+}
+
+/* Merge the table into the sorted array and empty it.  Pass 1 adds the
+ * counts of pairs already present (both sides sorted, one linear walk);
+ * pass 2 merges the new ones from the back, in place. */
+static afd_status pair_flush(pair_acc *a)
+{
+    afd_workload_pair *b = a->tab;
+    size_t k = 0, j, i, o;
+    for (j = 0; j < PAIR_SLOTS; j++)
+        if (b[j].count != 0)
+            b[k++] = b[j];
+    qsort(b, k, sizeof *b, pair_cmp);
+    for (i = 0, j = 0; i < a->n && j < k;) {
+        int c = pair_cmp(&a->v[i], &b[j]);
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            a->v[i++].count += b[j].count;
+            b[j++].count = 0;
+        }
+    }
+    for (i = 0, j = 0; j < k; j++)
+        if (b[j].count != 0)
+            b[i++] = b[j];
+    k = i;
+    if (a->max != 0 && a->n + k > a->max)
+        return AFD_ELIMIT;
+    if (a->n + k > a->cap) {
+        size_t ncap = a->cap + a->cap / 2 > a->n + k ? a->cap + a->cap / 2 : a->n + k;
+        afd_workload_pair *nv;
+        if (ncap > SIZE_MAX / sizeof *nv)
+            return AFD_ENOMEM;
+        nv = realloc(a->v, ncap * sizeof *nv);
+        if (nv == NULL)
+            return AFD_ENOMEM;
+        a->v = nv;
+        a->cap = ncap;
+    }
+    for (o = a->n + k, i = a->n, j = k; j > 0;) {
+        if (i > 0 && pair_cmp(&a->v[i - 1], &b[j - 1]) > 0)
+            a->v[--o] = a->v[--i];
+        else
+            a->v[--o] = b[--j];
+    }
+    a->n += k;
+    memset(b, 0, PAIR_SLOTS * sizeof *b);
+    a->used = 0;
+    return AFD_OK;
+}
+
+static afd_status pair_add(pair_acc *a, uint64_t p, uint64_t d)
+{
+    /* splitmix64's finaliser of a combination of the two */
+    uint64_t h = p * UINT64_C(0x9e3779b97f4a7c15) ^ d;
+    size_t s;
+    h = (h ^ (h >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
+    h ^= h >> 31;
+    for (s = (size_t)(h >> (64 - PAIR_BITS));; s = (s + 1) & (PAIR_SLOTS - 1)) {
+        afd_workload_pair *e = &a->tab[s];
+        if (e->count == 0)
+            break;
+        if (e->prompt == p && e->decode == d) {
+            e->count++;
+            return AFD_OK;
+        }
+    }
+    if (a->used == PAIR_SLOTS / 2) {
+        afd_status st = pair_flush(a);
+        if (st != AFD_OK)
+            return st;
+        return pair_add(a, p, d);
+    }
+    a->tab[s] = (afd_workload_pair){p, d, 1};
+    a->used++;
+    return AFD_OK;
 }
 
 /* Append (p, d) to the kept rows, doubling the arrays as needed. */
@@ -77,6 +186,17 @@ static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p
     return AFD_OK;
 }
 
+static void pair_fail(afd_error *err, afd_status st, long line, size_t max)
+{
+    if (st == AFD_ELIMIT)
+        afd_priv_fail(err, st, line, 0,
+                      "trace has more than %zu distinct (P, D) pairs, the limit for keeping "
+                      "them in memory",
+                      max);
+    else
+        afd_priv_fail(err, st, line, 0, "out of memory keeping the distinct (P, D) pairs");
+}
+
 afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_options *opt,
                                     afd_workload *out, afd_error *err)
 {
@@ -89,6 +209,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     afd_status st;
     size_t cap = 0;
     long last_line = 1;
+    pair_acc pairs = {0};
 
     if (opt == NULL)
         opt = &defaults;
@@ -99,10 +220,16 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     timed = afd_trace_time_name(reader) != NULL;
     if (timed)
         arr = afd_arrivals_acc_alloc();
-    if (acc == NULL || hill == NULL || (timed && arr == NULL)) {
+    if (opt->keep_pairs) {
+        pairs.tab = calloc(PAIR_SLOTS, sizeof *pairs.tab);
+        pairs.max = opt->max_pairs;
+    }
+    if (acc == NULL || hill == NULL || (timed && arr == NULL) ||
+        (opt->keep_pairs && pairs.tab == NULL)) {
         afd_renewal_acc_free(acc);
         afd_hill_free(hill);
         afd_arrivals_acc_free(arr);
+        free(pairs.tab);
         return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
     }
 
@@ -145,8 +272,27 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
                                                                          : out->n_kept);
             break;
         }
+        if (opt->keep_pairs && (st = pair_add(&pairs, row.prompt, d)) != AFD_OK) {
+            pair_fail(err, st, row.line, opt->max_pairs);
+            break;
+        }
     }
     out->filtered = afd_trace_filtered(reader);
+    if (st == AFD_EOF && opt->keep_pairs) {
+        st = pair_flush(&pairs);
+        if (st != AFD_OK) {
+            pair_fail(err, st, 0, opt->max_pairs);
+        } else {
+            /* give back the spare capacity (shrinking: cannot fail for long) */
+            afd_workload_pair *v = pairs.n > 0 ? realloc(pairs.v, pairs.n * sizeof *v) : NULL;
+            out->pairs = v != NULL ? v : pairs.v;
+            out->n_pairs = pairs.n;
+            pairs.v = NULL;
+            st = AFD_EOF;
+        }
+    }
+    free(pairs.tab);
+    free(pairs.v);
     if (st == AFD_EOF) {
         st = AFD_OK;
         if (timed)

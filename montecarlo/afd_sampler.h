@@ -125,11 +125,13 @@ AFD_API void afd_alias_fill(const afd_alias *a, size_t n, const double *u, size_
  * u[0] for P and u[1] for the age. */
 typedef struct afd_slot_sampler afd_slot_sampler;
 
-/* Sampler for a TRACE workload with kept rows (n_kept >= 1, sum D < 2^53,
- * P + D < 2^53) or a GEOMETRIC one (mu_p, mu_d in [1, AFD_GEOMETRIC_MAX_MEAN]).
+/* Sampler for a TRACE workload with kept rows or kept distinct pairs
+ * (afd_workload_entries >= 1, sum D < 2^53, P + D < 2^53) or a GEOMETRIC one
+ * (mu_p, mu_d in [1, AFD_GEOMETRIC_MAX_MEAN]).  Kept pairs give the same law
+ * as the rows they count, and by value the very same table (see sampler.c).
  * AFD_EINVAL for a GIVEN workload (theta and nu alone define no law) or
- * values outside those bounds, AFD_EEMPTY for a trace without kept rows,
- * AFD_ELIMIT for 2^32 or more kept rows, AFD_ENOMEM.  *out is NULL on error. */
+ * values outside those bounds, AFD_EEMPTY for a trace without kept requests,
+ * AFD_ELIMIT for 2^32 or more entries, AFD_ENOMEM.  *out is NULL on error. */
 AFD_API afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out);
 AFD_API void afd_slot_sampler_free(afd_slot_sampler *s);
 

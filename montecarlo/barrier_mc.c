@@ -63,10 +63,11 @@ static afd_status check(const afd_barrier_mc_params *p, unsigned *rmax)
             return AFD_ELIMIT;
     } else if (w->kind == AFD_WORKLOAD_TRACE) {
         double max_load = 0;
-        if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+        if (afd_workload_entries(w) == 0)
             return AFD_EEMPTY;
-        for (k = 0; k < w->n_kept; k++) {
-            double y = (double)w->prompt[k] + (double)w->decode[k];
+        for (k = 0; k < afd_workload_entries(w); k++) {
+            afd_workload_pair e = afd_workload_entry(w, k);
+            double y = (double)e.prompt + (double)e.decode;
             if (y > max_load)
                 max_load = y;
         }

@@ -12,6 +12,7 @@
 #include "afd_philox.h"
 #include "afd_pipeline.h"
 #include "afd_sampler.h"
+#include "mc_internal.h"
 
 #define MAX_B (1u << 20)
 #define MAX_LEN ((double)(UINT64_C(1) << 40))
@@ -43,7 +44,8 @@ struct sim {
     afd_philox_cursor *cur; /* per (j, k), index j * m + k */
     afd_event *moving;      /* overflow entries moving into buckets */
     afd_geometric gp, gd;
-    afd_alias *alias;       /* trace rows weighted by D (stationary start) */
+    afd_priv_picker pick;   /* trace: requests drawn uniformly (new ones), or
+                               weighted by D (stationary start, during setup) */
     double *afree, *busy_a, *dur;
     double *ret;            /* per micro-batch: return time of its last step */
     double *step_time;      /* return time of every step */
@@ -103,11 +105,9 @@ static void draw_new(struct sim *s, afd_philox_cursor *c, double *P, double *D)
         *P = afd_geometric_draw(&s->gp, afd_philox_next(c));
         *D = afd_geometric_draw(&s->gd, afd_philox_next(c));
     } else {
-        size_t i = (size_t)(afd_philox_next(c) * (double)w->n_kept);
-        if (i >= w->n_kept)
-            i = w->n_kept - 1;
-        *P = (double)w->prompt[i];
-        *D = (double)w->decode[i];
+        afd_workload_pair e = afd_workload_entry(w, afd_priv_picker_draw(&s->pick, afd_philox_next(c)));
+        *P = (double)e.prompt;
+        *D = (double)e.decode;
     }
 }
 
@@ -124,10 +124,12 @@ static void draw_stationary(struct sim *s, afd_philox_cursor *c, double *P, doub
         *age = afd_geometric_draw(&s->gd, afd_philox_next(c)) - 1;
         *D = *age + afd_geometric_draw(&s->gd, afd_philox_next(c));
     } else {
+        /* u2 is not used (it was the alias coin): three uniforms per draw */
         double u1 = afd_philox_next(c), u2 = afd_philox_next(c);
-        size_t i = afd_alias_draw2(s->alias, u1, u2);
-        *P = (double)w->prompt[i];
-        *D = (double)w->decode[i];
+        afd_workload_pair e = afd_workload_entry(w, afd_priv_picker_draw(&s->pick, u1));
+        (void)u2;
+        *P = (double)e.prompt;
+        *D = (double)e.decode;
         *age = floor(afd_philox_next(c) * *D);
         if (*age > *D - 1)
             *age = *D - 1;
@@ -192,7 +194,7 @@ static void sim_free(struct sim *s)
     free(s->cal);
     free(s->cur);
     free(s->moving);
-    afd_alias_free(s->alias);
+    afd_priv_picker_free(&s->pick);
     free(s->afree);
     free(s->busy_a);
     free(s->dur);
@@ -218,11 +220,13 @@ afd_status afd_pipeline_check(const afd_pipeline_params *p)
                    : AFD_EINVAL;
     if (w->kind != AFD_WORKLOAD_TRACE)
         return AFD_EINVAL;
-    if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+    if (afd_workload_entries(w) == 0)
         return AFD_EEMPTY;
-    for (i = 0; i < w->n_kept; i++)
-        if (w->decode[i] < 1 || (double)w->prompt[i] + (double)w->decode[i] >= MAX_LEN)
+    for (i = 0; i < afd_workload_entries(w); i++) {
+        afd_workload_pair e = afd_workload_entry(w, i);
+        if (e.decode < 1 || (double)e.prompt + (double)e.decode >= MAX_LEN)
             return AFD_EINVAL;
+    }
     return AFD_OK;
 }
 
@@ -268,15 +272,11 @@ static afd_status setup(struct sim *s, const afd_pipeline_params *p)
         if (afd_geometric_init(1 / w->mu_p, &s->gp) != AFD_OK ||
             afd_geometric_init(1 / w->mu_d, &s->gd) != AFD_OK)
             return AFD_EINVAL;
-    } else if (p->start == AFD_START_STATIONARY) {
-        double *wt = malloc(w->n_kept * sizeof *wt);
-        afd_status st;
-        if (wt == NULL)
-            return AFD_ENOMEM;
-        for (k = 0; k < w->n_kept; k++)
-            wt[k] = (double)w->decode[k];
-        st = afd_alias_alloc(wt, w->n_kept, &s->alias);
-        free(wt);
+    } else {
+        /* length-biased for the stationary start; replaced by the uniform
+           picker once the initial slots are drawn, so that only one of the
+           two tables is held at a time */
+        afd_status st = afd_priv_picker_init(&s->pick, w, p->start == AFD_START_STATIONARY);
         if (st != AFD_OK)
             return st;
     }
@@ -304,6 +304,10 @@ static afd_status setup(struct sim *s, const afd_pipeline_params *p)
                     return AFD_ENOMEM;
             }
         }
+    if (w->kind == AFD_WORKLOAD_TRACE && p->start == AFD_START_STATIONARY) {
+        afd_priv_picker_free(&s->pick);
+        return afd_priv_picker_init(&s->pick, w, 0);
+    }
     return AFD_OK;
 }
 

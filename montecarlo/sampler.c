@@ -56,33 +56,38 @@ struct afd_slot_sampler {
 };
 
 /* Checks shared by both trace samplers: P + D and sum D exact doubles,
- * every kept row with D >= 1.  *y_lo, *y_hi: smallest P, largest P + D. */
+ * every kept request with D >= 1.  *y_lo, *y_hi: smallest P, largest P + D.
+ * The requests are the workload's entries (afd_workload_entry): rows, or
+ * distinct (P, D) pairs standing for count rows each. */
 static afd_status check_trace(const afd_workload *w, uint64_t *y_lo, uint64_t *y_hi)
 {
-    size_t j;
+    size_t j, n = afd_workload_entries(w);
     double sum_d = 0;
     *y_lo = UINT64_MAX;
     *y_hi = 0;
-    if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+    if (n == 0)
         return AFD_EEMPTY;
-    if (w->n_kept >= UINT32_MAX)
+    if (n >= UINT32_MAX)
         return AFD_ELIMIT;
-    for (j = 0; j < w->n_kept; j++) {
-        uint64_t p = w->prompt[j], d = w->decode[j];
-        if (d < 1 || !((double)p + (double)d < EXACT_LIMIT))
+    for (j = 0; j < n; j++) {
+        afd_workload_pair e = afd_workload_entry(w, j);
+        if (e.decode < 1 || !((double)e.prompt + (double)e.decode < EXACT_LIMIT))
             return AFD_EINVAL;
-        sum_d += (double)d;
-        if (p < *y_lo)
-            *y_lo = p;
-        if (p + d > *y_hi)
-            *y_hi = p + d;
+        sum_d += (double)e.decode * (double)e.count;
+        if (e.prompt < *y_lo)
+            *y_lo = e.prompt;
+        if (e.prompt + e.decode > *y_hi)
+            *y_hi = e.prompt + e.decode;
     }
     return sum_d < EXACT_LIMIT ? AFD_OK : AFD_EINVAL;
 }
 
 /* By value: the law of Y itself.  Request i puts weight 1 on each of the
  * loads P_i, P_i + 1, .., P_i + D_i - 1 (one per age); the counts come
- * from a difference array in O(n + range) and are exact integers. */
+ * from a difference array in O(n + range) and are exact integers.  A
+ * distinct pair held by count requests adds count where each of them adds
+ * 1, so the table, and every draw, is the same whether the trace's requests
+ * were kept as rows or as counted pairs. */
 static afd_status alloc_by_value(const afd_workload *w, uint64_t y_lo, uint64_t y_hi,
                                  afd_slot_sampler *s)
 {
@@ -92,9 +97,10 @@ static afd_status alloc_by_value(const afd_workload *w, uint64_t y_lo, uint64_t 
     afd_status st = AFD_ENOMEM;
     s->vcol = malloc(len * sizeof *s->vcol);
     if (weight != NULL && s->vcol != NULL) {
-        for (j = 0; j < w->n_kept; j++) {
-            weight[w->prompt[j] - y_lo] += 1;
-            weight[w->prompt[j] + w->decode[j] - y_lo] -= 1;
+        for (j = 0; j < afd_workload_entries(w); j++) {
+            afd_workload_pair e = afd_workload_entry(w, j);
+            weight[e.prompt - y_lo] += (double)e.count;
+            weight[e.prompt + e.decode - y_lo] -= (double)e.count;
         }
         for (j = 1; j < len; j++) /* prefix sums: integers below 2^53, exact */
             weight[j] += weight[j - 1];
@@ -113,10 +119,15 @@ static afd_status alloc_by_value(const afd_workload *w, uint64_t y_lo, uint64_t 
     return st;
 }
 
-/* By row: the rows weighted by D, each column holding both candidates. */
+/* By row: the rows weighted by D, each column holding both candidates.
+ * With counted pairs, pair k is weighted by count_k D_k: a row drawn with
+ * probability D_i / sum D holds pair k with probability
+ * sum_{i holds k} D_i / sum D = count_k D_k / sum D, and the age, uniform on
+ * 0..D-1, depends on the row only through its pair, so Y = P + age has the
+ * same law either way (only the order of the columns differs). */
 static afd_status alloc_by_row(const afd_workload *w, afd_slot_sampler *s)
 {
-    size_t n = w->n_kept, j;
+    size_t n = afd_workload_entries(w), j;
     double *weight;
     afd_alias *a = NULL;
     afd_status st = AFD_ENOMEM;
@@ -125,25 +136,97 @@ static afd_status alloc_by_row(const afd_workload *w, afd_slot_sampler *s)
     weight = malloc(n * sizeof *weight);
     s->col = malloc(n * sizeof *s->col);
     if (weight != NULL && s->col != NULL) {
-        for (j = 0; j < n; j++)
-            weight[j] = (double)w->decode[j];
+        for (j = 0; j < n; j++) {
+            afd_workload_pair e = afd_workload_entry(w, j);
+            weight[j] = (double)e.decode * (double)e.count; /* exact: sum < 2^53 */
+        }
         st = afd_alias_alloc(weight, n, &a);
     }
     if (st == AFD_OK) {
         for (j = 0; j < n; j++) {
             slot_col *c = &s->col[j];
-            uint32_t k = a->alias[j];
+            afd_workload_pair e = afd_workload_entry(w, j), f = afd_workload_entry(w, a->alias[j]);
             c->prob = a->prob[j];
-            c->pd[0] = (double)w->prompt[j];
-            c->pd[1] = (double)w->decode[j];
-            c->pd[2] = (double)w->prompt[k];
-            c->pd[3] = (double)w->decode[k];
+            c->pd[0] = (double)e.prompt;
+            c->pd[1] = (double)e.decode;
+            c->pd[2] = (double)f.prompt;
+            c->pd[3] = (double)f.decode;
         }
         s->n = n;
     }
     afd_alias_free(a);
     free(weight);
     return st;
+}
+
+afd_status afd_priv_picker_init(afd_priv_picker *pk, const afd_workload *w, int weight_by_decode)
+{
+    size_t j;
+    uint64_t sum = 0;
+    pk->w = w;
+    pk->cum = NULL;
+    pk->total = NAN;
+    pk->n = afd_workload_entries(w);
+    if (pk->n == 0)
+        return AFD_EEMPTY;
+    if (w->pairs == NULL && !weight_by_decode) {
+        pk->total = (double)pk->n;
+        return AFD_OK;
+    }
+    if (pk->n > SIZE_MAX / sizeof *pk->cum || (pk->cum = malloc(pk->n * sizeof *pk->cum)) == NULL)
+        return AFD_ENOMEM;
+    for (j = 0; j < pk->n; j++) {
+        afd_workload_pair e = afd_workload_entry(w, j);
+        uint64_t wt = e.count;
+        if (weight_by_decode) {
+            if (e.decode != 0 && e.count > ((uint64_t)1 << 53) / e.decode)
+                wt = (uint64_t)1 << 53;
+            else
+                wt *= e.decode;
+        }
+        if (wt >= ((uint64_t)1 << 53) - sum) {
+            afd_priv_picker_free(pk);
+            return AFD_EINVAL;
+        }
+        sum += wt;
+        pk->cum[j] = sum;
+    }
+    if (sum == 0) {
+        afd_priv_picker_free(pk);
+        return AFD_EEMPTY;
+    }
+    pk->total = (double)sum;
+    return AFD_OK;
+}
+
+void afd_priv_picker_free(afd_priv_picker *pk)
+{
+    free(pk->cum);
+    pk->cum = NULL;
+}
+
+size_t afd_priv_picker_draw(const afd_priv_picker *pk, double u)
+{
+    double x = u * pk->total;
+    size_t lo = 0, hi;
+    uint64_t k;
+    if (pk->cum == NULL) {
+        size_t i = (size_t)x;
+        return i < pk->n ? i : pk->n - 1; /* u n can round up to n */
+    }
+    k = (uint64_t)x;
+    if ((double)k >= pk->total)
+        k = (uint64_t)pk->total - 1;
+    /* the first j with cum[j] > k */
+    hi = pk->n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pk->cum[mid] > k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }
 
 afd_status afd_slot_sampler_alloc(const afd_workload *w, afd_slot_sampler **out)
@@ -174,7 +257,8 @@ afd_status afd_priv_slot_sampler_alloc(const afd_workload *w, int by_value, afd_
     } else {
         st = check_trace(w, &y_lo, &y_hi);
         if (st == AFD_OK && by_value && y_hi - y_lo < UINT32_MAX &&
-            (y_hi - y_lo <= BY_VALUE_LEN || 2 * (y_hi - y_lo) <= 5 * (uint64_t)w->n_kept))
+            (y_hi - y_lo <= BY_VALUE_LEN ||
+             2 * (y_hi - y_lo) <= 5 * (uint64_t)afd_workload_entries(w)))
             st = alloc_by_value(w, y_lo, y_hi, s);
         else if (st == AFD_OK)
             st = alloc_by_row(w, s);

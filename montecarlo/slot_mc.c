@@ -8,6 +8,7 @@
 #include "afd_mc.h"
 #include "afd_philox.h"
 #include "afd_sampler.h"
+#include "mc_internal.h"
 
 typedef unsigned __int128 u128;
 
@@ -31,18 +32,17 @@ static u128 sum_sq_below(uint64_t x)
 typedef struct sampler {
     const afd_workload *w;
     afd_geometric gp, gd;
-    double n;
+    afd_priv_picker pick; /* trace: uniform request (row or counted pair) */
 } sampler;
 
 /* A request without length bias: a uniform row, or P and D drawn directly. */
 static void draw_request(const sampler *s, afd_philox_cursor *c, uint64_t *p, uint64_t *d)
 {
     if (s->w->kind == AFD_WORKLOAD_TRACE) {
-        size_t i = (size_t)(afd_philox_next(c) * s->n);
-        if (i >= s->w->n_kept) /* u n can round up to n */
-            i = s->w->n_kept - 1;
-        *p = s->w->prompt[i];
-        *d = s->w->decode[i];
+        afd_workload_pair e =
+            afd_workload_entry(s->w, afd_priv_picker_draw(&s->pick, afd_philox_next(c)));
+        *p = e.prompt;
+        *d = e.decode;
     } else {
         double u0 = afd_philox_next(c), u1 = afd_philox_next(c);
         *p = (uint64_t)afd_geometric_draw(&s->gp, u0);
@@ -58,21 +58,21 @@ static afd_status check(const afd_slot_mc_params *p, sampler *s, double *lifetim
         p->steps > STEP_LIMIT - p->warmup)
         return AFD_EINVAL;
     s->w = w;
+    s->pick.cum = NULL;
     if (w->kind == AFD_WORKLOAD_TRACE) {
         long double sd = 0, sd2 = 0;
         size_t i;
-        if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+        if (afd_workload_entries(w) == 0)
             return AFD_EEMPTY;
-        for (i = 0; i < w->n_kept; i++) {
-            if (w->decode[i] < 1 || w->prompt[i] >= LOAD_LIMIT ||
-                w->decode[i] >= LOAD_LIMIT - w->prompt[i])
+        for (i = 0; i < afd_workload_entries(w); i++) {
+            afd_workload_pair e = afd_workload_entry(w, i);
+            if (e.decode < 1 || e.prompt >= LOAD_LIMIT || e.decode >= LOAD_LIMIT - e.prompt)
                 return AFD_EINVAL;
-            sd += w->decode[i];
-            sd2 += (long double)w->decode[i] * w->decode[i];
+            sd += (long double)e.count * e.decode;
+            sd2 += (long double)e.count * e.decode * e.decode;
         }
-        s->n = (double)w->n_kept;
         *lifetime = (double)(sd2 / sd); /* E[D^2] / E[D] */
-        return AFD_OK;
+        return afd_priv_picker_init(&s->pick, w, 0);
     }
     if (w->kind != AFD_WORKLOAD_GEOMETRIC || !(w->mu_p >= 1 && w->mu_p <= AFD_GEOMETRIC_MAX_MEAN) ||
         !(w->mu_d >= 1 && w->mu_d <= AFD_GEOMETRIC_MAX_MEAN))
@@ -129,6 +129,7 @@ afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *out)
     if (m1 == NULL || m2 == NULL) {
         free(m1);
         free(m2);
+        afd_priv_picker_free(&smp.pick);
         return AFD_ENOMEM;
     }
     afd_philox_cursor_init(&cur, p->seed, p->stream, 0);
@@ -167,5 +168,6 @@ afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *out)
     out->batch_lifetimes = (double)len / lifetime;
     free(m1);
     free(m2);
+    afd_priv_picker_free(&smp.pick);
     return AFD_OK;
 }

@@ -44,6 +44,33 @@ static inline void make_trace(afd_workload *w, const uint64_t *p, const uint64_t
     afd_renewal_acc_free(acc);
 }
 
+/* The same trace kept as distinct pairs: (p[i], d[i]) held by c[i] rows
+ * (the pairs need not be sorted nor distinct for the samplers). */
+static inline void make_pairs(afd_workload *w, const uint64_t *p, const uint64_t *d,
+                              const uint64_t *c, size_t n)
+{
+    afd_renewal_acc *acc = afd_renewal_acc_alloc();
+    size_t i;
+    uint64_t k;
+    assert_non_null(acc);
+    memset(w, 0, sizeof *w);
+    w->kind = AFD_WORKLOAD_TRACE;
+    w->mu_p = w->mu_d = NAN;
+    w->pairs = malloc(n * sizeof *w->pairs);
+    assert_non_null(w->pairs);
+    for (i = 0; i < n; i++) {
+        w->pairs[i].prompt = p[i];
+        w->pairs[i].decode = d[i];
+        w->pairs[i].count = c[i];
+        for (k = 0; k < c[i]; k++)
+            assert_int_equal(afd_renewal_acc_add(acc, p[i], d[i]), AFD_OK);
+        w->rows += c[i];
+    }
+    w->n_pairs = n;
+    assert_int_equal(afd_renewal_acc_stats(acc, &w->stats), AFD_OK);
+    afd_renewal_acc_free(acc);
+}
+
 /* P(X <= k) of an integer law, for the binned tests. */
 typedef double (*cdf_fn)(double k, const void *par);
 

@@ -718,6 +718,39 @@ static void mdc_errors(void **state)
     assert_int_equal(afd_queue_sim(&p, NULL), AFD_EINVAL);
 }
 
+/* mc slot draws its requests through the same picker: a trace kept as
+ * distinct pairs gives bit-identical results to its rows sorted by (P, D). */
+static void slot_mc_pairs_same_as_sorted_rows(void **state)
+{
+    static const uint64_t pp[] = {0, 3, 3, 40, 200}, pd[] = {9, 1, 30, 12, 4},
+                          pc[] = {2, 5, 1, 7, 3};
+    uint64_t rp[18], rd[18], k;
+    afd_workload rows, pairs;
+    afd_slot_mc_params p = {0};
+    afd_slot_mc_result a, b;
+    size_t i, n = 0;
+    (void)state;
+    for (i = 0; i < 5; i++)
+        for (k = 0; k < pc[i]; k++) {
+            rp[n] = pp[i];
+            rd[n++] = pd[i];
+        }
+    make_trace(&rows, rp, rd, n);
+    make_pairs(&pairs, pp, pd, pc, 5);
+    p.workload = &rows;
+    p.steps = 200000;
+    p.warmup = 1000;
+    p.batches = 20;
+    p.seed = 9;
+    assert_int_equal(afd_slot_mc(&p, &a), AFD_OK);
+    p.workload = &pairs;
+    assert_int_equal(afd_slot_mc(&p, &b), AFD_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_within_se(a.mean, rows.stats.theta, a.mean_se, 5);
+    afd_workload_free(&rows);
+    afd_workload_free(&pairs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -734,6 +767,7 @@ int main(void)
         cmocka_unit_test(mdc_trace_service),
         cmocka_unit_test(mdc_multi_server_against_events),
         cmocka_unit_test(mdc_errors),
+        cmocka_unit_test(slot_mc_pairs_same_as_sorted_rows),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

@@ -361,6 +361,70 @@ static void slot_trace_by_value_is_exact(void **state)
     free(t.cum);
 }
 
+/* A trace kept as distinct pairs with counts tr_c: the rows it stands for
+ * are the pairs repeated count times (in an order of their own, to show
+ * that the order of the rows does not matter).  By value the table is the
+ * same, so every draw is the same; by row the columns differ, and the draws
+ * are tested against the law of Y enumerated from the expanded rows. */
+static const uint64_t tr_c[] = {3, 1, 2, 1, 5, 1, 1, 4};
+
+static void slot_trace_pairs_same_law_as_rows(void **state)
+{
+    uint64_t rp[64], rd[64], a;
+    double *u = uniforms(16, 5, 2 * N_DRAWS), *y = malloc(N_DRAWS * sizeof *y),
+           *z = malloc(N_DRAWS * sizeof *z), cuts[40], sum_d = 0;
+    afd_workload rows, pairs;
+    afd_slot_sampler *s;
+    table_cdf t;
+    size_t i, n = 0, k;
+    int nb;
+    (void)state;
+    assert_non_null(y);
+    assert_non_null(z);
+    for (k = 0; k < 5; k++) /* round k holds the pairs with count > k */
+        for (i = TR_N; i-- > 0;)
+            if (tr_c[i] > k) {
+                rp[n] = tr_p[i];
+                rd[n++] = tr_d[i];
+            }
+    make_trace(&rows, rp, rd, n);
+    make_pairs(&pairs, tr_p, tr_d, tr_c, TR_N);
+    assert_int_equal(n, 18);
+    assert_true(rows.stats.theta == pairs.stats.theta);
+    /* by value: the same table, the same draws */
+    assert_int_equal(afd_priv_slot_sampler_alloc(&rows, 1, &s), AFD_OK);
+    afd_slot_sampler_fill(s, N_DRAWS, u, y);
+    afd_slot_sampler_free(s);
+    assert_int_equal(afd_priv_slot_sampler_alloc(&pairs, 1, &s), AFD_OK);
+    assert_int_equal(afd_slot_sampler_uniforms(s), 1);
+    afd_slot_sampler_fill(s, N_DRAWS, u, z);
+    afd_slot_sampler_free(s);
+    assert_memory_equal(y, z, N_DRAWS * sizeof *y);
+    /* by row: the law of Y over the 18 rows, every age weighing 1 / sum D */
+    t.len = 1600;
+    t.cum = calloc(t.len, sizeof *t.cum);
+    assert_non_null(t.cum);
+    for (i = 0; i < n; i++)
+        sum_d += (double)rd[i];
+    for (i = 0; i < n; i++)
+        for (a = 0; a < rd[i]; a++)
+            t.cum[rp[i] + a] += 1 / sum_d;
+    for (i = 1; i < t.len; i++)
+        t.cum[i] += t.cum[i - 1];
+    assert_int_equal(afd_priv_slot_sampler_alloc(&pairs, 0, &s), AFD_OK);
+    assert_int_equal(afd_slot_sampler_uniforms(s), 2);
+    afd_slot_sampler_fill(s, N_DRAWS, u, z);
+    afd_slot_sampler_free(s);
+    nb = equiprobable_cuts(cdf_table, &t, 0, 40, cuts);
+    assert_true(chi2_binned(z, N_DRAWS, cdf_table, &t, cuts, nb) > CHI2_PMIN);
+    afd_workload_free(&rows);
+    afd_workload_free(&pairs);
+    free(t.cum);
+    free(u);
+    free(y);
+    free(z);
+}
+
 static void slot_sampler_errors(void **state)
 {
     afd_workload w;
@@ -583,6 +647,7 @@ int main(void)
         cmocka_unit_test(slot_geometric_matches_lemma),
         cmocka_unit_test(slot_trace_matches_definition),
         cmocka_unit_test(slot_trace_by_value_is_exact),
+        cmocka_unit_test(slot_trace_pairs_same_law_as_rows),
         cmocka_unit_test(slot_sampler_errors),
         cmocka_unit_test(gamma_fits_cdf),
         cmocka_unit_test(poisson_fits_pmf),

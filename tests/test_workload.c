@@ -112,6 +112,64 @@ static void workload_from_reader_options(void **state)
     assert_int_equal(err.line, 3);
 }
 
+/* keep_pairs: M = 300,000 distinct pairs (P, D) = (i mod 1000, 1 + i / 1000),
+ * written three times over in a scrambled order (row r holds pair
+ * (7 r) mod M: 7 is prime to M, so each round of M rows visits every pair
+ * once), so every pair has count 3 and, sorted by P then D, pair j is
+ * (j / 300, 1 + j mod 300).  More than the 2^18 pairs the counting table
+ * holds before a merge, so the merges are exercised. */
+static void workload_keeps_pairs(void **state)
+{
+    enum { M = 300000, ROUNDS = 3 };
+    size_t cap = (size_t)ROUNDS * M * 16 + 64, len, j;
+    char *csv = malloc(cap);
+    afd_workload_trace_options opt;
+    afd_workload w;
+    afd_trace *t;
+    afd_error err;
+    uint64_t r;
+    int ok = 1;
+    (void)state;
+    assert_non_null(csv);
+    len = (size_t)snprintf(csv, cap, "prompt_tokens,output_tokens\n");
+    for (r = 0; r < (uint64_t)ROUNDS * M; r++) {
+        uint64_t i = 7 * r % M;
+        len += (size_t)snprintf(csv + len, cap - len, "%llu,%llu\n",
+                                (unsigned long long)(i % 1000), (unsigned long long)(1 + i / 1000));
+    }
+    memset(&opt, 0, sizeof opt);
+    opt.keep_pairs = 1;
+    assert_int_equal(afd_trace_open_memory(csv, len, NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_OK);
+    afd_trace_close(t);
+    assert_true(w.stats.n == (uint64_t)ROUNDS * M);
+    assert_null(w.prompt);
+    assert_int_equal(w.n_kept, 0);
+    assert_int_equal(w.n_pairs, M);
+    for (j = 0; j < M; j++)
+        ok &= w.pairs[j].prompt == j / 300 && w.pairs[j].decode == 1 + j % 300 &&
+              w.pairs[j].count == ROUNDS;
+    assert_true(ok);
+    assert_int_equal(afd_workload_entries(&w), M);
+    assert_true(afd_workload_entry(&w, 301).prompt == 1 && afd_workload_entry(&w, 301).decode == 2);
+    afd_workload_free(&w);
+    assert_null(w.pairs);
+    assert_int_equal(w.n_pairs, 0);
+    /* the limit counts distinct pairs, not rows */
+    opt.max_pairs = M;
+    assert_int_equal(afd_trace_open_memory(csv, len, NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_OK);
+    afd_trace_close(t);
+    afd_workload_free(&w);
+    opt.max_pairs = M - 1;
+    assert_int_equal(afd_trace_open_memory(csv, len, NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_ELIMIT);
+    afd_trace_close(t);
+    assert_null(w.pairs);
+    assert_non_null(strstr(err.text, "distinct (P, D) pairs"));
+    free(csv);
+}
+
 static void workload_errors(void **state)
 {
     afd_workload w;
@@ -273,6 +331,7 @@ int main(void)
         cmocka_unit_test(azure_traces_step_by_step),
         cmocka_unit_test(arrivals_by_hand),
         cmocka_unit_test(workload_from_reader_options),
+        cmocka_unit_test(workload_keeps_pairs),
         cmocka_unit_test(workload_errors),
         cmocka_unit_test(csv_generic),
         cmocka_unit_test(max_normal_sf),

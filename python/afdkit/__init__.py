@@ -113,12 +113,13 @@ def _integer(v, name, lo, hi):
 _WORKLOAD_KEYS = ("trace", "geometric", "theta", "nu", "prompt_col", "output_col", "time_col",
                   "time_unit", "where", "decode_offset")
 _MAX_KEPT_ROWS = 1 << 26
+_MAX_KEPT_PAIRS = 1 << 25  # as the command line: distinct (P, D) pairs
 
 
 class _Workload:
     """An afd_workload read from keywords; free()d by the with statement."""
 
-    def __init__(self, kw, keep_rows=False, needs_lengths=False):
+    def __init__(self, kw, keep_rows=False, needs_lengths=False, keep_pairs=False):
         unknown = set(kw) - set(_WORKLOAD_KEYS)
         if unknown:
             raise TypeError("unexpected keyword argument(s): %s" % ", ".join(sorted(unknown)))
@@ -151,7 +152,7 @@ class _Workload:
                 raise ValueError("theta and nu must be >= 0")
             _check(lib.afd_workload_given(t, n, self.w))
         else:
-            self._read(str(trace), kw, keep_rows)
+            self._read(str(trace), kw, keep_rows, keep_pairs)
 
     def _cstr(self, s):
         if s is None:
@@ -160,7 +161,7 @@ class _Workload:
         self._keep.append(c)
         return c
 
-    def _read(self, path, kw, keep_rows):
+    def _read(self, path, kw, keep_rows, keep_pairs=False):
         opt = ffi.new("afd_workload_trace_options *")
         cols = opt.columns
         cols.prompt_col = self._cstr(kw.get("prompt_col"))
@@ -181,6 +182,8 @@ class _Workload:
         opt.decode_offset = _integer(offset, "decode_offset", 0, 2**63 - 1) if offset else 0
         opt.keep_rows = 1 if keep_rows else 0
         opt.max_rows = _MAX_KEPT_ROWS if keep_rows else 0
+        opt.keep_pairs = 1 if keep_pairs else 0
+        opt.max_pairs = _MAX_KEPT_PAIRS if keep_pairs else 0
         err = ffi.new("afd_error *")
         _check(lib.afd_workload_from_trace(path.encode(), opt, self.w, err), err, path)
         self.path = path
@@ -652,7 +655,7 @@ def mc_barrier(B, r, trials=50000, seed=1, per_slot=False, threads=0, **workload
     p = ffi.new("afd_barrier_mc_params *")
     res = ffi.new("afd_barrier_mc_result[]", len(rs))
     r_c = ffi.new("unsigned[]", [int(x) for x in rs])
-    with _Workload(_split(workload), keep_rows=True, needs_lengths=True) as w:
+    with _Workload(_split(workload), needs_lengths=True, keep_pairs=True) as w:
         p.workload = w
         p.B = B
         p.r = r_c
@@ -693,7 +696,7 @@ def mc_slot(steps=10**7, warmup=None, batches=32, seed=1, **workload):
         raise ValueError("steps must be at least batches (%d)" % batches)
     p = ffi.new("afd_slot_mc_params *")
     res = ffi.new("afd_slot_mc_result *")
-    with _Workload(_split(workload), keep_rows=True, needs_lengths=True) as w:
+    with _Workload(_split(workload), needs_lengths=True, keep_pairs=True) as w:
         p.workload = w
         p.steps = steps
         p.warmup = steps // 10 if warmup is None else _integer(warmup, "warmup", 0, 1 << 46)
@@ -815,7 +818,7 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
         def on_stage(ctx, step, mb, stage, worker, start, end):
             for k, v in zip(_GANTT_COLUMNS, (step, mb, _STAGES[stage], worker, start, end)):
                 gantt[k].append(v)
-    with _Workload(_split(workload), keep_rows=True, needs_lengths=True) as w:
+    with _Workload(_split(workload), needs_lengths=True, keep_pairs=True) as w:
         s = ffi.new("afd_system *")
         s.hw = h[0]
         s.B, s.theta, s.nu = float(B), w.stats.theta, w.stats.nu

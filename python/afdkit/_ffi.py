@@ -49,16 +49,19 @@ typedef struct afd_trace_options {
 typedef enum afd_workload_kind {
     AFD_WORKLOAD_TRACE = 1, AFD_WORKLOAD_GEOMETRIC, AFD_WORKLOAD_GIVEN
 } afd_workload_kind;
+typedef struct afd_workload_pair { uint64_t prompt; uint64_t decode; uint64_t count; } afd_workload_pair;
 typedef struct afd_workload {
     afd_workload_kind kind; afd_renewal_stats stats; double mu_p, mu_d;
     uint64_t rows; uint64_t skipped; uint64_t filtered; long first_skipped_line;
     uint64_t max_d; double tail_alpha; double tail_alpha_se; size_t tail_k;
     size_t n_kept; uint64_t *prompt; uint64_t *decode; double *time;
     afd_arrival_stats arrivals;
+    size_t n_pairs; afd_workload_pair *pairs;
 } afd_workload;
 typedef struct afd_workload_trace_options {
     afd_trace_options columns; uint64_t decode_offset; int keep_rows; size_t max_rows;
     void (*progress)(void *ctx, uint64_t rows, uint64_t bytes); void *progress_ctx;
+    int keep_pairs; size_t max_pairs;
 } afd_workload_trace_options;
 afd_status afd_workload_from_trace(const char *path, const afd_workload_trace_options *opt,
                                    afd_workload *out, afd_error *err);
