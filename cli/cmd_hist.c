@@ -77,102 +77,17 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     return 0;
 }
 
-/* The integer ceil(10^(i/k)), exact at whole powers of ten. */
-static double log_edge(int i, int k)
-{
-    double x = pow(10, (double)i / k);
-    double nx = nearbyint(x);
-    if (fabs(x - nx) <= 1e-9 * x)
-        x = nx;
-    return ceil(x);
-}
-
-typedef struct bin {
-    uint64_t lo, hi; /* the integers lo..hi */
-    uint64_t count;
-} bin;
-
-/* Log-spaced bins covering 1..max (with a bin {0} first when zero is
- * possible): bin i holds the integers in [ceil(10^(i/k)), ceil(10^((i+1)/k))),
- * ranges holding no integer dropped. */
-static bin *log_bins(uint64_t max, int with_zero, int k, size_t *nb)
-{
-    size_t cap = 64, n = 0;
-    bin *b = malloc(cap * sizeof *b);
-    double lo = 1;
-    int i;
-    if (b == NULL)
-        return NULL;
-    if (with_zero)
-        b[n++] = (bin){0, 0, 0};
-    for (i = 1; lo <= (double)max && lo < 0x1p64; i++) {
-        double hi = log_edge(i, k);
-        if (hi <= lo)
-            continue;
-        if (n == cap) {
-            bin *nb2 = realloc(b, 2 * cap * sizeof *b);
-            if (nb2 == NULL) {
-                free(b);
-                return NULL;
-            }
-            b = nb2;
-            cap *= 2;
-        }
-        /* The last bin ends at max (hi - 1 may not fit in 64 bits). */
-        b[n].lo = (uint64_t)lo;
-        b[n].hi = hi - 1 >= (double)max ? max : (uint64_t)(hi - 1);
-        b[n].count = 0;
-        n++;
-        lo = hi;
-    }
-    *nb = n;
-    return b;
-}
-
-/* Index of the bin holding v (b sorted, contiguous, covering v). */
-static size_t find_bin(const bin *b, size_t n, uint64_t v)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b[mid].lo <= v)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* P(lo <= X <= hi) for X ~ Geometric on {1,2,...} with mean m >= 1:
- * P(X >= k) = (1-p)^(k-1), p = 1/m, so the mass is
- * (1-p)^(lo-1) (1 - (1-p)^(hi-lo+1)) for lo >= 1. */
-static double geometric_mass(double m, uint64_t lo, uint64_t hi)
-{
-    double q;
-    if (!(m >= 1))
-        return NAN;
-    if (lo == 0)
-        lo = 1;
-    if (hi < lo)
-        return 0;
-    if (m == 1)
-        return lo == 1 ? 1 : 0;
-    q = log1p(-1 / m);
-    return exp((double)(lo - 1) * q) * -expm1((double)(hi - lo + 1) * q);
-}
-
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
     struct args a = {0, 1, 0};
     cli_common c;
     afd_workload w;
-    unsigned __int128 sum = 0;
-    uint64_t max = 0, min_support;
-    double mean;
-    bin *b = NULL;
-    size_t nb = 0, i;
+    afd_hist_spec spec;
+    afd_hist h;
+    afd_status st;
     cli_table *t;
+    size_t i;
     int rc;
 
     cli_common_init(&c);
@@ -185,74 +100,49 @@ static int run(const cli_command *self, int argc, char **argv)
                                 CLI_KEEP_PAIRS, &c.out, &w)) != 0)
         return rc;
 
-    for (i = 0; i < w.n_pairs; i++) {
-        uint64_t v = a.prompt ? w.pairs[i].prompt : w.pairs[i].decode;
-        sum += (unsigned __int128)v * w.pairs[i].count;
-        if (v > max)
-            max = v;
-    }
-    mean = (double)sum / (double)w.stats.n;
-    min_support = a.prompt ? 0 : 1;
-
-    if (a.width > 0) {
-        uint64_t n64 = (max - min_support) / a.width + 1;
-        if (n64 > MAX_BINS) {
-            afd_workload_free(&w);
-            return cli_input_error(cmd,
-                                   "%s: %llu bins of width %llu up to %llu exceed %llu: use a "
-                                   "wider --bins W or --bins log:K",
-                                   c.wl.trace, (unsigned long long)n64, (unsigned long long)a.width,
-                                   (unsigned long long)max, (unsigned long long)MAX_BINS);
-        }
-        nb = (size_t)n64;
-        b = calloc(nb, sizeof *b);
-        if (b != NULL)
-            for (i = 0; i < nb; i++) {
-                b[i].lo = min_support + (uint64_t)i * a.width;
-                /* The last bin may end beyond 2^64 - 1: clamp it. */
-                b[i].hi = max - b[i].lo < a.width - 1 ? max : b[i].lo + (a.width - 1);
-            }
-    } else {
-        b = log_bins(max, a.prompt, a.per_decade, &nb);
-    }
-    if (b == NULL) {
-        afd_workload_free(&w);
-        return cli_runtime_error(cmd, "out of memory");
-    }
-    for (i = 0; i < w.n_pairs; i++) {
-        uint64_t v = a.prompt ? w.pairs[i].prompt : w.pairs[i].decode;
-        size_t k = a.width > 0 ? (size_t)((v - min_support) / a.width) : find_bin(b, nb, v);
-        b[k].count += w.pairs[i].count;
-    }
+    memset(&spec, 0, sizeof spec);
+    spec.prompt = a.prompt;
+    spec.width = a.width;
+    spec.per_decade = a.per_decade;
+    spec.max_bins = MAX_BINS;
+    st = afd_hist_workload(&w, &spec, &h);
+    afd_workload_free(&w);
+    if (st == AFD_ELIMIT)
+        return cli_input_error(cmd,
+                               "%s: %llu bins of width %llu up to %llu exceed %llu: use a "
+                               "wider --bins W or --bins log:K",
+                               c.wl.trace, (unsigned long long)h.n, (unsigned long long)a.width,
+                               (unsigned long long)h.max, (unsigned long long)MAX_BINS);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "%s", afd_strerror(st));
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
-        free(b);
-        afd_workload_free(&w);
+        afd_hist_free(&h);
         return cli_runtime_error(cmd, "out of memory");
     }
     cli_table_provenance(t);
     cli_table_meta(t, "column", "%s", a.prompt ? "prompt" : "decode");
-    cli_table_meta(t, "n", "%llu", (unsigned long long)w.stats.n);
-    cli_table_meta(t, "mean", "%.10g", mean);
+    cli_table_meta(t, "n", "%llu", (unsigned long long)h.total);
+    cli_table_meta(t, "mean", "%.10g", h.mean);
     if (a.width > 0)
         cli_table_meta(t, "bins", "width %llu from %llu", (unsigned long long)a.width,
-                       (unsigned long long)min_support);
+                       (unsigned long long)(a.prompt ? 0 : 1));
     else
         cli_table_meta(t, "bins", "log, %d per decade", a.per_decade);
     cli_table_begin(t, "value", "count", "pmf", "geometric_pmf", "lo", "hi");
-    for (i = 0; i < nb; i++) {
-        double width = (double)(b[i].hi - b[i].lo) + 1;
-        cli_table_real(t, ((double)b[i].lo + (double)b[i].hi) / 2);
-        cli_table_uint(t, b[i].count);
-        cli_table_real(t, (double)b[i].count / ((double)w.stats.n * width));
-        cli_table_real(t, geometric_mass(mean, b[i].lo, b[i].hi) / width);
-        cli_table_uint(t, b[i].lo);
-        cli_table_uint(t, b[i].hi);
+    for (i = 0; i < h.n; i++) {
+        const afd_hist_bin *b = &h.bin[i];
+        double width = (double)(b->hi - b->lo) + 1;
+        cli_table_real(t, ((double)b->lo + (double)b->hi) / 2);
+        cli_table_uint(t, b->count);
+        cli_table_real(t, (double)b->count / ((double)h.total * width));
+        cli_table_real(t, afd_geometric_mass(h.mean, b->lo, b->hi) / width);
+        cli_table_uint(t, b->lo);
+        cli_table_uint(t, b->hi);
         cli_table_end_row(t);
     }
-    free(b);
-    afd_workload_free(&w);
+    afd_hist_free(&h);
     return cli_table_finish(t, cmd);
 }
 

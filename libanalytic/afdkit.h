@@ -16,6 +16,7 @@
 #include "afd_arrivals.h"
 #include "afd_barrier.h"
 #include "afd_workload.h"
+#include "afd_hist.h"
 #include "afd_tail.h"
 #include "afd_hw.h"
 #include "afd_ratio.h"

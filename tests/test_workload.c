@@ -170,6 +170,106 @@ static void workload_keeps_pairs(void **state)
     free(csv);
 }
 
+/* Histograms (afd_hist.h) against counts by hand.  The trace: D = 1, 2, 2,
+ * 2, 10, 1 (P = 0, 7, 7, 7, 100, 0), kept as rows and as distinct pairs
+ * {(0, 1) x 2, (7, 2) x 3, (100, 10) x 1}: six requests, mean D 3, mean P 121/6. */
+static void fill_hist_trace(afd_workload *rows, afd_workload *pairs)
+{
+    static uint64_t rp[] = {0, 7, 7, 7, 100, 0}, rd[] = {1, 2, 2, 2, 10, 1};
+    static afd_workload_pair pp[] = {{0, 1, 2}, {7, 2, 3}, {100, 10, 1}};
+    memset(rows, 0, sizeof *rows);
+    rows->kind = AFD_WORKLOAD_TRACE;
+    rows->prompt = rp;
+    rows->decode = rd;
+    rows->n_kept = 6;
+    memset(pairs, 0, sizeof *pairs);
+    pairs->kind = AFD_WORKLOAD_TRACE;
+    pairs->pairs = pp;
+    pairs->n_pairs = 3;
+}
+
+static void hist_by_hand(void **state)
+{
+    afd_workload rows, pairs;
+    afd_workload *ws[2];
+    afd_hist_spec spec;
+    afd_hist h;
+    int k;
+    (void)state;
+    fill_hist_trace(&rows, &pairs);
+    ws[0] = &rows;
+    ws[1] = &pairs;
+    for (k = 0; k < 2; k++) {
+        /* D in bins of 3 from 1: [1,3] [4,6] [7,9] [10,10] (the last clamped at max) */
+        memset(&spec, 0, sizeof spec);
+        spec.width = 3;
+        assert_int_equal(afd_hist_workload(ws[k], &spec, &h), AFD_OK);
+        assert_int_equal(h.n, 4);
+        assert_true(h.total == 6 && h.max == 10);
+        assert_close(h.mean, 3, 1e-15, 0);
+        assert_true(h.bin[0].lo == 1 && h.bin[0].hi == 3 && h.bin[0].count == 5);
+        assert_true(h.bin[1].lo == 4 && h.bin[1].hi == 6 && h.bin[1].count == 0);
+        assert_true(h.bin[2].lo == 7 && h.bin[2].hi == 9 && h.bin[2].count == 0);
+        assert_true(h.bin[3].lo == 10 && h.bin[3].hi == 10 && h.bin[3].count == 1);
+        afd_hist_free(&h);
+        /* P in log bins, 3 per decade: {0}, then the edges ceil(10^(i/3)) =
+           3, 5, 10, 22, 47, 100, 216: [1,2] [3,4] [5,9] [10,21] [22,46]
+           [47,99] [100,100] */
+        spec.prompt = 1;
+        spec.width = 0;
+        spec.per_decade = 3;
+        assert_int_equal(afd_hist_workload(ws[k], &spec, &h), AFD_OK);
+        assert_int_equal(h.n, 8);
+        assert_close(h.mean, 121.0 / 6, 1e-15, 0);
+        {
+            static const uint64_t lo[] = {0, 1, 3, 5, 10, 22, 47, 100},
+                                  hi[] = {0, 2, 4, 9, 21, 46, 99, 100},
+                                  cnt[] = {2, 0, 0, 3, 0, 0, 0, 1};
+            size_t i;
+            for (i = 0; i < 8; i++)
+                assert_true(h.bin[i].lo == lo[i] && h.bin[i].hi == hi[i] &&
+                            h.bin[i].count == cnt[i]);
+        }
+        afd_hist_free(&h);
+        assert_null(h.bin);
+    }
+    /* the bin limit: D up to 10 in bins of 1 is 10 bins */
+    memset(&spec, 0, sizeof spec);
+    spec.width = 1;
+    spec.max_bins = 9;
+    assert_int_equal(afd_hist_workload(&pairs, &spec, &h), AFD_ELIMIT);
+    assert_int_equal(h.n, 10);
+    assert_null(h.bin);
+    spec.max_bins = 10;
+    assert_int_equal(afd_hist_workload(&pairs, &spec, &h), AFD_OK);
+    afd_hist_free(&h);
+    /* errors */
+    spec.width = 0;
+    spec.per_decade = 0;
+    assert_int_equal(afd_hist_workload(&pairs, &spec, &h), AFD_EINVAL);
+    spec.per_decade = 1;
+    pairs.n_pairs = 0;
+    pairs.pairs = NULL;
+    assert_int_equal(afd_hist_workload(&pairs, &spec, &h), AFD_EEMPTY);
+    assert_int_equal(afd_workload_geometric(3, 4, &pairs), AFD_OK);
+    assert_int_equal(afd_hist_workload(&pairs, &spec, &h), AFD_EINVAL);
+}
+
+/* The geometric law with mean 4 (p = 1/4): P(X = 1) = 1/4,
+ * P(2 <= X <= 3) = (3/4)(1/4) + (9/16)(1/4) = 21/64, P(X >= 1) = 1. */
+static void geometric_mass_by_hand(void **state)
+{
+    (void)state;
+    assert_close(afd_geometric_mass(4, 1, 1), 0.25, 1e-15, 0);
+    assert_close(afd_geometric_mass(4, 0, 1), 0.25, 1e-15, 0); /* 0 counts as 1 */
+    assert_close(afd_geometric_mass(4, 2, 3), 21.0 / 64, 1e-15, 0);
+    assert_close(afd_geometric_mass(4, 1, UINT64_MAX), 1, 1e-15, 0);
+    assert_true(afd_geometric_mass(4, 3, 2) == 0);
+    assert_true(afd_geometric_mass(1, 1, 1) == 1 && afd_geometric_mass(1, 2, 5) == 0);
+    assert_true(isnan(afd_geometric_mass(0.5, 1, 1)));
+    assert_true(isnan(afd_geometric_mass(NAN, 1, 1)));
+}
+
 static void workload_errors(void **state)
 {
     afd_workload w;
@@ -333,6 +433,8 @@ int main(void)
         cmocka_unit_test(workload_from_reader_options),
         cmocka_unit_test(workload_keeps_pairs),
         cmocka_unit_test(workload_errors),
+        cmocka_unit_test(hist_by_hand),
+        cmocka_unit_test(geometric_mass_by_hand),
         cmocka_unit_test(csv_generic),
         cmocka_unit_test(max_normal_sf),
         cmocka_unit_test(status_helpers),
