@@ -59,10 +59,25 @@ afd_status afd_priv_queue_truncation(double a, double c, double target, int with
                                      double nmax, double *n);
 
 /* Root of f in [lo, hi] by GSL's Brent solver without allocation (the
- * solver state lives on the stack).  f(lo) and f(hi) must be finite and of
- * opposite signs (the caller checks, so that GSL's error handler is never
- * reached).  Stops when the bracket is below epsabs + epsrel |root|;
- * AFD_ENUMERIC after 200 iterations. */
+ * solver state lives on the stack: gsl_root_fsolver_alloc would report a
+ * failed malloc through GSL's error handler).  f(lo) and f(hi) must be of
+ * opposite signs (else AFD_ENUMERIC: checked here, so that GSL's error
+ * handler is never reached; infinite values are clamped, NaN fails).  Stops
+ * when the bracket is below epsabs + epsrel |root|; AFD_ENUMERIC after 200
+ * iterations. */
+/* Minimum of a unimodal f on [lo, hi] by GSL's Brent minimizer
+ * (gsl_min_fminimizer_brent), its state on the stack as for afd_priv_brent.
+ * f_lo, f_hi are f at the ends (+inf allowed; not evaluated again).  The
+ * bracket GSL needs, an interior point below both ends, is sought at the
+ * golden-section points, shrinking toward the lower end while there is
+ * none; a minimum at an end is returned as that end.  Stops when the
+ * bracket is below epsrel |x| (or after 200 iterations, keeping the best
+ * point).  *x_lower, *x_upper: the final bracket.  AFD_ENUMERIC when f is
+ * NaN somewhere on the way or the interval is empty. */
+afd_status afd_priv_fmin(double (*f)(double, void *), void *params, double lo, double f_lo,
+                         double hi, double f_hi, double epsrel, double *x_min, double *f_min,
+                         double *x_lower, double *x_upper);
+
 afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, double hi,
                           double epsabs, double epsrel, double *root);
 

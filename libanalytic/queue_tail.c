@@ -8,13 +8,16 @@
 #include <stddef.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_min.h>
 #include <gsl/gsl_roots.h>
 #include <gsl/gsl_sf_gamma.h>
 
 #include "internal.h"
 
 #define BRENT_MAX_ITER 200
-#define GOLDEN_ITER    90 /* shrinks the bracket by 0.618^90 < 1e-18 */
+#define FMIN_MAX_ITER  200
+#define GOLDEN_SHRINKS 200 /* 0.618^200 < 1e-41 of the interval */
+#define GOLDEN         0.6180339887498949
 
 double afd_priv_poisson_pmf(double k, double mu)
 {
@@ -85,29 +88,19 @@ static double log_bound(double s, const struct tail_args *t)
     return -(t->n + 1) * s - l1mphi;
 }
 
-/* Golden-section search for the minimum of a convex function on (lo, hi). */
-static double golden_min(const struct tail_args *t, double lo, double hi)
+static double log_bound_fn(double s, void *t)
 {
-    const double g = 0.6180339887498949;
-    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-    double f1 = log_bound(x1, t), f2 = log_bound(x2, t);
-    int k;
-    for (k = 0; k < GOLDEN_ITER; k++) {
-        if (f1 <= f2) {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - g * (hi - lo);
-            f1 = log_bound(x1, t);
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + g * (hi - lo);
-            f2 = log_bound(x2, t);
-        }
-    }
-    return f1 < f2 ? f1 : f2;
+    return log_bound(s, t);
+}
+
+/* The minimum of the convex bound on (lo, hi); it is +inf at both ends. */
+static double bound_min(const struct tail_args *t, double lo, double hi)
+{
+    double x, f, xl, xu;
+    if (afd_priv_fmin(log_bound_fn, (void *)t, lo, INFINITY, hi, INFINITY, 1e-10, &x, &f, &xl,
+                      &xu) != AFD_OK)
+        return INFINITY;
+    return f;
 }
 
 afd_status afd_priv_queue_tail(double a, double c, double n, double p0, double *tau, double *excess)
@@ -131,12 +124,12 @@ afd_status afd_priv_queue_tail(double a, double c, double n, double p0, double *
     if (tau != NULL) {
         double v;
         t.excess = 0;
-        v = p0 * exp(golden_min(&t, 0, s0));
+        v = p0 * exp(bound_min(&t, 0, s0));
         *tau = v < 1 ? v : 1;
     }
     if (excess != NULL) {
         t.excess = 1;
-        *excess = p0 * exp(golden_min(&t, 0, s0));
+        *excess = p0 * exp(bound_min(&t, 0, s0));
     }
     return AFD_OK;
 }
@@ -182,22 +175,58 @@ afd_status afd_priv_queue_truncation(double a, double c, double target, int with
     return AFD_OK;
 }
 
+/* GSL's solvers raise GSL_ERROR (call the error handler, which aborts by
+ * default) when a function value is not finite.  The library promises never
+ * to reach the handler, so they see f through this guard: +-inf becomes
+ * +-DBL_MAX (the order is kept, and an infinite value is never the answer),
+ * NaN becomes 0 and marks the run as failed. */
+struct guard {
+    double (*f)(double, void *);
+    void *params;
+    int bad;
+};
+
+static double guarded(double x, void *vg)
+{
+    struct guard *g = vg;
+    double v = g->f(x, g->params);
+    if (isnan(v)) {
+        g->bad = 1;
+        return 0;
+    }
+    return isinf(v) ? (v > 0 ? DBL_MAX : -DBL_MAX) : v;
+}
+
+/* The state of GSL's solvers lives in a stack buffer instead of coming from
+ * gsl_root_fsolver_alloc / gsl_min_fminimizer_alloc: those report a failed
+ * malloc through GSL_ERROR_VAL, that is through the error handler, which this
+ * library promises never to call (afd_status.h).  The buffer is checked
+ * against the type's size at run time. */
+typedef union solver_state {
+    max_align_t align;
+    unsigned char bytes[256];
+} solver_state;
+
 afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, double hi,
                           double epsabs, double epsrel, double *root)
 {
-    union {
-        max_align_t align;
-        unsigned char bytes[256];
-    } state;
+    solver_state state;
     gsl_root_fsolver s;
     gsl_function fn;
+    struct guard g = {f, params, 0};
+    double flo, fhi;
     int k;
 
     *root = NAN;
     if (gsl_root_fsolver_brent->size > sizeof state.bytes || !(lo <= hi))
         return AFD_ENUMERIC;
-    fn.function = f;
-    fn.params = params;
+    /* gsl_root_fsolver_set raises GSL_ERROR unless f(lo), f(hi) straddle 0 */
+    flo = guarded(lo, &g);
+    fhi = guarded(hi, &g);
+    if (g.bad || (flo > 0 && fhi > 0) || (flo < 0 && fhi < 0))
+        return AFD_ENUMERIC;
+    fn.function = guarded;
+    fn.params = &g;
     s.type = gsl_root_fsolver_brent;
     s.function = NULL;
     s.root = NAN;
@@ -208,7 +237,7 @@ afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, 
         return AFD_ENUMERIC;
     for (k = 0; k < BRENT_MAX_ITER; k++) {
         double xl, xu;
-        if (gsl_root_fsolver_iterate(&s) != GSL_SUCCESS)
+        if (gsl_root_fsolver_iterate(&s) != GSL_SUCCESS || g.bad)
             return AFD_ENUMERIC;
         xl = gsl_root_fsolver_x_lower(&s);
         xu = gsl_root_fsolver_x_upper(&s);
@@ -218,4 +247,77 @@ afd_status afd_priv_brent(double (*f)(double, void *), void *params, double lo, 
         }
     }
     return AFD_ENUMERIC;
+}
+
+afd_status afd_priv_fmin(double (*f)(double, void *), void *params, double lo, double f_lo,
+                         double hi, double f_hi, double epsrel, double *x_min, double *f_min,
+                         double *x_lower, double *x_upper)
+{
+    solver_state state;
+    gsl_min_fminimizer s;
+    gsl_function fn;
+    struct guard g = {f, params, 0};
+    double a = lo, b = hi, fa = f_lo, fb = f_hi, m = NAN, fm = NAN;
+    int k;
+
+    *x_min = *f_min = *x_lower = *x_upper = NAN;
+    if (gsl_min_fminimizer_brent->size > sizeof state.bytes || !(lo < hi) || isnan(f_lo) ||
+        isnan(f_hi))
+        return AFD_ENUMERIC;
+    /* A bracket: an interior point below both ends, which
+       gsl_min_fminimizer_set_with_values needs (else GSL_ERROR).  Look at the
+       two golden-section points; when neither is below both ends, the
+       minimum of a unimodal f lies between the lower end and the nearer
+       point, so shrink to that side and look again. */
+    for (k = 0; k < GOLDEN_SHRINKS && isnan(m); k++) {
+        double x1 = b - GOLDEN * (b - a), x2 = a + GOLDEN * (b - a);
+        double f1 = f(x1, params), f2 = f(x2, params);
+        if (isnan(f1) || isnan(f2))
+            return AFD_ENUMERIC;
+        if (f1 < fa && f1 < fb && f1 <= f2) {
+            m = x1;
+            fm = f1;
+        } else if (f2 < fa && f2 < fb) {
+            m = x2;
+            fm = f2;
+        } else if (fa <= fb) {
+            b = x1;
+            fb = f1;
+        } else {
+            a = x2;
+            fa = f2;
+        }
+    }
+    if (isnan(m)) { /* the minimum is at an end, to within 0.618^200 */
+        *x_min = fa <= fb ? a : b;
+        *f_min = fa <= fb ? fa : fb;
+        *x_lower = a;
+        *x_upper = b;
+        return AFD_OK;
+    }
+    fn.function = guarded;
+    fn.params = &g;
+    s.type = gsl_min_fminimizer_brent;
+    s.state = state.bytes;
+    if (gsl_min_fminimizer_set_with_values(&s, &fn, m, fm, a, isinf(fa) ? DBL_MAX : fa, b,
+                                           isinf(fb) ? DBL_MAX : fb) != GSL_SUCCESS)
+        return AFD_ENUMERIC;
+    for (k = 0; k < FMIN_MAX_ITER; k++) {
+        double xl, xu;
+        if (gsl_min_fminimizer_iterate(&s) != GSL_SUCCESS || g.bad)
+            return AFD_ENUMERIC;
+        xl = gsl_min_fminimizer_x_lower(&s);
+        xu = gsl_min_fminimizer_x_upper(&s);
+        if (xu - xl <= epsrel * fmin(fabs(xl), fabs(xu)))
+            break;
+    }
+    /* at the iteration cap the minimum found so far stands: below about
+       sqrt(DBL_EPSILON) relative the values no longer order the points */
+    *x_min = gsl_min_fminimizer_x_minimum(&s);
+    *f_min = gsl_min_fminimizer_f_minimum(&s);
+    *x_lower = gsl_min_fminimizer_x_lower(&s);
+    *x_upper = gsl_min_fminimizer_x_upper(&s);
+    if (*f_min == DBL_MAX)
+        *f_min = INFINITY;
+    return AFD_OK;
 }

@@ -275,39 +275,56 @@ static afd_status value_g_at(const afd_system *s, double w, double r, double *v)
     return st;
 }
 
+struct neg_value_g {
+    const afd_system *s;
+    double w;
+    afd_status st; /* the first failure */
+};
+
+/* -weighted Thr_G at r, for the minimizer */
+static double neg_value_g(double r, void *vc)
+{
+    struct neg_value_g *c = vc;
+    double v;
+    afd_status st = value_g_at(c->s, c->w, r, &v);
+    if (st != AFD_OK) {
+        if (c->st == AFD_OK)
+            c->st = st;
+        return NAN;
+    }
+    return -v;
+}
+
 afd_status afd_ratio_cost_g_continuous(const afd_system *s, double w, double lo, double hi,
                                        double *r_star)
 {
-    const double phi = (sqrt(5.0) - 1) / 2;
-    double a = lo, b = hi, x1, x2, f1, f2;
+    struct neg_value_g ctx;
+    double a, b, f1, f2, x, fx, flo, fhi;
     afd_status st;
     int it;
 
     *r_star = NAN;
     if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || !weight_ok(w))
         return AFD_EINVAL;
-    x1 = b - phi * (b - a);
-    x2 = a + phi * (b - a);
-    if ((st = value_g_at(s, w, x1, &f1)) != AFD_OK || (st = value_g_at(s, w, x2, &f2)) != AFD_OK)
-        return st;
-    for (it = 0; it < 200 && b - a > 1e-5 * b; it++) {
-        if (f1 >= f2) {
-            b = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = b - phi * (b - a);
-            st = value_g_at(s, w, x1, &f1);
-        } else {
-            a = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = a + phi * (b - a);
-            st = value_g_at(s, w, x2, &f2);
-        }
-        if (st != AFD_OK)
-            return st;
+    if (hi == lo) {
+        *r_star = lo;
+        return AFD_OK;
     }
-    /* Golden-section search compares function values, which near a flat
+    ctx.s = s;
+    ctx.w = w;
+    ctx.st = AFD_OK;
+    /* GSL's Brent minimizer on -Thr_G to 1e-5 relative (see afd_priv_fmin
+       for the bracket), then the refinement below */
+    flo = neg_value_g(lo, &ctx);
+    fhi = neg_value_g(hi, &ctx);
+    st = ctx.st != AFD_OK ? ctx.st
+                          : afd_priv_fmin(neg_value_g, &ctx, lo, flo, hi, fhi, 1e-5, &x, &fx, &a,
+                                          &b);
+    if (ctx.st != AFD_OK)
+        return ctx.st;
+    if (st != AFD_OK)
+        return st;
+    /* The minimizer compares function values, which near a flat
      * maximum resolves r only to about sqrt(noise) ~ 3e-7 relative.  Finish
      * by bisecting on the sign of the central-difference derivative, which
      * is reliable until |r - r*| ~ 1e-9 r. */

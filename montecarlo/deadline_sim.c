@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+
+#include <gsl/gsl_statistics_double.h>
 #include <string.h>
 
 #include "afd_dlsim.h"
@@ -109,36 +111,6 @@ static void free_replace(double *h, size_t n, double v)
     h[i] = v;
 }
 
-static double select_kth(double *x, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1], pivot, t;
-        size_t lt = lo, i = lo, gt = hi;
-        pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        while (i < gt) {
-            if (x[i] < pivot) {
-                t = x[lt];
-                x[lt++] = x[i];
-                x[i++] = t;
-            } else if (x[i] > pivot) {
-                t = x[--gt];
-                x[gt] = x[i];
-                x[i] = t;
-            } else {
-                i++;
-            }
-        }
-        if (k < lt)
-            hi = lt;
-        else if (k >= gt)
-            lo = gt;
-        else
-            return pivot;
-    }
-    return x[lo];
-}
-
 static double quantile(double *x, size_t n, double q)
 {
     double r;
@@ -147,7 +119,7 @@ static double quantile(double *x, size_t n, double q)
         return NAN;
     r = ceil(q * (double)n);
     k = r < 1 ? 0 : (size_t)r - 1;
-    return select_kth(x, n, k < n ? k : n - 1);
+    return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
 }
 
 /* Per-run values. */

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include <gsl/gsl_sf_gamma.h>
+
 #include "afd_sampler.h"
 
 #define TWO_PI           6.283185307179586476925286766559
@@ -47,36 +49,6 @@ double afd_gamma_draw(afd_philox_cursor *c, double shape, double scale)
     return gamma_ge1(c, shape) * scale;
 }
 
-/* log Gamma(x) for x >= 1 by the Stirling series after shifting x up to 7
- * (the same scheme as NumPy's random_loggam).  lgamma() is avoided: it
- * writes the global signgam, a data race between threads. */
-static double log_gamma(double x)
-{
-    static const double a[10] = {8.333333333333333e-02, -2.777777777777778e-03,
-                                 7.936507936507937e-04, -5.952380952380952e-04,
-                                 8.417508417508418e-04, -1.917526917526918e-03,
-                                 6.410256410256410e-03, -2.955065359477124e-02,
-                                 1.796443723688307e-01, -1.39243221690590e+00};
-    double x0 = x, x2, gl, gl0;
-    int n = 0, k;
-    if (x == 1.0 || x == 2.0)
-        return 0.0;
-    if (x < 7.0) {
-        n = (int)(7 - x);
-        x0 = x + n;
-    }
-    x2 = 1.0 / (x0 * x0);
-    gl0 = a[9];
-    for (k = 8; k >= 0; k--)
-        gl0 = gl0 * x2 + a[k];
-    gl = gl0 / x0 + 0.5 * log(TWO_PI) + (x0 - 0.5) * log(x0) - x0;
-    for (k = 1; k <= n; k++) {
-        x0 -= 1.0;
-        gl -= log(x0);
-    }
-    return gl;
-}
-
 /* Inversion by sequential search: the smallest k with F(k) >= u.  The
  * search stops where the terms underflow (far beyond any reachable u). */
 static double poisson_inversion(afd_philox_cursor *c, double mean)
@@ -105,7 +77,7 @@ static double poisson_ptrs(afd_philox_cursor *c, double mean)
         if (k < 0 || (us < 0.013 && v > us))
             continue;
         if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <=
-            -mean + k * loglam - log_gamma(k + 1))
+            -mean + k * loglam - gsl_sf_lngamma(k + 1))
             return k;
     }
 }

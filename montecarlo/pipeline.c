@@ -139,10 +139,12 @@ static void draw_stationary(struct sim *s, afd_philox_cursor *c, double *P, doub
 const double afd_pipeline_tpot_levels[AFD_PIPELINE_TPOT_NQ] = {0.5, 0.9, 0.99};
 
 /* The TPOT quantiles of v[0..n) (completion order) and their batch-means
- * standard errors; v is sorted in place, one batch at a time, then whole. */
-static void tpot_quantiles(double *v, size_t n, unsigned batches, afd_pipeline_result *out)
+ * standard errors (the sample variance of the batch quantiles by GSL's
+ * two-pass gsl_stats_variance); v is sorted in place, one batch at a time,
+ * then whole.  e holds AFD_PIPELINE_TPOT_NQ * batches doubles. */
+static void tpot_quantiles(double *v, size_t n, unsigned batches, double *e,
+                           afd_pipeline_result *out)
 {
-    double sx[AFD_PIPELINE_TPOT_NQ] = {0}, sxx[AFD_PIPELINE_TPOT_NQ] = {0};
     size_t per = n / batches, b;
     int q;
     if (per < 2)
@@ -152,18 +154,15 @@ static void tpot_quantiles(double *v, size_t n, unsigned batches, afd_pipeline_r
         double *x = v + b * per;
         size_t len = b + 1 == batches ? n - b * per : per;
         gsl_sort(x, 1, len);
-        for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
-            double e =
+        for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++)
+            e[(size_t)q * batches + b] =
                 gsl_stats_quantile_from_sorted_data(x, 1, len, afd_pipeline_tpot_levels[q]);
-            sx[q] += e;
-            sxx[q] += e * e;
-        }
     }
     gsl_sort(v, 1, n);
     for (q = 0; q < AFD_PIPELINE_TPOT_NQ; q++) {
-        double var = (sxx[q] - sx[q] * sx[q] / batches) / (batches - 1);
+        double var = gsl_stats_variance(e + (size_t)q * batches, 1, batches);
         out->tpot_q[q] = gsl_stats_quantile_from_sorted_data(v, 1, n, afd_pipeline_tpot_levels[q]);
-        out->tpot_q_se[q] = sqrt(fmax(0, var) / batches);
+        out->tpot_q_se[q] = sqrt(var / batches);
     }
 }
 
@@ -345,7 +344,7 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
     const afd_hw *h = &p->hw;
     double r, rb, t_af, t_fa, t_f, ffree = 0, busy_f = 0, now = 0, t80 = NAN, tokens80 = 0;
     double a_side = 0;
-    double tpot_sum = 0, barrier_sum = 0;
+    double tpot_sum = 0, barrier_sum = 0, *bstat = NULL;
     uint64_t total, c80, done = 0, tpot_n = 0, step;
     afd_status st;
     unsigned j;
@@ -469,7 +468,13 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
     out->t_end = now;
     out->thr_sim = tokens80 / t80 / (p->x + p->y);
     out->tpot = tpot_n > 0 ? tpot_sum / (double)tpot_n : NAN;
-    tpot_quantiles(s.tpot_v, s.n_tpot, p->batches, out);
+    /* per-batch values: the TPOT quantiles, then the steady throughput */
+    bstat = malloc((size_t)p->batches * AFD_PIPELINE_TPOT_NQ * sizeof *bstat);
+    if (bstat == NULL) {
+        st = AFD_ENOMEM;
+        goto fail;
+    }
+    tpot_quantiles(s.tpot_v, s.n_tpot, p->batches, bstat, out);
     {
         double idle = 0;
         for (j = 0; j < s.x; j++)
@@ -481,7 +486,7 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
     /* steady state: steps returning after the warm-up, in equal-time batches */
     {
         double t0 = p->warmup * now, width = (now - t0) / p->batches;
-        double sx = 0, sxx = 0, scale = (double)p->x * p->B / (p->x + p->y);
+        double scale = (double)p->x * p->B / (p->x + p->y);
         size_t i = 0, in_window = 0, first;
         unsigned b;
         while (i < s.n_steps && s.step_time[i] <= t0)
@@ -496,19 +501,20 @@ afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *o
             }
             in_window += cnt;
             thr = (double)cnt * scale / width;
-            sx += thr;
-            sxx += thr * thr;
+            bstat[b] = thr;
         }
-        out->thr_steady = sx / p->batches;
-        out->thr_steady_se =
-            sqrt(fmax(0, (sxx - sx * sx / p->batches) / (p->batches - 1)) / p->batches);
+        out->thr_steady = gsl_stats_mean(bstat, 1, p->batches);
+        out->thr_steady_se = gsl_stats_sd_m(bstat, 1, p->batches, out->thr_steady) /
+                             sqrt((double)p->batches);
         out->tau = in_window > 1 ? (s.step_time[s.n_steps - 1] - s.step_time[first]) /
                                        (double)(in_window - 1)
                                  : NAN;
     }
+    free(bstat);
     sim_free(&s);
     return AFD_OK;
 fail:
+    free(bstat);
     sim_free(&s);
     result_nan(out);
     return st;

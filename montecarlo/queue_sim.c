@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_statistics_double.h>
+
 #include "afd_event.h"
 #include "afd_mc.h"
 #include "afd_philox.h"
@@ -21,45 +23,12 @@ static void set_nan(afd_queue_sim_result *out)
     out->customers = 0;
 }
 
-/* The k-th smallest (0-based) of x[0..n-1], reordering x: quickselect with
- * a median-of-three pivot and a three-way partition (the atom of waits at 0
- * makes many ties). */
-static double select_kth(double *x, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n; /* the answer is in x[lo..hi-1] */
-    while (hi - lo > 1) {
-        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1], pivot, t;
-        size_t lt = lo, i = lo, gt = hi;
-        pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        while (i < gt) { /* [lo,lt) < pivot, [lt,i) == pivot, [gt,hi) > pivot */
-            if (x[i] < pivot) {
-                t = x[lt];
-                x[lt++] = x[i];
-                x[i++] = t;
-            } else if (x[i] > pivot) {
-                t = x[--gt];
-                x[gt] = x[i];
-                x[i] = t;
-            } else {
-                i++;
-            }
-        }
-        if (k < lt)
-            hi = lt;
-        else if (k >= gt)
-            lo = gt;
-        else
-            return pivot;
-    }
-    return x[lo];
-}
-
 /* ceil(q n)-th smallest of x[0..n-1] (1-based), n >= 1. */
 static double quantile(double *x, size_t n, double q)
 {
     double r = ceil(q * (double)n);
     size_t k = r < 1 ? 0 : (size_t)r - 1;
-    return select_kth(x, n, k < n ? k : n - 1);
+    return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
 }
 
 static void mean_se(const double *x, unsigned k, double *mean, double *se)
