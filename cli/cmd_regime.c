@@ -311,7 +311,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_serve_setup su;
     struct shared sh;
     afd_taichi_lengths len;
-    double *ttft = NULL, *tpot = NULL, ms, per_s;
+    double *ttft = NULL, *tpot = NULL, ms, per_s, fleet_price;
     size_t nt = 0, np = 0, n, i, k, kept;
     unsigned *chunks = NULL;
     size_t n_chunks = 0;
@@ -454,12 +454,28 @@ static int run(const cli_command *self, int argc, char **argv)
                    len.prompt_mean, len.prompt_m2, len.output_mean, len.theta, len.nu);
     if (sh.lambda > 0)
         cli_table_meta(t, "lambda", "%.10g/s", sh.lambda * per_s);
+    /* The fleet's price: every mode runs on the same N instances of tp
+     * devices, so goodput per dollar ranks the modes as goodput does; the
+     * column prices the winner (nan without a device price). */
+    fleet_price = NAN;
+    if (x.a.device != NULL && sh.lambda <= 0) {
+        afd_device dev;
+        afd_error err;
+        if (afd_device_load(x.a.device, &dev, &err) == AFD_OK && dev.price_per_hour > 0) {
+            fleet_price = (double)sh.instances * (double)x.a.tp * dev.price_per_hour;
+            cli_table_meta(t, "price_per_hour", "%.10g per device, %.10g for the fleet",
+                           dev.price_per_hour, fleet_price);
+        }
+    }
     {
         int a = sh.lambda > 0;
-        const char *cols[12] = {"ttft_slo",     "tpot_slo", mode_col[a][0], mode_col[a][1],
+        size_t ncols = x.sim ? 12 : 9;
+        const char *cols[13] = {"ttft_slo",     "tpot_slo", mode_col[a][0], mode_col[a][1],
                                 mode_col[a][2], "best",     "agg_config",   "disagg_config",
                                 "hybrid_config", se_col[a][0], se_col[a][1], se_col[a][2]};
-        cli_table_begin_array(t, x.sim ? 12 : 9, cols);
+        if (!a)
+            cols[ncols++] = "goodput_per_dollar";
+        cli_table_begin_array(t, ncols, cols);
     }
     for (i = 0; i < kept; i++) {
         const point *pt = &pts[i];
@@ -477,6 +493,10 @@ static int run(const cli_command *self, int argc, char **argv)
         if (x.sim)
             for (k = 0; k < 3; k++)
                 cli_table_real(t, pt->se[k] * scale);
+        if (sh.lambda <= 0)
+            cli_table_real(t, pt->best < 0 ? NAN
+                                           : afd_per_dollar(pt->val[pt->best] * scale,
+                                                            fleet_price));
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -511,10 +531,14 @@ const cli_command cli_cmd_regime = {
         "           modes, so its goodput is at least theirs\n"
         "Columns: ttft_slo tpot_slo (ms) goodput_agg goodput_disagg goodput_hybrid\n"
         "(requests/s) best agg_config disagg_config hybrid_config; --method sim adds\n"
-        "goodput_agg_se goodput_disagg_se goodput_hybrid_se.\n"
+        "goodput_agg_se goodput_disagg_se goodput_hybrid_se; then goodput_per_dollar.\n"
         "  best           the winning mode: hybrid only when a configuration that is\n"
         "                 neither of the others beats both; none when no mode sustains\n"
         "                 any rate\n"
+        "  goodput_per_dollar  requests per dollar of the winner, 3600 goodput / (N x tp x\n"
+        "                 the device's price_per_hour): the same N instances in every mode,\n"
+        "                 so it ranks them as goodput does; nan without a price (--hw, or\n"
+        "                 a device file without price_per_hour); not with --lambda\n"
         "  agg_config     the chunk S\n"
         "  disagg_config  NP:ND\n"
         "  hybrid_config  NP:ND,SP,SD (SP the longest prompt and SD = 0 is\n"
