@@ -3,8 +3,8 @@
 #   1. unit and command-line tests (make check) in build/
 #   2. the same suite built with clang, AddressSanitizer + UBSan in build-fuzz/
 #   3. every libFuzzer target of that build for FUZZ_SECONDS (default 15)
-#   4. the command-line tests with afdkit under valgrind memcheck (every
-#      third run of each .cases file; AFDKIT_VALGRIND_EVERY=1 for all)
+#   4. the command-line tests of the readers and error paths with afdkit
+#      under valgrind memcheck (make check-valgrind-all runs them all)
 #   5. make distcheck: the release tarball builds without OpenMP and with
 #      -Werror, and passes its tests
 # Idempotent; builds first if needed (scripts/setup.sh --build).
