@@ -446,6 +446,31 @@ static int list(const char *cmd, const cli_output *o)
 
 #define MAX_ARGS (NFIGURES + 14)
 
+/* Run argv[0..at) with one figure name appended, for each of the n names in
+ * turn (one at a time, so that progress can be reported between them);
+ * the progress counts 2n steps, of which `done` came before.  0, or the exit
+ * code after ending the progress and printing "WHAT failed". */
+static int run_each(const char *cmd, char **argv, size_t at, const char *const *names, size_t n,
+                    const char *gnuplot, cli_progress *prog, size_t done, const char *what,
+                    const char *script)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        int rc;
+        argv[at] = (char *)names[k];
+        argv[at + 1] = NULL;
+        rc = run_child(cmd, argv, gnuplot);
+        if (rc != 0) {
+            cli_progress_end(prog);
+            return rc < 0 ? EXIT_RUNTIME
+                          : cli_runtime_error(cmd, "%s failed (%s exited with %d)", what, script,
+                                              rc);
+        }
+        cli_progress_update(prog, (double)(done + k) + 1, 2.0 * (double)n, "steps");
+    }
+    return 0;
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -457,7 +482,7 @@ static int run(const cli_command *self, int argc, char **argv)
     char batch[32];
     cli_progress prog;
     words wl = {NULL, 0, 0, 0}, hw = {NULL, 0, 0, 0};
-    size_t k, nt = 0, nf = 0;
+    size_t nt = 0, nf = 0;
     int rc, given, k6;
 
     memset(&a, 0, sizeof a);
@@ -555,20 +580,9 @@ static int run(const cli_command *self, int argc, char **argv)
     /* One figure at a time, so that progress can be reported between them:
      * every table first, then every picture. */
     cli_progress_init(&prog, cmd, "tables, then pictures", c.out.quiet);
-    for (k = 0; k < a.n; k++) {
-        targv[nt] = (char *)a.names[k];
-        targv[nt + 1] = NULL;
-        rc = run_child(cmd, targv, NULL);
-        if (rc != 0) {
-            cli_progress_end(&prog);
-            rc = rc < 0 ? EXIT_RUNTIME
-                        : cli_runtime_error(cmd, "making the tables failed (%s exited with %d)",
-                                            tables_sh, rc);
-            goto out;
-        }
-        cli_progress_update(&prog, (double)k + 1, 2.0 * (double)a.n,
-                            "steps");
-    }
+    if ((rc = run_each(cmd, targv, nt, a.names, a.n, NULL, &prog, 0, "making the tables",
+                       tables_sh)) != 0)
+        goto out;
 
     if (!find_gnuplot(gnuplot, sizeof gnuplot, &tried)) {
         char ex[200];
@@ -588,20 +602,9 @@ static int run(const cli_command *self, int argc, char **argv)
     fargv[nf++] = figures_sh;
     fargv[nf++] = (char *)a.tables;
     fargv[nf++] = (char *)a.out;
-    for (k = 0; k < a.n; k++) {
-        fargv[nf] = (char *)a.names[k];
-        fargv[nf + 1] = NULL;
-        rc = run_child(cmd, fargv, gnuplot);
-        if (rc != 0) {
-            cli_progress_end(&prog);
-            rc = rc < 0 ? EXIT_RUNTIME
-                        : cli_runtime_error(cmd, "drawing the figures failed (%s exited with %d)",
-                                            figures_sh, rc);
-            goto out;
-        }
-        cli_progress_update(&prog, (double)(a.n + k) + 1, 2.0 * (double)a.n,
-                            "steps");
-    }
+    if ((rc = run_each(cmd, fargv, nf, a.names, a.n, gnuplot, &prog, a.n, "drawing the figures",
+                       figures_sh)) != 0)
+        goto out;
     cli_progress_end(&prog);
 out:
     free(wl.s);
