@@ -152,6 +152,7 @@ typedef struct afd_device {
     char name[64]; double peak_tflops, hbm_tbps, hbm_gb, net_gbps;
     double mfu[2], mbu[2], comm_eff[2]; double dispatch_ms[3];
     double comm_latency_ms; double mem_util; double price_per_hour, power_w;
+    double kernel_us; double roofline_p;
 } afd_device;
 afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err);
 typedef struct afd_estimate_options {
