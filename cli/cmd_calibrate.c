@@ -11,7 +11,7 @@
 
 enum { OPT_ATT = OPT_COMMAND, OPT_FFN, OPT_COMM, OPT_XCOL, OPT_TCOL, OPT_ROBUST, OPT_OUT,
        OPT_RESID, OPT_UNIT, OPT_BATCHES, OPT_PROFILE, OPT_ALLREDUCE, OPT_MODEL, OPT_DEVICE,
-       OPT_TP, OPT_SUMMARY, OPT_NO_FIT };
+       OPT_TP, OPT_SUMMARY, OPT_NO_FIT, OPT_ALSO_FIT };
 
 static const cli_option cal_options[] = {
     {"attention", 0, "FILE", "Attention latencies: x = token load T, t = time", OPT_ATT},
@@ -43,6 +43,9 @@ static const cli_option cal_options[] = {
      OPT_SUMMARY},
     {"no-fit", 0, NULL, "with --profile: compare with the device's efficiencies as they are",
      OPT_NO_FIT},
+    {"also-fit", 0, "TERMS", "with --profile: fit kernel_us and/or roofline_p too "
+                             "(comma-separated)",
+     OPT_ALSO_FIT},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group cal_group = {"Options", cal_options};
@@ -55,7 +58,7 @@ struct args {
     const char *batches;
     const char *profile, *allreduce, *model, *device;
     double tp;
-    int summary, no_fit;
+    int summary, no_fit, terms;
     const char *x_col, *t_col, *out, *resid, *unit;
     int robust;
 };
@@ -74,6 +77,24 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_DEVICE: a->device = arg; return 0;
     case OPT_SUMMARY: a->summary = 1; return 0;
     case OPT_NO_FIT: a->no_fit = 1; return 0;
+    case OPT_ALSO_FIT: {
+        const char *s = arg;
+        a->terms = 0;
+        while (1) {
+            size_t n = strcspn(s, ",");
+            if (n == 9 && strncmp(s, "kernel_us", n) == 0)
+                a->terms |= AFD_PROFILE_FIT_KERNEL;
+            else if (n == 10 && strncmp(s, "roofline_p", n) == 0)
+                a->terms |= AFD_PROFILE_FIT_ROOFLINE_P;
+            else
+                return cli_usage_error("calibrate",
+                                       "--also-fit takes kernel_us and/or roofline_p, "
+                                       "comma-separated: '%s'", arg);
+            if (s[n] == '\0')
+                return 0;
+            s += n + 1;
+        }
+    }
     case OPT_TP: {
         int64_t v;
         int rc = cli_integer("calibrate", opt->name, arg, 1, 1024, &v);
@@ -219,15 +240,19 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
             goto out;
         }
     if (!a->no_fit) {
-        double mfu, mbu;
-        st = afd_profile_fit(&m, &d, &p, a->tp, &mfu, &mbu, &rms, &err);
+        afd_device fit;
+        st = afd_profile_fit_terms(&m, &d, &p, a->tp, a->terms, &fit, &rms, &err);
         if (st != AFD_OK) {
             rc = st == AFD_EINVAL ? cli_input_error(cmd, "%s: %s", a->profile, err.text)
                                   : cli_runtime_error(cmd, "%s: %s", a->profile, err.text);
             goto out;
         }
-        d.mfu[0] = d.mfu[1] = sig3(mfu);
-        d.mbu[0] = d.mbu[1] = sig3(mbu);
+        d.mfu[0] = d.mfu[1] = sig3(fit.mfu[0]);
+        d.mbu[0] = d.mbu[1] = sig3(fit.mbu[0]);
+        if (a->terms & AFD_PROFILE_FIT_KERNEL)
+            d.kernel_us = sig3(fit.kernel_us);
+        if (a->terms & AFD_PROFILE_FIT_ROOFLINE_P)
+            d.roofline_p = sig3(fit.roofline_p);
         if (a->allreduce != NULL) {
             double eff, lat;
             st = afd_profile_fit_allreduce(&d, &ar, a->tp, &eff, &lat, &err);
@@ -253,6 +278,14 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
     cli_table_meta(t, "device", "%s", d.name);
     cli_table_meta(t, "mfu", "%.3g%s", d.mfu[0], a->no_fit ? " (device)" : " (fitted)");
     cli_table_meta(t, "mbu", "%.3g%s", d.mbu[0], a->no_fit ? " (device)" : " (fitted)");
+    if (d.kernel_us != 0 || (a->terms & AFD_PROFILE_FIT_KERNEL))
+        cli_table_meta(t, "kernel_us", "%.3g%s", d.kernel_us,
+                       (a->terms & AFD_PROFILE_FIT_KERNEL) && !a->no_fit ? " (fitted)"
+                                                                         : " (device)");
+    if (isfinite(d.roofline_p))
+        cli_table_meta(t, "roofline_p", "%.3g%s", d.roofline_p,
+                       (a->terms & AFD_PROFILE_FIT_ROOFLINE_P) && !a->no_fit ? " (fitted)"
+                                                                             : " (device)");
     if (a->allreduce != NULL) {
         cli_table_meta(t, "comm_eff", "%.3g%s", d.comm_eff[0],
                        a->no_fit ? " (device)" : " (fitted)");
@@ -365,9 +398,13 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
             snprintf(tpopt, sizeof tpopt, " --tp %g", a->tp);
         snprintf(note, sizeof note,
                  "%s with efficiencies fitted by afdkit calibrate --profile %s%s%s --model %s "
-                 "--device %s%s (rms log error %.3g)",
+                 "--device %s%s%s%s (rms log error %.3g)",
                  d.name, a->profile, a->allreduce ? " --allreduce " : "",
-                 a->allreduce ? a->allreduce : "", m.name, d.name, tpopt, rms);
+                 a->allreduce ? a->allreduce : "", m.name, d.name, tpopt,
+                 a->terms ? " --also-fit " : "",
+                 a->terms == 3 ? "kernel_us,roofline_p"
+                 : a->terms == 1 ? "kernel_us"
+                 : a->terms == 2 ? "roofline_p" : "", rms);
         if (afd_device_format(&d, note, text, sizeof text) != AFD_OK) {
             rc = cli_runtime_error(cmd, "internal error: device file text too long");
             goto out;
@@ -418,12 +455,14 @@ static int run(const cli_command *self, int argc, char **argv)
                                         "--robust, --unit or --hw");
         if (a.no_fit && a.out != NULL)
             return cli_usage_error(cmd, "--no-fit has nothing to write to --out");
+        if (a.no_fit && a.terms != 0)
+            return cli_usage_error(cmd, "--no-fit and --also-fit exclude each other");
         return run_profile(cmd, &a, &c);
     }
     if (a.allreduce != NULL || a.model != NULL || a.device != NULL || a.tp != 0 || a.summary ||
-        a.no_fit)
-        return cli_usage_error(cmd, "--allreduce, --model, --device, --tp, --summary and "
-                                    "--no-fit go with --profile");
+        a.no_fit || a.terms != 0)
+        return cli_usage_error(cmd, "--allreduce, --model, --device, --tp, --summary, "
+                                    "--no-fit and --also-fit go with --profile");
     if (a.batches != NULL) {
         if (nstage > 0 || a.out != NULL || a.resid != NULL)
             return cli_usage_error(cmd, "--batches fits the batch regression alone: no "
@@ -572,7 +611,7 @@ const cli_command cli_cmd_calibrate = {
     .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--hw BASE] [--out FILE] | "
              "calibrate --batches FILE | "
              "calibrate --profile FILE [--allreduce FILE] --model M --device D [--tp T] "
-             "[--summary] [--no-fit] [--out FILE]",
+             "[--summary] [--no-fit] [--also-fit TERMS] [--out FILE]",
     .description =
         "Prints one row per measured stage:\n"
         "  stage n alpha alpha_se beta beta_se r2 sigma alpha_robust beta_robust outliers\n"
@@ -608,7 +647,10 @@ const cli_command cli_cmd_calibrate = {
         "rest):\n"
         "  module tp regime n median_abs_err worst_abs_err\n"
         "--no-fit compares with the device's own efficiencies; --out writes the device\n"
-        "file with the fitted values (three significant digits).",
+        "file with the fitted values (three significant digits).  --also-fit\n"
+        "kernel_us,roofline_p fits the fixed time per GEMM kernel and the exponent of\n"
+        "the smooth roofline t = (t_c^p + t_m^p)^(1/p) with mfu and mbu (either or\n"
+        "both); terms not fitted keep the device's values.",
     .groups = cal_groups,
     .run = run,
 };

@@ -33,8 +33,8 @@ static const cli_option sizing_options[] = {
      OPT_SLOTQ},
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token (all layers)", OPT_KVB},
     {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance", OPT_KVBUDGET},
-    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default 1)", OPT_PGPU},
-    {"decode-gpus", 0, "G", "GPUs per decode instance (default 1)", OPT_DGPU},
+    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: --tp, else 1)", OPT_PGPU},
+    {"decode-gpus", 0, "G", "GPUs per decode instance (default: --tp, else 1)", OPT_DGPU},
     {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
     {"md", 0, NULL, "size by plain M/D/c (mean service) instead of the M/G/c correction",
      OPT_MD},
@@ -43,7 +43,7 @@ static const cli_option sizing_options[] = {
     {"model", 0, "M", "with --hw: model whose weights and KV cache share decode memory",
      OPT_MODEL},
     {"device", 0, "D", "with --hw: device of a decode instance", OPT_DEVICE},
-    {"tp", 0, "T", "with --hw: devices per decode instance (tensor parallel, default 1)",
+    {"tp", 0, "T", "with --hw: devices per instance (tensor parallel, default 1)",
      OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -144,7 +144,7 @@ static void args_init(struct args *a, const char *cmd)
     a->lambda = a->ttft = a->step = a->tpot = a->slots = a->kvb = a->kvbudget = NAN;
     a->pct = 0.9;
     a->slotq = 0.99;
-    a->pgpu = a->dgpu = 1;
+    a->pgpu = a->dgpu = NAN; /* not given: --tp */
     a->maxp = 1024;
     a->tp = 1;
 }
@@ -197,6 +197,11 @@ static int latency_law(const char *cmd, struct args *a)
                                     "of --hw %s", a->hw);
     if (a->hw != NULL && afd_hw_has_decode(&a->law_hw) && isnan(a->step))
         a->step = a->law_hw.decode_beta; /* placeholder until the workload is read */
+    /* an instance of tensor-parallel size T is T devices, prefill or decode */
+    if (isnan(a->pgpu))
+        a->pgpu = a->tp;
+    if (isnan(a->dgpu))
+        a->dgpu = a->tp;
     return 0;
 }
 
@@ -278,17 +283,6 @@ struct pd_row {
     afd_decode_pool pool;
     double gpus;
 };
-
-struct quad_service {
-    double a, b, c;
-};
-
-static double quad_service(uint64_t prompt, void *ctx)
-{
-    const struct quad_service *q = ctx;
-    double p = (double)prompt;
-    return q->a + q->b * p + q->c * p * p;
-}
 
 static int size_one(const char *cmd, const struct args *a, const afd_workload *w,
                     const afd_service_law *law, double lambda, int many, struct pd_row *r)
@@ -454,7 +448,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
 
     /* the prefill pool again with the trace's own arrivals replayed */
     if (can_replay(&w)) {
-        struct quad_service qs = {a.pa, a.pb, a.pc};
+        afd_quad_service qs = {a.pa, a.pb, a.pc};
         char rcol[48], rse[48];
         cli_percentile_name(rcol, sizeof rcol, "ttft", a.pct, "_replay");
         cli_percentile_name(rse, sizeof rse, "ttft", a.pct, "_replay_se");
@@ -465,7 +459,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
             unsigned creplay = 0;
             memset(&p, 0, sizeof p);
             p.trace = &w;
-            p.service_fn = quad_service;
+            p.service_fn = afd_quad_service_time;
             p.service_ctx = &qs;
             p.quantile = a.pct;
             p.replay = 1;

@@ -26,7 +26,13 @@
 #define AFD_SOURCE_PLOTS_DIR ""
 #endif
 
-enum { OPT_OUT = OPT_COMMAND, OPT_TABLES, OPT_QUICK, OPT_LIST, OPT_BATCH };
+enum {
+    OPT_OUT = OPT_COMMAND, OPT_TABLES, OPT_QUICK, OPT_LIST, OPT_BATCH,
+    /* the serving options of regime and pareto, in the order of serving_kinds */
+    OPT_SV_MODEL, OPT_SV_DEVICE, OPT_SV_TP, OPT_SV_INSTANCES, OPT_SV_DEVICES, OPT_SV_TTFT,
+    OPT_SV_TPOT, OPT_SV_LENGTHS
+};
+#define NSERVING 8
 
 static const cli_option plot_options[] = {
     {"out", 'o', "DIR", "directory of the pictures (default: figures)", OPT_OUT},
@@ -36,12 +42,35 @@ static const cli_option plot_options[] = {
     {"batch", 'B', "N", "micro-batch size of fig3, fig4b and gantt (default 256)", OPT_BATCH},
     {NULL, 0, NULL, NULL, 0},
 };
+static const cli_option serving_options[] = {
+    {"model", 'm', "NAME|FILE", "model preset or config.json (regime, pareto)", OPT_SV_MODEL},
+    {"device", 'd', "NAME|FILE", "device preset or file; pareto: a comma-separated list",
+     OPT_SV_DEVICE},
+    {"tp", 0, "T", "tensor-parallel size; pareto: a list (regime, pareto)", OPT_SV_TP},
+    {"instances", 'n', "N", "instances to configure (regime)", OPT_SV_INSTANCES},
+    {"devices", 'N', "N", "at most N devices per configuration (pareto)", OPT_SV_DEVICES},
+    {"ttft-slo", 0, "LIST", "TTFT SLOs with units; pareto: one (regime, pareto)", OPT_SV_TTFT},
+    {"tpot-slo", 0, "LIST", "TPOT SLOs with units; pareto: one (regime, pareto)", OPT_SV_TPOT},
+    {"lengths", 0, "P,G", "fixed prompt and output tokens (regime, pareto)", OPT_SV_LENGTHS},
+    {NULL, 0, NULL, NULL, 0},
+};
 static const cli_group plot_group = {"Options", plot_options};
-static const cli_group *const plot_groups[] = {&plot_group, &cli_workload_group, &cli_hw_group,
-                                               &cli_output_group, NULL};
+static const cli_group serving_group = {"Serving (the options of afdkit regime and pareto)",
+                                        serving_options};
+static const cli_group *const plot_groups[] = {
+    &plot_group, &cli_workload_group, &cli_hw_group, &serving_group, &cli_output_group, NULL};
 
-/* What a figure's tables can be computed from, besides the paper's setting. */
-enum { TAKES_WORKLOAD = 1, TAKES_HW = 2, TAKES_B = 4 };
+/* What a figure's tables can be computed from, besides the paper's setting:
+ * the workload, the AFD coefficients, -B, and each serving option (bit
+ * TAKES_SERVING << k for the k-th of serving_options). */
+enum { TAKES_WORKLOAD = 1, TAKES_HW = 2, TAKES_B = 4, TAKES_SERVING = 8 };
+#define SV(k) (TAKES_SERVING << ((k) - OPT_SV_MODEL))
+#define REGIME_TAKES                                                                              \
+    (TAKES_WORKLOAD | SV(OPT_SV_MODEL) | SV(OPT_SV_DEVICE) | SV(OPT_SV_TP) |                      \
+     SV(OPT_SV_INSTANCES) | SV(OPT_SV_TTFT) | SV(OPT_SV_TPOT) | SV(OPT_SV_LENGTHS))
+#define PARETO_TAKES                                                                              \
+    (SV(OPT_SV_MODEL) | SV(OPT_SV_DEVICE) | SV(OPT_SV_TP) | SV(OPT_SV_DEVICES) |                  \
+     SV(OPT_SV_TTFT) | SV(OPT_SV_TPOT) | SV(OPT_SV_LENGTHS))
 
 typedef struct figure {
     const char *name;
@@ -59,16 +88,20 @@ static const figure figures[] = {
      TAKES_WORKLOAD | TAKES_HW},
     {"fig4b", "fig4b", "Figure 4(b): throughput against r for four prompt/decode lengths",
      TAKES_HW | TAKES_B},
-    {"table1", "table1", "Table 1: barrier overhead against r, Monte Carlo and CLT", 0},
-    {"fig5", "fig5", "Figure 5: decode-length distributions of the bundled traces", 0},
+    {"table1", "table1", "Table 1: barrier overhead against r, Monte Carlo and CLT",
+     TAKES_WORKLOAD | TAKES_B},
+    {"fig5", "fig5", "Figure 5: decode-length distributions of the bundled traces",
+     TAKES_WORKLOAD},
     {"mdc", "mdc", "M/D/c: exact mean wait against three approximations over rho", 0},
     {"map", "map", "provisioning map: r*_mf and r*_G over theta and B", TAKES_HW},
     {"gantt", "gantt", "Figure 2: the pipeline's first steps per stage and worker",
      TAKES_WORKLOAD | TAKES_HW | TAKES_B},
     {"regime", "regime",
-     "TaiChi's SLO regime map: the winning mode per TTFT and TPOT SLO (afdkit regime)", 0},
+     "TaiChi's SLO regime map: the winning mode per TTFT and TPOT SLO (afdkit regime)",
+     REGIME_TAKES},
     {"pareto", "pareto",
-     "goodput against cost per configuration, the frontier and the dominated (afdkit pareto)", 0},
+     "goodput against cost per configuration, the frontier and the dominated (afdkit pareto)",
+     PARETO_TAKES},
 };
 #define NFIGURES (sizeof figures / sizeof figures[0])
 
@@ -78,6 +111,7 @@ struct args {
     int quick;
     int list;
     double B;
+    const char *serving[NSERVING]; /* each serving option as given, NULL: not given */
     const char *names[NFIGURES];
     size_t n;
 };
@@ -128,6 +162,12 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return 0;
     case OPT_BATCH:
         return cli_batch("plot", arg, &a->B);
+    }
+    if (opt->id >= OPT_SV_MODEL && opt->id < OPT_SV_MODEL + NSERVING) {
+        if (arg[0] == '\0')
+            return cli_usage_error("plot", "--%s: empty value", opt->name);
+        a->serving[opt->id - OPT_SV_MODEL] = arg;
+        return 0;
     }
     return cli_usage_error("plot", "internal error: unhandled option --%s", opt->name);
 }
@@ -406,11 +446,21 @@ static int check_takes(const char *cmd, const struct args *a, int given)
     static const struct {
         int flag;
         const char *what;
-    } kinds[3] = {{TAKES_WORKLOAD, "workload options (--trace, --geometric, ...)"},
-                  {TAKES_HW, "hardware options (--hw, --alpha-a, ...)"},
-                  {TAKES_B, "-B"}};
+    } kinds[3 + NSERVING] = {
+        {TAKES_WORKLOAD, "workload options (--trace, --geometric, ...)"},
+        {TAKES_HW, "hardware options (--hw, --alpha-a, ...)"},
+        {TAKES_B, "-B"},
+        {SV(OPT_SV_MODEL), "--model"},
+        {SV(OPT_SV_DEVICE), "--device"},
+        {SV(OPT_SV_TP), "--tp"},
+        {SV(OPT_SV_INSTANCES), "--instances"},
+        {SV(OPT_SV_DEVICES), "--devices"},
+        {SV(OPT_SV_TTFT), "--ttft-slo"},
+        {SV(OPT_SV_TPOT), "--tpot-slo"},
+        {SV(OPT_SV_LENGTHS), "--lengths"},
+    };
     size_t k, i;
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         char list[200] = "";
         size_t o = 0;
         if (!(given & kinds[i].flag))
@@ -425,6 +475,77 @@ static int check_takes(const char *cmd, const struct args *a, int given)
                                        kinds[i].what, list);
     }
     return 0;
+}
+
+/* Is name one of the presets listed by preset_name(0), preset_name(1), ...? */
+static int is_preset(const char *name, const char *(*preset_name)(size_t))
+{
+    size_t i;
+    for (i = 0; preset_name(i) != NULL; i++)
+        if (strcmp(preset_name(i), name) == 0)
+            return 1;
+    return 0;
+}
+
+/* --model and --device checked by loading them, as regime and pareto will,
+ * and given to the table commands as the preset's name or the file's
+ * absolute path (comma-separated for a --device list).  The words go to
+ * out; 0 or the exit code after printing an error. */
+static int serving_paths(const char *cmd, const char *opt, const char *arg, char *out,
+                         size_t cap)
+{
+    char item[PATH_MAX], abs[PATH_MAX], ex[200];
+    const char *p = arg;
+    size_t o = 0;
+    int is_model = strcmp(opt, "model") == 0;
+    out[0] = '\0';
+    for (;;) {
+        const char *end = is_model ? NULL : strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        const char *word;
+        int rc, n;
+        if (len == 0 || len >= sizeof item)
+            return cli_usage_error(cmd, "--%s: empty or too long item in '%s'", opt,
+                                   cli_excerpt(arg, ex, sizeof ex));
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (is_model) {
+            afd_model m;
+            rc = cli_load_model(cmd, item, &m);
+        } else {
+            afd_device d;
+            rc = cli_load_device(cmd, item, &d);
+        }
+        if (rc != 0)
+            return rc;
+        word = item;
+        if (!is_preset(item, is_model ? afd_model_preset_name : afd_device_preset_name)) {
+            if (realpath(item, abs) == NULL)
+                return cli_usage_error(cmd, "--%s: cannot open '%s': %s", opt,
+                                       cli_excerpt(item, ex, sizeof ex), strerror(errno));
+            word = abs;
+        }
+        n = snprintf(out + o, cap - o, "%s%s", o ? "," : "", word);
+        if (n < 0 || (size_t)n >= cap - o)
+            return cli_usage_error(cmd, "--%s: too long: '%s'", opt,
+                                   cli_excerpt(arg, ex, sizeof ex));
+        o += (size_t)n;
+        if (end == NULL)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* The integer serving options (--tp, --instances, --devices): checked as
+ * lists of positive integers here, so that a mistake is one line from plot;
+ * the table commands check the rest (one value where they take one). */
+static int serving_integers(const char *cmd, const char *opt, const char *arg)
+{
+    cli_list l;
+    int rc = cli_list_parse(cmd, opt, arg, 1, 1, 1 << 20, &l);
+    if (rc == 0)
+        cli_list_free(&l);
+    return rc;
 }
 
 static int list(const char *cmd, const cli_output *o)
@@ -444,7 +565,7 @@ static int list(const char *cmd, const cli_output *o)
     return cli_table_finish(t, cmd);
 }
 
-#define MAX_ARGS (NFIGURES + 14)
+#define MAX_ARGS (NFIGURES + 14 + 2 * NSERVING)
 
 /* Run argv[0..at) with one figure name appended, for each of the n names in
  * turn (one at a time, so that progress can be reported between them);
@@ -479,10 +600,10 @@ static int run(const cli_command *self, int argc, char **argv)
     const char *dir, *tried;
     char tables_sh[4096], figures_sh[4096], self_buf[4096], gnuplot[4096];
     char *targv[MAX_ARGS], *fargv[MAX_ARGS];
-    char batch[32];
+    char batch[32], model_word[PATH_MAX], device_word[8 * PATH_MAX];
     cli_progress prog;
     words wl = {NULL, 0, 0, 0}, hw = {NULL, 0, 0, 0};
-    size_t nt = 0, nf = 0;
+    size_t nt = 0, nf = 0, k;
     int rc, given, k6;
 
     memset(&a, 0, sizeof a);
@@ -499,6 +620,9 @@ static int run(const cli_command *self, int argc, char **argv)
     for (k6 = 0; k6 < 6; k6++)
         if (c.hw.have[k6])
             given |= TAKES_HW;
+    for (k = 0; k < NSERVING; k++)
+        if (a.serving[k] != NULL)
+            given |= TAKES_SERVING << k;
     if (a.list) {
         if (a.n > 0 || a.out != NULL || a.tables != NULL || a.quick || given)
             return cli_usage_error(cmd, "--list takes no figure names nor other options");
@@ -508,6 +632,11 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_usage_error(cmd, "name a figure, or all ('afdkit plot --list' names them)");
     if ((rc = check_takes(cmd, &a, given)) != 0)
         return rc;
+    if (c.wl.trace == NULL && (c.wl.geometric || c.wl.have_mu_p || c.wl.have_mu_d))
+        for (k = 0; k < a.n; k++)
+            if (strcmp(a.names[k], "fig5") == 0)
+                return cli_usage_error(cmd, "fig5 draws the decode lengths of a trace: give "
+                                            "--trace FILE");
     /* The options are checked here as the table commands would, so that a
      * mistake is one line from plot rather than a failing script. */
     if (given & TAKES_WORKLOAD) {
@@ -536,6 +665,22 @@ static int run(const cli_command *self, int argc, char **argv)
         if ((rc = cli_hw_load(cmd, &base, &h)) != 0 || (rc = hw_words(cmd, &base, &hw)) != 0)
             goto out;
     }
+    if (a.serving[OPT_SV_MODEL - OPT_SV_MODEL] != NULL &&
+        (rc = serving_paths(cmd, "model", a.serving[OPT_SV_MODEL - OPT_SV_MODEL], model_word,
+                            sizeof model_word)) != 0)
+        goto out;
+    if (a.serving[OPT_SV_DEVICE - OPT_SV_MODEL] != NULL &&
+        (rc = serving_paths(cmd, "device", a.serving[OPT_SV_DEVICE - OPT_SV_MODEL], device_word,
+                            sizeof device_word)) != 0)
+        goto out;
+    if ((a.serving[OPT_SV_TP - OPT_SV_MODEL] != NULL &&
+         (rc = serving_integers(cmd, "tp", a.serving[OPT_SV_TP - OPT_SV_MODEL])) != 0) ||
+        (a.serving[OPT_SV_INSTANCES - OPT_SV_MODEL] != NULL &&
+         (rc = serving_integers(cmd, "instances", a.serving[OPT_SV_INSTANCES - OPT_SV_MODEL])) !=
+             0) ||
+        (a.serving[OPT_SV_DEVICES - OPT_SV_MODEL] != NULL &&
+         (rc = serving_integers(cmd, "devices", a.serving[OPT_SV_DEVICES - OPT_SV_MODEL])) != 0))
+        goto out;
     if (wl.oom || hw.oom) {
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
@@ -557,7 +702,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
 
     /* sh make-tables.sh [--quick] [--workload WORDS] [--hw WORDS] [-B N]
-     *    AFDKIT TABLES NAME... */
+     *    [--model M] [--device D] ... AFDKIT TABLES NAME... */
     targv[nt++] = (char *)"/bin/sh";
     targv[nt++] = tables_sh;
     if (a.quick)
@@ -574,6 +719,17 @@ static int run(const cli_command *self, int argc, char **argv)
         snprintf(batch, sizeof batch, "%.0f", a.B);
         targv[nt++] = (char *)"-B";
         targv[nt++] = batch;
+    }
+    for (k = 0; k < NSERVING; k++) {
+        static const char *const flags[NSERVING] = {
+            "--model", "--device", "--tp", "--instances",
+            "--devices", "--ttft-slo", "--tpot-slo", "--lengths"};
+        if (a.serving[k] == NULL)
+            continue;
+        targv[nt++] = (char *)flags[k];
+        targv[nt++] = k == OPT_SV_MODEL - OPT_SV_MODEL    ? model_word
+                      : k == OPT_SV_DEVICE - OPT_SV_MODEL ? device_word
+                                                          : (char *)a.serving[k];
     }
     targv[nt++] = (char *)self_path(self_buf, sizeof self_buf);
     targv[nt++] = (char *)a.tables;
@@ -617,7 +773,7 @@ const cli_command cli_cmd_plot = {
     .path = "plot",
     .summary = "regenerate a figure of the paper (tables and pictures) with gnuplot",
     .usage = "plot NAME...|all [--out DIR] [--tables DIR] [--quick] [WORKLOAD] [HARDWARE] [-B N]\n"
-             "       | plot --list",
+             "       [SERVING] | plot --list",
     .description =
         "Regenerates figures from scratch: the tables they need, computed by this afdkit\n"
         "program, into the --tables directory (NAME-*.tsv, each starting with the command\n"
@@ -640,11 +796,18 @@ const cli_command cli_cmd_plot = {
         "mu_D = 500, the paper-910c coefficients, B = 256.  The figures computed from a\n"
         "workload and a latency model take the options of the commands behind them and\n"
         "draw your data instead: the workload options (--trace FILE or --geometric) for\n"
-        "fig3, fig4a and gantt, the hardware options (--hw FILE, or coefficients\n"
-        "overriding paper-910c) for fig3, fig4a, fig4b, map and gantt, -B for fig3,\n"
-        "fig4b and gantt; naming another figure with them is an error.  Titles and time\n"
-        "units come from the tables (the trace's and the latency file's names, the\n"
-        "file's unit).\n"
+        "fig3, fig4a, table1, gantt and regime, and --trace for fig5 (one histogram\n"
+        "with bins of 20 per decade instead of the two bundled traces); the hardware\n"
+        "options (--hw FILE, or coefficients overriding paper-910c) for fig3, fig4a,\n"
+        "fig4b, map and gantt; -B for fig3, fig4b, table1 and gantt; and the serving\n"
+        "options of afdkit regime and pareto for those two (each replaces the figure's\n"
+        "own value of it: regime draws llama-3.1-70b on 8 instances of 4\n"
+        "notebooks-data/devices/h100-sxm-round.device over the conversation trace,\n"
+        "pareto llama-3.1-8b on up to 8 of h100-sxm,a100-80g at --lengths 1000,100,\n"
+        "--ttft-slo 500ms --tpot-slo 50ms).  Naming a figure that does not take an\n"
+        "option given is an error.  Titles and time units come from the tables (the\n"
+        "trace's, model's and latency file's names, the file's unit); the paper's\n"
+        "printed values are drawn only beside the paper's own setting.\n"
         "\n"
         "Exit status: 2 for an unknown figure or option, 1 when a table command or\n"
         "gnuplot fails.",

@@ -12,6 +12,10 @@
  *   dispatch_rmsnorm_ms dispatch_attention_ms dispatch_mlp_ms
  *                 CPU dispatch time per module (0: no dispatch model)
  *   comm_latency_ms  fixed cost of one all-reduce (default 0)
+ *   kernel_us     fixed time of one GEMM kernel, microseconds (default 0)
+ *   roofline_p    exponent p of the smooth roofline
+ *                 t = (t_c^p + t_m^p)^(1/p) (default: none, t = max(t_c, t_m));
+ *                 afd_estimate.h gives both terms' sources
  *   mem_util      fraction of hbm_gb the server may use (default 0.9)
  *   price_per_hour power_w   optional, for cost tables
  * Every number is checked against a plausibility range (afd_device_check), so
@@ -38,12 +42,15 @@ typedef struct afd_device {
     double comm_latency_ms;
     double mem_util;
     double price_per_hour, power_w;     /* NAN when not given */
+    double kernel_us;                   /* fixed time per GEMM kernel, us (0: none) */
+    double roofline_p;                  /* INFINITY: the roofline's max */
 } afd_device;
 
 /* Plausibility: peak_tflops in [1, 20000], hbm_tbps in [0.05, 50],
  * hbm_gb in [1, 2000], net_gbps in [1, 10000], efficiencies in (0, 1],
  * dispatch times in [0, 100] ms, comm_latency_ms in [0, 100],
- * mem_util in (0, 1], price_per_hour in [0, 1000], power_w in [1, 10000].
+ * mem_util in (0, 1], price_per_hour in [0, 1000], power_w in [1, 10000],
+ * kernel_us in [0, 1000], roofline_p in [1, 1000] or INFINITY.
  * err->text names the key, the value and the range. */
 AFD_API afd_status afd_device_check(const afd_device *d, afd_error *err);
 /* Parse key = value text; errors name the line.  Required: peak_tflops,
@@ -56,7 +63,8 @@ AFD_API afd_status afd_device_read(const char *path, afd_device *out, afd_error 
  * of comment (may be NULL) as a '#' line, then every key with its value
  * (%.10g; a phase pair as mfu, mbu, comm_eff when both phases agree, else
  * the _prefill and _decode keys; price_per_hour and power_w only when
- * given).  afd_device_parse reads it back to d.  AFD_ELIMIT (buf emptied)
+ * given, kernel_us when not 0, roofline_p when finite).  afd_device_parse
+ * reads it back to d.  AFD_ELIMIT (buf emptied)
  * when cap is too small. */
 AFD_API afd_status afd_device_format(const afd_device *d, const char *comment, char *buf,
                                      size_t cap);

@@ -4,6 +4,12 @@
  * Every operator i of a module has a work W_i (FLOP) and a memory traffic Q_i
  * (bytes); its time is the adapted roofline (eq. 3, 5)
  *     t_i = max(W_i / (e_c S_c), Q_i / (e_m S_m)),
+ * or, for a device with roofline_p = p and kernel_us (afd_device.h; fitted to
+ * measured kernels, docs/estimator.md), afdkit's extension
+ *     t_i = ((W_i / (e_c S_c))^p + (Q_i / (e_m S_m))^p)^(1/p) + k_i kernel_us,
+ * k_i the GEMM kernels operator i launches (fused Q/K/V and gate/up
+ * projections count once); the defaults (no roofline_p, kernel_us 0) give
+ * eq. (3) exactly.
  * a module's compute time is the sum over its operators (eq. 7, 10-12), and
  * with tensor parallelism of size t each attention and MLP module adds an
  * all-reduce (eq. 8).  Algorithm 1 overlaps the CPU's dispatch of a module

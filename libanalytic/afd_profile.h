@@ -24,7 +24,9 @@
  *   mlp    gate_proj + silu + up_proj + mul + down_proj
  *                                   vs mlp_up_proj + mlp_act + mlp_down_proj
  * each operator's time being the adapted roofline of BestServe (eq. 3, 5)
- *   t = max(W / (mfu S_c), Q / (mbu S_m)).
+ *   t = max(W / (mfu S_c), Q / (mbu S_m))
+ * with the device's kernel_us and roofline_p when it has them
+ * (afd_estimate.h).
  */
 #ifndef AFD_PROFILE_H
 #define AFD_PROFILE_H
@@ -108,17 +110,35 @@ AFD_API afd_status afd_profile_estimate(const afd_model *m, const afd_device *d,
  * nonlinear least squares (gsl_multifit_nlinear, Levenberg-Marquardt) of
  *     sum over rows r and modules k of  ln^2(t_est(r, k) / t_meas(r, k)),
  * the relative error of the estimate, symmetric in over- and
- * underestimation.  Only d's peak_tflops and hbm_tbps are used.  Every row
+ * underestimation.  Of d only peak_tflops, hbm_tbps, kernel_us and
+ * roofline_p are used.  Every row
  * must match the model (afd_profile_row_matches).  AFD_EINVAL when no row
  * is left, when the fitted rows do not reach both bounds (no compute-bound
  * or no memory-bound operator at the fit: the efficiency on the other side
  * is then not determined), or when a fitted efficiency exceeds 1 (the
  * device's peak is below what the kernels reached); AFD_ENUMERIC when the
  * solver fails.  *mfu, *mbu NAN on error; *rms (may be NULL) gets the
- * root-mean-square of the log errors. */
+ * root-mean-square of the log errors.  d's kernel_us and roofline_p enter
+ * the estimate as they are. */
 AFD_API afd_status afd_profile_fit(const afd_model *m, const afd_device *d, const afd_profile *p,
                                    double tp, double *mfu, double *mbu, double *rms,
                                    afd_error *err);
+
+/* Terms fitted with mfu and mbu by afd_profile_fit_terms. */
+enum { AFD_PROFILE_FIT_KERNEL = 1, AFD_PROFILE_FIT_ROOFLINE_P = 2 };
+
+/* afd_profile_fit with more of the device's terms (afd_estimate.h's
+ * operator time t = (t_c^p + t_m^p)^(1/p) + kernels x kernel_us):
+ * terms | AFD_PROFILE_FIT_KERNEL also fits kernel_us (us, >= 0),
+ * terms | AFD_PROFILE_FIT_ROOFLINE_P also fits roofline_p (in (1, 1000]);
+ * a term not fitted keeps d's value.  The same least squares of the log
+ * ratios, over mfu, mbu and the terms together.  *out is d with the
+ * fitted values (unrounded); errors as afd_profile_fit, and AFD_EINVAL for
+ * a negative kernel_us or a roofline_p above 1000 (the measurements follow
+ * the max), or unknown bits in terms. */
+AFD_API afd_status afd_profile_fit_terms(const afd_model *m, const afd_device *d,
+                                         const afd_profile *p, double tp, int terms,
+                                         afd_device *out, double *rms, afd_error *err);
 
 /* Fit comm_eff and comm_latency_ms to all-reduce measurements among tp
  * workers (tp = 0: all rows with at least two workers): the estimator's

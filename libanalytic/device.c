@@ -16,7 +16,7 @@
 enum {
     K_PEAK, K_HBM, K_HBM_GB, K_NET, K_MFU, K_MBU, K_COMM, K_MFU_P, K_MBU_P, K_COMM_P,
     K_MFU_D, K_MBU_D, K_COMM_D, K_DISP_N, K_DISP_A, K_DISP_M, K_COMM_LAT, K_MEM_UTIL,
-    K_PRICE, K_POWER, N_KEYS
+    K_PRICE, K_POWER, K_KERNEL, K_RIDGE_P, N_KEYS
 };
 
 static const struct {
@@ -45,6 +45,8 @@ static const struct {
     {"mem_util", 0, 1, 1, ""},
     {"price_per_hour", 0, 1000, 0, "per hour"},
     {"power_w", 1, 10000, 0, "W"},
+    {"kernel_us", 0, 1000, 0, "us"},
+    {"roofline_p", 1, 1000, 0, ""},
 };
 
 static void device_nan(afd_device *d)
@@ -57,6 +59,7 @@ static void device_nan(afd_device *d)
     for (i = 0; i < 3; i++)
         d->dispatch_ms[i] = NAN;
     d->comm_latency_ms = d->mem_util = d->price_per_hour = d->power_w = NAN;
+    d->kernel_us = d->roofline_p = NAN;
 }
 
 static afd_status check_one(int k, double v, afd_error *err)
@@ -95,6 +98,12 @@ afd_status afd_device_check(const afd_device *d, afd_error *err)
     if (!isnan(d->price_per_hour) && (st = check_one(K_PRICE, d->price_per_hour, err)) != AFD_OK)
         return st;
     if (!isnan(d->power_w) && (st = check_one(K_POWER, d->power_w, err)) != AFD_OK)
+        return st;
+    if ((st = check_one(K_KERNEL, d->kernel_us, err)) != AFD_OK)
+        return st;
+    /* INFINITY: the roofline's max (no roofline_p key) */
+    if (!(isinf(d->roofline_p) && d->roofline_p > 0) &&
+        (st = check_one(K_RIDGE_P, d->roofline_p, err)) != AFD_OK)
         return st;
     return AFD_OK;
 }
@@ -154,7 +163,8 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
                                  "unknown key '%s' (expected peak_tflops, hbm_tbps, hbm_gb, "
                                  "net_gbps, mfu, mbu, comm_eff[_prefill|_decode], "
                                  "dispatch_{rmsnorm,attention,mlp}_ms, comm_latency_ms, "
-                                 "mem_util, price_per_hour or power_w)", shown);
+                                 "mem_util, price_per_hour, power_w, kernel_us or roofline_p)",
+                                 shown);
         }
         if (at[k])
             return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice (line %ld)",
@@ -199,6 +209,8 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
     d.mem_util = isnan(v[K_MEM_UTIL]) ? 0.9 : v[K_MEM_UTIL];
     d.price_per_hour = v[K_PRICE];
     d.power_w = v[K_POWER];
+    d.kernel_us = isnan(v[K_KERNEL]) ? 0 : v[K_KERNEL];
+    d.roofline_p = isnan(v[K_RIDGE_P]) ? INFINITY : v[K_RIDGE_P];
     st = afd_device_check(&d, err);
     if (st == AFD_OK)
         *out = d;
@@ -309,6 +321,10 @@ afd_status afd_device_format(const afd_device *d, const char *comment, char *buf
         PUT("%s = %.10g\n", keys[K_PRICE].name, d->price_per_hour);
     if (!isnan(d->power_w))
         PUT("%s = %.10g\n", keys[K_POWER].name, d->power_w);
+    if (d->kernel_us != 0)
+        PUT("%s = %.10g\n", keys[K_KERNEL].name, d->kernel_us);
+    if (isfinite(d->roofline_p))
+        PUT("%s = %.10g\n", keys[K_RIDGE_P].name, d->roofline_p);
 #undef PUT
     if (bad || len >= cap) {
         if (cap > 0)

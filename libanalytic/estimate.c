@@ -28,10 +28,27 @@ typedef struct ctx {
     const char *module;
 } ctx;
 
-/* The adapted roofline, eq. (3)/(5): t = max(W / (e_c S_c), Q / (e_m S_m)). */
-static double op(ctx *c, const char *name, double W, double Q)
+/* The operator time from its compute time t_c = W / (e_c S_c) and its memory
+ * time t_m = Q / (e_m S_m), plus k fixed kernel times:
+ *     t = max(t_c, t_m) + k kernel_us                  (roofline_p infinite)
+ *     t = (t_c^p + t_m^p)^(1/p) + k kernel_us          (roofline_p = p).
+ * The first term is BestServe's adapted roofline, eq. (3)/(5).  The two
+ * optional terms are afdkit's, fitted to measured kernels (docs/estimator.md):
+ * kernel_us is the time a GEMM kernel takes beyond its bounds whatever its
+ * size (launch, prologue and epilogue, the last partial wave), which makes
+ * small weight reads slower than the bandwidth allows; the p-norm is a
+ * smooth roofline, equal to the max far from the ridge point and above it
+ * near the ridge (by 2^(1/p) where t_c = t_m), where a real kernel neither
+ * overlaps its loads with its math perfectly nor serialises them (the
+ * p = 1 sum).  With kernel_us = 0 and no roofline_p the time is eq. (3)
+ * exactly. */
+static double op_k(ctx *c, const char *name, double W, double Q, double kernels)
 {
-    double tc = W / c->csc, tm = Q / c->msm, time = tc > tm ? tc : tm;
+    double tc = W / c->csc, tm = Q / c->msm, hi = tc > tm ? tc : tm, lo = tc > tm ? tm : tc;
+    double p = c->d->roofline_p, time = hi;
+    if (isfinite(p) && hi > 0)
+        time = hi * pow(1 + pow(lo / hi, p), 1 / p);
+    time += kernels * c->d->kernel_us * 1e-6;
     if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
         afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
         snprintf(o->module, sizeof o->module, "%s", c->module);
@@ -42,6 +59,12 @@ static double op(ctx *c, const char *name, double W, double Q)
         o->compute_bound = tc > tm;
     }
     return time;
+}
+
+/* An operator that launches no GEMM kernel (element-wise, attention). */
+static double op(ctx *c, const char *name, double W, double Q)
+{
+    return op_k(c, name, W, Q, 0);
 }
 
 /* RMSNorm, Tables 6 (prefill, n = bs) and 7 (decode, n = b); the bytes are
@@ -102,10 +125,16 @@ static double mlp_paper(ctx *c)
            op(c, "down_proj", 2 * n * h * h0 / t, gemm_q) + op(c, "add", n * h / t, 4 * n * h0 / t);
 }
 
-/* A linear layer of n tokens, k inputs to m outputs per device. */
+/* A linear layer of n tokens, k inputs to m outputs per device, run as
+ * `kernels` GEMM kernels (0 when fused into the previous layer's kernel). */
+static double gemm_k(ctx *c, const char *name, double n, double k, double m, double kernels)
+{
+    return op_k(c, name, 2 * n * k * m, c->e * n * k + c->ew * k * m + c->e * n * m, kernels);
+}
+
 static double gemm(ctx *c, const char *name, double n, double k, double m)
 {
-    return op(c, name, 2 * n * k * m, c->e * n * k + c->ew * k * m + c->e * n * m);
+    return gemm_k(c, name, n, k, m, 1);
 }
 
 /* Grouped-query attention per device: h_q/t query heads, ceil(h_kv/t)
@@ -115,7 +144,10 @@ static double gemm(ctx *c, const char *name, double n, double k, double m)
  * them (FlashAttention): their work is Tables 8-9's, over the causal pairs
  * s (s + 1) / 2 in prefill, and their traffic only reads Q, K, V once per
  * key/value head and writes the output (the s^2 score matrix never reaches
- * memory).  The decode update writes the new token's keys and values. */
+ * memory).  The decode update writes the new token's keys and values.
+ * Serving engines run the Q, K and V projections as one fused GEMM (vLLM's
+ * QKVParallelLinear; Vidur's profile times it as one), so the fixed kernel
+ * time is charged once, on q_proj. */
 static double attention_gqa(ctx *c)
 {
     const afd_model *m = c->m;
@@ -125,7 +157,8 @@ static double attention_gqa(ctx *c)
     double pairs = c->ph == AFD_PREFILL ? b * s * (s + 1) / 2 : b * s;
     double sum;
     c->module = "attention";
-    sum = gemm(c, "q_proj", n, h, q) + gemm(c, "k_proj", n, h, kv) + gemm(c, "v_proj", n, h, kv) +
+    sum = gemm(c, "q_proj", n, h, q) + gemm_k(c, "k_proj", n, h, kv, 0) +
+          gemm_k(c, "v_proj", n, h, kv, 0) +
           op(c, "rope", 3.5 * n * (q + kv), e * n * (8.5 * (q + kv) + 2 * d));
     if (c->ph == AFD_PREFILL)
         sum += op(c, "attn", 4 * pairs * q + 5 * pairs * hq, e * (2 * n * q + 2 * n * kv));
@@ -173,12 +206,14 @@ static double attention_mla(ctx *c)
 
 /* Gated MLP (Tables 1, 2, 12, 13) of width w per device: gate and up
  * projections, SiLU (read, write), product (two reads, a write), down
- * projection; the residual add after the all-reduce reads two and writes one. */
+ * projection; the residual add after the all-reduce reads two and writes one.
+ * The gate and up projections are one fused GEMM kernel (vLLM's
+ * MergedColumnParallelLinear), charged once for the fixed kernel time. */
 static double mlp(ctx *c, double n, double w, int residual)
 {
     double h = c->m->hidden, e = c->e;
     double sum = gemm(c, "gate_proj", n, h, w) + op(c, "silu", 5 * n * w, 2 * e * n * w) +
-                 gemm(c, "up_proj", n, h, w) + op(c, "mul", n * w, 3 * e * n * w) +
+                 gemm_k(c, "up_proj", n, h, w, 0) + op(c, "mul", n * w, 3 * e * n * w) +
                  gemm(c, "down_proj", n, w, h);
     if (residual)
         sum += op(c, "add", n * h, 3 * e * n * h);
@@ -188,7 +223,8 @@ static double mlp(ctx *c, double n, double w, int residual)
 /* MoE layer: router, the routed experts (each sliced over the t devices),
  * the shared experts, the weighted combination.  n tokens touch
  * N (1 - (1 - k/N)^n) distinct experts on average (uniform routing), whose
- * weights are read once. */
+ * weights are read once.  The routed experts run as two grouped GEMM kernels
+ * (gate and up, then down: vLLM's fused MoE). */
 static double moe(ctx *c, double n)
 {
     const afd_model *m = c->m;
@@ -199,7 +235,8 @@ static double moe(ctx *c, double n)
         touched = N;
     c->module = "moe";
     sum = gemm(c, "router", n, h, N) +
-          op(c, "experts", 6 * n * k * h * w, c->ew * touched * 3 * h * w + e * n * k * (2 * h + 3 * w)) +
+          op_k(c, "experts", 6 * n * k * h * w,
+               c->ew * touched * 3 * h * w + e * n * k * (2 * h + 3 * w), 2) +
           op(c, "expert_act", 6 * n * k * w, 5 * e * n * k * w);
     if (m->n_shared_experts > 0)
         sum += mlp(c, n, m->n_shared_experts * w, 0);

@@ -291,7 +291,7 @@ afd_status afd_profile_estimate(const afd_model *m, const afd_device *d, double 
     return AFD_OK;
 }
 
-/* ---- fitting mfu and mbu */
+/* ---- fitting mfu and mbu (and kernel_us, roofline_p) */
 
 typedef struct fit_data {
     const afd_model *m;
@@ -299,6 +299,7 @@ typedef struct fit_data {
     const afd_profile *p;
     const size_t *rows; /* indices of the fitted rows */
     size_t nrows;
+    int terms;          /* AFD_PROFILE_FIT_* */
     int failed;
     afd_error err;
 } fit_data;
@@ -309,13 +310,26 @@ static void set_eff(afd_device *d, double mfu, double mbu)
     d->mbu[0] = d->mbu[1] = mbu;
 }
 
-/* r_{3i+k} = ln(t_est / t_meas) at mfu = e^x0, mbu = e^x1. */
+/* The parameters: x0 = ln mfu, x1 = ln mbu, then (when fitted) kernel_us
+ * itself and ln(roofline_p - 1), so that the efficiencies stay positive and
+ * p above 1. */
+static void set_params(fit_data *fd, const gsl_vector *x)
+{
+    size_t j = 2;
+    set_eff(&fd->d, exp(gsl_vector_get(x, 0)), exp(gsl_vector_get(x, 1)));
+    if (fd->terms & AFD_PROFILE_FIT_KERNEL)
+        fd->d.kernel_us = gsl_vector_get(x, j++);
+    if (fd->terms & AFD_PROFILE_FIT_ROOFLINE_P)
+        fd->d.roofline_p = 1 + exp(gsl_vector_get(x, j));
+}
+
+/* r_{3i+k} = ln(t_est / t_meas) at the parameters x. */
 static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 {
     fit_data *fd = params;
     size_t i;
     int k;
-    set_eff(&fd->d, exp(gsl_vector_get(x, 0)), exp(gsl_vector_get(x, 1)));
+    set_params(fd, x);
     for (i = 0; i < fd->nrows; i++) {
         const afd_profile_row *r = &fd->p->row[fd->rows[i]];
         for (k = 0; k < AFD_PROFILE_NMOD; k++) {
@@ -325,6 +339,8 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
                 fd->failed = 1;
                 return GSL_EDOM;
             }
+            if (!(t > 0)) /* a negative kernel_us on the way */
+                return GSL_EDOM;
             gsl_vector_set(f, 3 * i + (size_t)k, log(t / r->ms[k]));
         }
     }
@@ -334,8 +350,19 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 afd_status afd_profile_fit(const afd_model *m, const afd_device *d, const afd_profile *p,
                            double tp, double *mfu, double *mbu, double *rms, afd_error *err)
 {
+    afd_device out;
+    afd_status st = afd_profile_fit_terms(m, d, p, tp, 0, &out, rms, err);
+    *mfu = st == AFD_OK ? out.mfu[0] : NAN;
+    *mbu = st == AFD_OK ? out.mbu[0] : NAN;
+    return st;
+}
+
+afd_status afd_profile_fit_terms(const afd_model *m, const afd_device *d, const afd_profile *p,
+                                 double tp, int terms, afd_device *out, double *rms,
+                                 afd_error *err)
+{
     fit_data fd;
-    size_t *rows = NULL, i, nres;
+    size_t *rows = NULL, i, nres, npar;
     gsl_multifit_nlinear_workspace *w = NULL;
     gsl_multifit_nlinear_fdf fdf;
     gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
@@ -345,11 +372,15 @@ afd_status afd_profile_fit(const afd_model *m, const afd_device *d, const afd_pr
     double chisq;
 
     afd_error_clear(err);
-    *mfu = *mbu = NAN;
+    *out = *d;
+    set_eff(out, NAN, NAN);
     if (rms)
         *rms = NAN;
     if (!(tp >= 0) || tp != floor(tp))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0, "tensor-parallel size must be an integer >= 0: %g", tp);
+    if (terms & ~(AFD_PROFILE_FIT_KERNEL | AFD_PROFILE_FIT_ROOFLINE_P))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "unknown terms to fit: %d", terms);
+    npar = 2 + ((terms & AFD_PROFILE_FIT_KERNEL) != 0) + ((terms & AFD_PROFILE_FIT_ROOFLINE_P) != 0);
     rows = malloc((p->n ? p->n : 1) * sizeof *rows);
     if (rows == NULL)
         return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
@@ -368,28 +399,40 @@ afd_status afd_profile_fit(const afd_model *m, const afd_device *d, const afd_pr
     fd.d = *d;
     fd.p = p;
     fd.rows = rows;
+    fd.terms = terms;
     fd.failed = 0;
     afd_error_clear(&fd.err);
     nres = 3 * fd.nrows;
+    if (nres <= npar) {
+        st = afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                           "%zu measurements cannot determine %zu parameters", nres, npar);
+        goto done;
+    }
 
     fdf.f = residuals;
     fdf.df = NULL; /* forward differences: the roofline's max has kinks */
     fdf.fvv = NULL;
     fdf.n = nres;
-    fdf.p = 2;
+    fdf.p = npar;
     fdf.params = &fd;
     fp.trs = gsl_multifit_nlinear_trs_lm;
-    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nres, 2);
-    x0 = gsl_vector_alloc(2);
+    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nres, npar);
+    x0 = gsl_vector_alloc(npar);
     if (w == NULL || x0 == NULL) {
         st = afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
         goto done;
     }
+    /* start: efficiencies 0.5, 1 us per kernel, p = 4 */
     gsl_vector_set(x0, 0, log(0.5));
     gsl_vector_set(x0, 1, log(0.5));
+    i = 2;
+    if (terms & AFD_PROFILE_FIT_KERNEL)
+        gsl_vector_set(x0, i++, 1);
+    if (terms & AFD_PROFILE_FIT_ROOFLINE_P)
+        gsl_vector_set(x0, i, log(3.0));
     rc = gsl_multifit_nlinear_init(x0, &fdf, w);
     if (rc == GSL_SUCCESS)
-        rc = gsl_multifit_nlinear_driver(200, 1e-12, 1e-12, 1e-12, NULL, NULL, &info, w);
+        rc = gsl_multifit_nlinear_driver(500, 1e-12, 1e-12, 1e-12, NULL, NULL, &info, w);
     if (fd.failed) {
         st = fd.err.text[0] ? afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s", fd.err.text) : AFD_EINVAL;
         goto done;
@@ -400,10 +443,12 @@ afd_status afd_profile_fit(const afd_model *m, const afd_device *d, const afd_pr
         goto done;
     }
     {
-        double e_c = exp(gsl_vector_get(w->x, 0)), e_m = exp(gsl_vector_get(w->x, 1));
+        double e_c, e_m;
         /* Both bounds must be reached by some operator at the fit, else the
          * efficiency of the other bound is not determined by the data. */
-        set_eff(&fd.d, e_c, e_m);
+        set_params(&fd, w->x);
+        e_c = fd.d.mfu[0];
+        e_m = fd.d.mbu[0];
         for (i = 0; i < fd.nrows; i++)
             for (k = 0; k < AFD_PROFILE_NMOD; k++) {
                 double t;
@@ -430,9 +475,21 @@ afd_status afd_profile_fit(const afd_model *m, const afd_device *d, const afd_pr
                                e_c > 1 ? d->peak_tflops : d->hbm_tbps);
             goto done;
         }
+        if (!(fd.d.kernel_us >= 0)) {
+            st = afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                               "fitted kernel_us = %.3g is negative: the kernels ran faster "
+                               "than the roofline allows at small sizes", fd.d.kernel_us);
+            goto done;
+        }
+        if ((terms & AFD_PROFILE_FIT_ROOFLINE_P) && !(fd.d.roofline_p <= 1000)) {
+            st = afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                               "fitted roofline_p = %.3g is above 1000: the measurements "
+                               "follow the max of the two bounds (leave roofline_p out)",
+                               fd.d.roofline_p);
+            goto done;
+        }
         gsl_blas_ddot(w->f, w->f, &chisq);
-        *mfu = e_c;
-        *mbu = e_m;
+        *out = fd.d;
         if (rms)
             *rms = sqrt(chisq / (double)nres);
     }

@@ -7,7 +7,9 @@
 #
 # Reads in.'-code.tsv' and in.'-conv.tsv' (afdkit hist: value count pmf
 # geometric_pmf lo hi); writes fig5.png and fig5.svg into out.  A geometric
-# law is a straight line on this scale.
+# law is a straight line on this scale.  When in.'-trace.tsv' is there
+# instead (afdkit plot fig5 --trace FILE: the user's trace, 20 bins per
+# decade) it draws that one histogram on log-log axes.
 
 here = ARG0[1:strlen(ARG0) - strlen('fig5.gp')]
 load here.'style.gp'
@@ -16,6 +18,33 @@ if (!exists('out')) out = '.'
 
 code = in.'-code.tsv'
 conv = in.'-conv.tsv'
+own = in.'-trace.tsv'
+
+if (system(sprintf("test -f '%s' && echo 1 || echo 0", own)) eq '1') {
+    stats own using 2 nooutput
+    n_own = STATS_sum
+    # mean of the geometric law from the first bin, as below
+    stats own every ::0::0 using ($6 - $5 + 1) nooutput
+    w_own = STATS_max
+    stats own every ::0::0 using 4 nooutput
+    mean_own = 1 / (1 - (1 - w_own * STATS_max) ** (1.0 / w_own))
+    pos(y) = y > 0 ? y : NaN
+    set logscale xy
+    set format y '10^{%L}'
+    set format x '10^{%L}'
+    set xlabel 'decode length D (output tokens)'
+    set ylabel 'probability per token'
+    set key top right
+    set title sprintf('Decode lengths: %s, %d requests', afd_setting('workload', own), n_own)
+    do for [fmt in 'png svg'] {
+        eval afd_terminal(fmt)
+        set output out.'/fig5.'.fmt
+        plot own using 1:(pos($3)) with points lt 1 pt 7 ps 0.7 title 'empirical, 20 bins per decade', \
+             own using 1:(pos($4)) with lines lt 2 dt afd_dt_theory title sprintf('geometric, mean %.1f', mean_own)
+        set output
+    }
+    exit
+}
 
 # Number of requests, requests beyond the plotted range, bin width, and the
 # sample mean for the legends: the first bin holds 1..W, where the geometric

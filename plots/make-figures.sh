@@ -44,7 +44,10 @@ inputs() {
     fig3) echo "fig3-sim.tsv fig3-simall.tsv fig3-sweep.tsv fig3-ratio.tsv" ;;
     fig4a | fig4b) echo "$1-sim.tsv $1-sweep.tsv $1-ratio.tsv" ;;
     table1) echo "table1-mc.tsv table1-clt.tsv" ;;
-    fig5) echo "fig5-code.tsv fig5-conv.tsv" ;;
+    fig5)
+        if [ -f "$tables/fig5-trace.tsv" ]; then echo fig5-trace.tsv
+        else echo "fig5-code.tsv fig5-conv.tsv"; fi
+        ;;
     *) echo "$1.tsv" ;;
     esac
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make-tables.sh [--quick] [--workload WORDS] [--hw WORDS] [-B N] AFDKIT OUTDIR [NAME...]
+# make-tables.sh [--quick] [--workload WORDS] [--hw WORDS] [-B N] [SERVING] AFDKIT OUTDIR [NAME...]
 #
 # Writes the tables behind the figures into OUTDIR, each made by AFDKIT (the
 # afdkit program to use) with --provenance, so that every table starts with
@@ -13,7 +13,11 @@
 # replace the first two with afdkit's own options, given as one string of
 # single-quoted shell words ("'--trace' '/abs/mine.csv'"; file names absolute,
 # as the commands run elsewhere); -B replaces B.  --workload applies to fig3,
-# fig4a and gantt, --hw to fig3 fig4a fig4b map gantt, -B to fig3 fig4b gantt.
+# fig4a, table1, fig5 (a --trace only), gantt and regime, --hw to fig3 fig4a
+# fig4b map gantt, -B to fig3 fig4b table1 gantt.  SERVING, each one value
+# (a file name absolute) replacing the figure's own: --model --device --tp
+# --ttft-slo --tpot-slo --lengths for regime and pareto, --instances for
+# regime, --devices for pareto.
 #
 # The commands run in the directory above this script's (the source tree, or
 # the installed data directory), so that trace paths in the provenance lines
@@ -22,7 +26,7 @@ set -eu
 
 me=make-tables.sh
 usage() {
-    echo "usage: $me [--quick] [--workload WORDS] [--hw WORDS] [-B N] AFDKIT OUTDIR [NAME...]" >&2
+    echo "usage: $me [--quick] [--workload WORDS] [--hw WORDS] [-B N] [SERVING] AFDKIT OUTDIR [NAME...]" >&2
     exit 2
 }
 
@@ -30,9 +34,24 @@ quick=0
 workload=
 hwopts=
 batch=
+sv_model= sv_device= sv_tp= sv_instances= sv_devices= sv_ttft= sv_tpot= sv_lengths=
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1; shift ;;
+    --model | --device | --tp | --instances | --devices | --ttft-slo | --tpot-slo | --lengths)
+        [ $# -ge 2 ] && [ -n "$2" ] || usage
+        case $1 in
+        --model) sv_model=$2 ;;
+        --device) sv_device=$2 ;;
+        --tp) sv_tp=$2 ;;
+        --instances) sv_instances=$2 ;;
+        --devices) sv_devices=$2 ;;
+        --ttft-slo) sv_ttft=$2 ;;
+        --tpot-slo) sv_tpot=$2 ;;
+        --lengths) sv_lengths=$2 ;;
+        esac
+        shift 2
+        ;;
     --workload | --hw | -B)
         [ $# -ge 2 ] || usage
         case $1 in
@@ -74,9 +93,17 @@ takes() {
     done
 }
 names="$*"
-takes --workload "$workload" "fig3 fig4a gantt"
+takes --workload "$workload" "fig3 fig4a table1 fig5 gantt regime"
 takes --hw "$hwopts" "fig3 fig4a fig4b map gantt"
-takes -B "$batch" "fig3 fig4b gantt"
+takes -B "$batch" "fig3 fig4b table1 gantt"
+takes --model "$sv_model" "regime pareto"
+takes --device "$sv_device" "regime pareto"
+takes --tp "$sv_tp" "regime pareto"
+takes --ttft-slo "$sv_ttft" "regime pareto"
+takes --tpot-slo "$sv_tpot" "regime pareto"
+takes --lengths "$sv_lengths" "regime pareto"
+takes --instances "$sv_instances" regime
+takes --devices "$sv_devices" pareto
 
 # Absolute paths before leaving the caller's directory.
 case $afdkit in
@@ -166,15 +193,24 @@ fig4b() { fig4 fig4b "$B 100 500" "$B 200 500" "$B 100 1000" "$B 50 250"; }
 # sweep's barrier column, (nu/theta) kappa_r / sqrt(B): mc barrier's
 # overhead_clt on a finer grid (it does not depend on the hardware).
 table1() {
-    table table1-mc.tsv mc barrier $geo -B 256 --r 2,4,8,12,16,24,32 --trials $trials \
-        --seed 2024
-    table table1-clt.tsv sweep $geo $hw -B 256 --r 1:32:0.25
+    eval "table table1-mc.tsv mc barrier $wl -B $B --r 2,4,8,12,16,24,32 --trials $trials \
+        --seed 2024"
+    eval "table table1-clt.tsv sweep $wl $hw -B $B --r 1:32:0.25"
 }
 
-# Figure 5: decode-length distributions of the two bundled traces.
+# Figure 5: decode-length distributions of the two bundled traces, or of the
+# trace of --workload (one table, 20 bins per decade).  A tables directory
+# holds one of the two settings: the other's tables are removed.
 fig5() {
-    table fig5-code.tsv hist --trace notebooks-data/AzureLLMInferenceTrace_code.csv --bins 5
-    table fig5-conv.tsv hist --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --bins 10
+    if [ -n "$workload" ]; then
+        rm -f "$outdir/fig5-code.tsv" "$outdir/fig5-conv.tsv"
+        eval "table fig5-trace.tsv hist $workload --bins log:20"
+    else
+        rm -f "$outdir/fig5-trace.tsv"
+        table fig5-code.tsv hist --trace notebooks-data/AzureLLMInferenceTrace_code.csv --bins 5
+        table fig5-conv.tsv hist --trace notebooks-data/AzureLLMInferenceTrace_conv.csv \
+            --bins 10
+    fi
 }
 
 # M/D/c: exact wait and its approximations against rho, one block per c.
@@ -265,7 +301,8 @@ gantt() {
 # the hybrid) per pair of TTFT and TPOT SLOs, closed forms, for
 # llama-3.1-70b on 8 instances of 4 h100-sxm at the round efficiencies of
 # docs/taichi.md (notebooks-data/devices/h100-sxm-round.device) and the
-# conversation trace.  --quick: a 3 x 3 grid.
+# conversation trace.  --quick: a 3 x 3 grid.  The serving options and the
+# workload (or --lengths) replace these.
 regime() {
     if [ "$quick" = 1 ]; then
         ttft=250ms,500ms,2s
@@ -274,17 +311,26 @@ regime() {
         ttft=150ms,200ms,250ms,350ms,500ms,700ms,1s,1.4s,2s
         tpot=20ms,25ms,30ms,35ms,40ms,50ms,60ms,75ms,100ms
     fi
+    if [ -n "$workload" ]; then
+        rwl=$workload
+    elif [ -n "$sv_lengths" ]; then
+        rwl="--lengths '$sv_lengths'"
+    else
+        rwl="--trace notebooks-data/AzureLLMInferenceTrace_conv.csv"
+    fi
     start regime.tsv
-    "$afdkit" regime --instances 8 --model llama-3.1-70b \
-        --device notebooks-data/devices/h100-sxm-round.device --tp 4 \
-        --trace notebooks-data/AzureLLMInferenceTrace_conv.csv --ttft-slo $ttft \
-        --tpot-slo $tpot --provenance -q >>"$outdir/regime.tsv.tmp"
+    eval "\"\$afdkit\" regime --instances \"\${sv_instances:-8}\" \
+        --model \"\${sv_model:-llama-3.1-70b}\" \
+        --device \"\${sv_device:-notebooks-data/devices/h100-sxm-round.device}\" \
+        --tp \"\${sv_tp:-4}\" $rwl --ttft-slo \"\${sv_ttft:-\$ttft}\" \
+        --tpot-slo \"\${sv_tpot:-\$tpot}\" --provenance -q" >>"$outdir/regime.tsv.tmp"
     finish regime.tsv
 }
 
 # The frontier of goodput against cost (afdkit pareto --all: the dominated
 # configurations too): llama-3.1-8b on H100 and A100 devices, up to 8 of
 # them at tensor-parallel sizes 1, 2 and 4 (--quick: up to 4, sizes 1 and 2).
+# The serving options replace these.
 pareto() {
     if [ "$quick" = 1 ]; then
         devices=4
@@ -293,8 +339,10 @@ pareto() {
         devices=8
         tps=1,2,4
     fi
-    table pareto.tsv pareto --model llama-3.1-8b --device h100-sxm,a100-80g --devices $devices \
-        --tp $tps --lengths 1000,100 --ttft-slo 500ms --tpot-slo 50ms --all
+    table pareto.tsv pareto --model "${sv_model:-llama-3.1-8b}" \
+        --device "${sv_device:-h100-sxm,a100-80g}" --devices "${sv_devices:-$devices}" \
+        --tp "${sv_tp:-$tps}" --lengths "${sv_lengths:-1000,100}" \
+        --ttft-slo "${sv_ttft:-500ms}" --tpot-slo "${sv_tpot:-50ms}" --all
 }
 
 for name in "$@"; do

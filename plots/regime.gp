@@ -27,7 +27,8 @@ set ytics (10, 15, 20, 25, 30, 35, 40, 50, 60, 75, 100, 150, 200)
 set xlabel 'TTFT SLO (ms)'
 set ylabel 'TPOT SLO (ms)'
 set key outside right top
-set title 'Winning mode per SLO pair (label: its goodput, requests/s)'
+set title sprintf("Winning mode per SLO pair (label: its goodput, requests/s)\n%s, %s", \
+                 afd_setting('serving', in), afd_setting('workload', in))
 set style fill solid 1.0
 
 do for [fmt in 'png svg'] {

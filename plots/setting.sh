@@ -1,5 +1,5 @@
 #!/bin/sh
-# setting.sh [--part all|workload|hw|B|unit] TABLE
+# setting.sh [--part all|workload|hw|B|unit|serving] TABLE
 #
 # The setting a table was computed in, for a figure's title and axis labels,
 # read from the table's own provenance: its "## command=" line (the afdkit
@@ -10,7 +10,10 @@
 #   hw        the preset or the latency file's name ("paper-910c",
 #             "mine.hw"), "+ overrides" when coefficients were given apart
 #   B         the -B value
+#             or "prompt 1000 and output 100 tokens" (--lengths)
 #   unit      the time unit of the latency model ("time units" without one)
+#   serving   "llama-3.1-70b on 8 instances of 4 × h100-sxm-round.device"
+#             (regime's --model, --instances, --tp, --device)
 #   all       "B = 256, geometric μ_P = 100, μ_D = 500, paper-910c" (the
 #             default)
 # Names taken from the command are escaped for gnuplot's enhanced text
@@ -24,11 +27,11 @@ if [ "${1:-}" = --part ]; then
     shift 2 || { echo "setting.sh: --part needs a value" >&2; exit 2; }
 fi
 case $part in
-all | workload | hw | B | unit) ;;
+all | workload | hw | B | unit | serving) ;;
 *) echo "setting.sh: unknown part '$part'" >&2; exit 2 ;;
 esac
 if [ $# -ne 1 ] || [ ! -r "$1" ]; then
-    echo "usage: setting.sh [--part all|workload|hw|B|unit] TABLE (readable)" >&2
+    echo "usage: setting.sh [--part all|workload|hw|B|unit|serving] TABLE (readable)" >&2
     exit 2
 fi
 
@@ -59,7 +62,8 @@ awk -v part="$part" '
     /^## command=/ && !cmd { cmd = 1; words(substr($0, 12)) }
     /^## unit=/ && unit == "" { unit = substr($0, 9) }
     END {
-        trace = ""; where = ""; geo = 0; hw = ""; over = 0; B = ""
+        trace = ""; where = ""; geo = 0; hw = ""; over = 0; B = ""; len = ""
+        model = ""; dev = ""; tp = "1"; inst = ""
         for (i = 1; i <= nw; i++) {
             o = w[i]
             if (o == "--trace") trace = w[++i]
@@ -72,11 +76,19 @@ awk -v part="$part" '
             else if (o == "--hw") hw = w[++i]
             else if (o ~ /^--(alpha|beta)-[afc]$/) { over = 1; i++ }
             else if (o == "-B" || o == "--batch") B = w[++i]
+            else if (o == "--lengths") len = w[++i]
+            else if (o == "--model" || o == "-m") model = w[++i]
+            else if (o == "--device" || o == "-d") dev = w[++i]
+            else if (o == "--tp") tp = w[++i]
+            else if (o == "--instances" || o == "-n") inst = w[++i]
         }
         if (trace != "")
             wl = "trace " esc(base(trace)) (where == "" ? "" : " (where " esc(where) ")")
         else if (geo)
             wl = "geometric μ_P = " mp ", μ_D = " md
+        else if (len != "")
+            wl = "prompt " substr(len, 1, index(len, ",") - 1) " and output " \
+                 substr(len, index(len, ",") + 1) " tokens"
         else
             wl = "θ = " th ", ν = " nu
         h = hw == "" ? "coefficients given" : esc(base(hw))
@@ -85,6 +97,8 @@ awk -v part="$part" '
         else if (part == "hw") print h
         else if (part == "B") print B
         else if (part == "unit") print (unit == "" ? "time units" : unit)
+        else if (part == "serving")
+            print esc(base(model)) " on " inst " instances of " tp " × " esc(base(dev))
         else print "B = " B ", " wl ", " h
     }
 ' "$1"

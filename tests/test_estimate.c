@@ -27,13 +27,16 @@ static afd_device load_device(const char *name)
     return d;
 }
 
-/* An ideal device: mfu = mbu = comm_eff = 1, no dispatch. */
+/* An ideal device: mfu = mbu = comm_eff = 1, no dispatch, no fixed kernel
+ * time, the roofline's max. */
 static afd_device ideal(double tflops, double tbps)
 {
     afd_device d = load_device("h100-sxm");
     int i;
     d.peak_tflops = tflops;
     d.hbm_tbps = tbps;
+    d.kernel_us = 0;
+    d.roofline_p = INFINITY;
     for (i = 0; i < 2; i++)
         d.mfu[i] = d.mbu[i] = d.comm_eff[i] = 1;
     for (i = 0; i < 3; i++)
@@ -139,7 +142,123 @@ static void device_files(void **state)
     assert_close(d.hbm_tbps * 1e12, 1.6 * 1099511627776.0, 1e-15, 0);
     assert_close(d.mbu[AFD_DECODE], 0.3, 0, 0);
     assert_close(d.dispatch_ms[1], 0.190, 0, 0);
+    /* kernel_us and roofline_p: defaults 0 and none (the max), ranges */
+    assert_close(d.kernel_us, 0, 0, 0);
+    assert_true(isinf(d.roofline_p) && d.roofline_p > 0);
+    {
+        const char *base = "peak_tflops = 313\nhbm_tbps = 1.5\nhbm_gb = 64\nnet_gbps = 90\n"
+                           "mfu = 0.65\nmbu = 0.6\ncomm_eff = 0.5\n";
+        char text[512], out[2048];
+        afd_device back;
+        snprintf(text, sizeof text, "%skernel_us = 4.25\nroofline_p = 2.5\n", base);
+        assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_OK);
+        assert_close(d.kernel_us, 4.25, 0, 0);
+        assert_close(d.roofline_p, 2.5, 0, 0);
+        /* written back and read again */
+        assert_int_equal(afd_device_format(&d, NULL, out, sizeof out), AFD_OK);
+        assert_non_null(strstr(out, "kernel_us = 4.25\n"));
+        assert_non_null(strstr(out, "roofline_p = 2.5\n"));
+        assert_int_equal(afd_device_parse(out, strlen(out), "x", &back, &e), AFD_OK);
+        assert_close(back.kernel_us, 4.25, 0, 0);
+        assert_close(back.roofline_p, 2.5, 0, 0);
+        /* the defaults are not written */
+        assert_int_equal(afd_device_parse(base, strlen(base), "x", &d, &e), AFD_OK);
+        assert_int_equal(afd_device_format(&d, NULL, out, sizeof out), AFD_OK);
+        assert_null(strstr(out, "kernel_us"));
+        assert_null(strstr(out, "roofline_p"));
+        snprintf(text, sizeof text, "%skernel_us = -1\n", base);
+        assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_EINVAL);
+        assert_int_equal(e.line, 8);
+        assert_non_null(strstr(e.text, "kernel_us = -1 is outside the plausible range [0, 1000] us"));
+        snprintf(text, sizeof text, "%sroofline_p = 0.5\n", base);
+        assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_EINVAL);
+        assert_non_null(strstr(e.text, "roofline_p = 0.5 is outside the plausible range [1, 1000]"));
+    }
     assert_int_equal(afd_device_load("tpu-v9", &d, &e), AFD_EIO);
+}
+
+/* The fixed kernel time alone: on a device whose compute and bandwidth are
+ * practically infinite (10^30 FLOP/s and B/s), a forward pass on one device
+ * (no all-reduce) takes kernel_us times the number of GEMM kernels,
+ * counted by hand.  Llama-3.1-8B: per layer the fused QKV projection, the
+ * output projection, the fused gate and up projections and the down
+ * projection, 4 x 32 layers, plus the output head: 129.  DeepSeek-V3 (61
+ * layers, the first 3 dense): MLA attention runs q_a, q_b, kv_a, kv_b and
+ * o_proj in prefill (5) and q_a, q_b, kv_a, q_absorb, v_absorb and o_proj
+ * in decode (6); a dense MLP 2; a MoE layer the router, two grouped expert
+ * kernels and the shared expert's 2 (5); the head 1.  Prefill:
+ * 61 x 5 + 3 x 2 + 58 x 5 + 1 = 602; decode 61 x 6 + 3 x 2 + 58 x 5 + 1 =
+ * 663. */
+static void kernel_time_counts_gemms(void **state)
+{
+    static const struct {
+        const char *model;
+        afd_phase phase;
+        double kernels;
+    } cases[] = {{"llama-3.1-8b", AFD_PREFILL, 129}, {"llama-3.1-8b", AFD_DECODE, 129},
+                 {"deepseek-v3", AFD_PREFILL, 602}, {"deepseek-v3", AFD_DECODE, 663}};
+    afd_device d = ideal(1, 1);
+    afd_estimate est;
+    afd_error e;
+    size_t i;
+    (void)state;
+    d.peak_tflops = 1e18;
+    d.hbm_tbps = 1e18;
+    d.kernel_us = 3.5;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        afd_model m = load_model(cases[i].model);
+        afd_estimate_options o = {.tp = 1, .phase = cases[i].phase, .batch = 2, .seq = 64,
+                                  .no_dispatch = 1};
+        assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        assert_close(est.forward_s, cases[i].kernels * 3.5e-6, 1e-9, 0);
+        assert_close(est.forward_compute_s, cases[i].kernels * 3.5e-6, 1e-9, 0);
+    }
+    /* kernel_us = 0 leaves only the roofline: 10^-30-scale times */
+    {
+        afd_model m = load_model("llama-3.1-8b");
+        afd_estimate_options o = {.tp = 1, .phase = AFD_DECODE, .batch = 1, .seq = 1,
+                                  .no_dispatch = 1};
+        d.kernel_us = 0;
+        assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        assert_true(est.forward_s < 1e-12);
+    }
+}
+
+/* The smooth roofline on one operator, the output projection of
+ * Llama-3.1-8B for n tokens (4096 x 4096 weights, bf16): W = 2 n 4096^2
+ * FLOP, Q = 2 (2 n 4096 + 4096^2) bytes.  On 100 TFLOP/s and 1 TB/s at
+ * efficiency 1, n = 64 gives t_c = 21.47 us and t_m = 34.6 us; the time is
+ * (t_c^p + t_m^p)^(1/p) + kernel_us: the sum at p = 1, the Euclidean norm
+ * at p = 2, and the max at p = 1000. */
+static void smooth_roofline(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = ideal(100, 1);
+    afd_estimate est;
+    afd_error e;
+    afd_estimate_options o = {.tp = 1, .phase = AFD_PREFILL, .batch = 1, .seq = 64,
+                              .no_dispatch = 1};
+    double n = 64, h = 4096, tc = 2 * n * h * h / 1e14, tm = 2 * (2 * n * h + h * h) / 1e12;
+    static const double ps[] = {1, 2, 3.5, 1000};
+    size_t i, k;
+    (void)state;
+    for (i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        /* at p = 1000, t_c^p underflows: (t_c / t_m)^1000 = 10^-209 leaves
+         * the max */
+        double want = ps[i] < 1000 ? pow(pow(tc, ps[i]) + pow(tm, ps[i]), 1 / ps[i]) + 2e-6
+                                   : tm + 2e-6;
+        d.roofline_p = ps[i];
+        d.kernel_us = 2;
+        assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        for (k = 0; k < est.n_ops; k++)
+            if (strcmp(est.ops[k].name, "o_proj") == 0)
+                break;
+        assert_true(k < est.n_ops);
+        assert_close(est.ops[k].time_s, want, 1e-12, 0);
+        assert_int_equal(est.ops[k].compute_bound, 0);
+        if (ps[i] == 1)
+            assert_close(est.ops[k].time_s, tc + tm + 2e-6, 1e-12, 0);
+    }
 }
 
 /* Batch-1 decode with a one-token context on an ideal device whose compute
@@ -373,6 +492,7 @@ static void afd_pair_link(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_time_counts_gemms), cmocka_unit_test(smooth_roofline),
         cmocka_unit_test(parameter_counts),         cmocka_unit_test(model_errors),
         cmocka_unit_test(device_files),             cmocka_unit_test(decode_reads_the_weights),
         cmocka_unit_test(prefill_counts_the_flops), cmocka_unit_test(table3_printed_forms),

@@ -33,6 +33,8 @@ static afd_device device(double tflops, double tbps, double mfu, double mbu)
     d.hbm_tbps = tbps;
     d.net_gbps = 287.5;
     d.comm_latency_ms = 0;
+    d.kernel_us = 0;
+    d.roofline_p = INFINITY;
     for (i = 0; i < 2; i++) {
         d.mfu[i] = mfu;
         d.mbu[i] = mbu;
@@ -155,6 +157,116 @@ static void fit_recovers_efficiencies(void **state)
     afd_profile_free(&p);
     unlink(path);
     free(text);
+}
+
+/* Write synthetic measurements of llama-3.1-70b made by the estimator on
+ * truth (TP 1, 2, 4, 8; 1 to 4096 tokens) into path and read them. */
+static void synthetic_profile(const afd_device *truth, char *path, afd_profile *p)
+{
+    static const double tps[] = {1, 2, 4, 8};
+    static const double toks[] = {1, 3, 16, 64, 128, 256, 384, 512, 1024, 4096};
+    afd_model m = load_model("llama-3.1-70b");
+    char *text = malloc(64 * 1024);
+    size_t len, i, j;
+    afd_error e;
+    assert_non_null(text);
+    len = (size_t)snprintf(text, 64 * 1024, "%s", HEADER);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < sizeof toks / sizeof toks[0]; j++) {
+            double t[3];
+            int k;
+            for (k = 0; k < 3; k++)
+                assert_int_equal(afd_profile_estimate(&m, truth, tps[i], toks[j],
+                                                      (afd_profile_module)k, &t[k], NULL, &e),
+                                 AFD_OK);
+            len += (size_t)snprintf(text + len, 64 * 1024 - len,
+                                    "64,8,8192,28672,%g,%g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                                    toks[j], tps[i], t[0], t[1], 0.5 * t[2], 0.125 * t[2],
+                                    0.375 * t[2]);
+        }
+    write_file(path, text);
+    free(text);
+    assert_int_equal(afd_profile_read(path, p, &e), AFD_OK);
+}
+
+/* Synthetic measurements made with every term (mfu 0.537, mbu 0.713,
+ * kernel_us 3.7, roofline_p 2.3): fitting all four gives them back; fitting
+ * one term keeps the other at the start device's value. */
+static void fit_recovers_terms(void **state)
+{
+    afd_model m = load_model("llama-3.1-70b");
+    afd_device truth = device(412.5, 2.875, 0.537, 0.713), start = device(412.5, 2.875, 0.9, 0.9);
+    afd_device out;
+    char path[] = "/tmp/afdkit-test-profile-XXXXXX";
+    afd_profile p;
+    afd_error e;
+    double rms;
+    (void)state;
+    truth.kernel_us = 3.7;
+    truth.roofline_p = 2.3;
+    synthetic_profile(&truth, path, &p);
+    assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0,
+                                           AFD_PROFILE_FIT_KERNEL | AFD_PROFILE_FIT_ROOFLINE_P,
+                                           &out, &rms, &e),
+                     AFD_OK);
+    assert_close(out.mfu[0], 0.537, 1e-6, 0);
+    assert_close(out.mbu[1], 0.713, 1e-6, 0);
+    assert_close(out.kernel_us, 3.7, 1e-6, 0);
+    assert_close(out.roofline_p, 2.3, 1e-6, 0);
+    assert_close(rms, 0, 0, 1e-6);
+    /* roofline_p known (the start's), kernel_us fitted */
+    start.roofline_p = 2.3;
+    assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0, AFD_PROFILE_FIT_KERNEL, &out,
+                                           &rms, &e),
+                     AFD_OK);
+    assert_close(out.kernel_us, 3.7, 1e-6, 0);
+    assert_close(out.roofline_p, 2.3, 0, 0);
+    assert_close(out.mfu[0], 0.537, 1e-6, 0);
+    /* kernel_us known, roofline_p fitted */
+    start.roofline_p = INFINITY;
+    start.kernel_us = 3.7;
+    assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0, AFD_PROFILE_FIT_ROOFLINE_P, &out,
+                                           &rms, &e),
+                     AFD_OK);
+    assert_close(out.roofline_p, 2.3, 1e-6, 0);
+    assert_close(out.kernel_us, 3.7, 0, 0);
+    assert_close(out.mbu[0], 0.713, 1e-6, 0);
+    /* afd_profile_fit keeps the device's terms: with both known it gives
+     * the efficiencies back */
+    start.roofline_p = 2.3;
+    {
+        double mfu, mbu;
+        assert_int_equal(afd_profile_fit(&m, &start, &p, 0, &mfu, &mbu, &rms, &e), AFD_OK);
+        assert_close(mfu, 0.537, 1e-6, 0);
+        assert_close(mbu, 0.713, 1e-6, 0);
+    }
+    assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0, 4, &out, &rms, &e), AFD_EINVAL);
+    assert_string_equal(e.text, "unknown terms to fit: 4");
+    afd_profile_free(&p);
+    unlink(path);
+}
+
+/* Kernels faster than the roofline at small sizes (made with a negative
+ * fixed time, which no device file allows): the fitted kernel_us is
+ * negative and refused. */
+static void fit_refuses_negative_kernel_time(void **state)
+{
+    afd_model m = load_model("llama-3.1-70b");
+    afd_device truth = device(412.5, 2.875, 0.537, 0.713), start = device(412.5, 2.875, 0.9, 0.9);
+    afd_device out;
+    char path[] = "/tmp/afdkit-test-profile-XXXXXX";
+    afd_profile p;
+    afd_error e;
+    (void)state;
+    truth.kernel_us = -2;
+    synthetic_profile(&truth, path, &p);
+    assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0, AFD_PROFILE_FIT_KERNEL, &out,
+                                           NULL, &e),
+                     AFD_EINVAL);
+    assert_string_equal(e.text, "fitted kernel_us = -2 is negative: the kernels ran faster than "
+                                "the roofline allows at small sizes");
+    afd_profile_free(&p);
+    unlink(path);
 }
 
 /* Only single-token rows: every operator is memory-bound, mfu is not
@@ -308,6 +420,8 @@ int main(void)
         cmocka_unit_test(estimate_by_hand),
         cmocka_unit_test(fit_recovers_efficiencies),
         cmocka_unit_test(fit_needs_both_bounds),
+        cmocka_unit_test(fit_recovers_terms),
+        cmocka_unit_test(fit_refuses_negative_kernel_time),
         cmocka_unit_test(read_errors),
         cmocka_unit_test(allreduce_recovers),
         cmocka_unit_test(error_stats),

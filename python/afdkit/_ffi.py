@@ -152,6 +152,7 @@ typedef struct afd_device {
     char name[64]; double peak_tflops, hbm_tbps, hbm_gb, net_gbps;
     double mfu[2], mbu[2], comm_eff[2]; double dispatch_ms[3];
     double comm_latency_ms; double mem_util; double price_per_hour, power_w;
+    double kernel_us; double roofline_p;
 } afd_device;
 afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err);
 typedef struct afd_estimate_options {
@@ -231,6 +232,8 @@ typedef struct afd_pipeline_result {
 } afd_pipeline_result;
 afd_status afd_pipeline_check(const afd_pipeline_params *p);
 afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *out);
+uint64_t afd_pipeline_stream_base(unsigned x, unsigned y);
+uint64_t afd_pipeline_stream(const afd_pipeline_params *p, unsigned worker, unsigned microbatch);
 """
 
 # The structs whose layout the tests check against the C headers.
