@@ -283,17 +283,6 @@ struct pd_row {
     double gpus;
 };
 
-struct quad_service {
-    double a, b, c;
-};
-
-static double quad_service(uint64_t prompt, void *ctx)
-{
-    const struct quad_service *q = ctx;
-    double p = (double)prompt;
-    return q->a + q->b * p + q->c * p * p;
-}
-
 static int size_one(const char *cmd, const struct args *a, const afd_workload *w,
                     const afd_service_law *law, double lambda, int many, struct pd_row *r)
 {
@@ -458,7 +447,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
 
     /* the prefill pool again with the trace's own arrivals replayed */
     if (can_replay(&w)) {
-        struct quad_service qs = {a.pa, a.pb, a.pc};
+        afd_quad_service qs = {a.pa, a.pb, a.pc};
         char rcol[48], rse[48];
         cli_percentile_name(rcol, sizeof rcol, "ttft", a.pct, "_replay");
         cli_percentile_name(rse, sizeof rse, "ttft", a.pct, "_replay_se");
@@ -469,7 +458,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
             unsigned creplay = 0;
             memset(&p, 0, sizeof p);
             p.trace = &w;
-            p.service_fn = quad_service;
+            p.service_fn = afd_quad_service_time;
             p.service_ctx = &qs;
             p.quantile = a.pct;
             p.replay = 1;
