@@ -156,8 +156,11 @@ int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, i
 
 /* A duration ("2s", "150ms", "800us", or a bare number in unit) or a rate
  * ("5/s", "300/min", or a bare number per unit) in the latency model's unit
- * (afd_parse_time, afd_parse_rate).  A suffix against a model in cycles is a
- * usage error that says why. */
+ * (afd_parse_time, afd_parse_rate).  A suffix against a model in cycles, or
+ * a latency file that states no unit (unit ""), is a usage error that says
+ * why.  The one rule every command follows: without a latency file unit is
+ * "s" (bare numbers are seconds, suffixes convert to seconds); with one it
+ * is the file's unit. */
 int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
 int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
 

@@ -158,10 +158,11 @@ static void args_free(struct args *a)
 
 /* --hw FILE: read the latency file, convert the durations to its unit, take
  * the prefill law unless --prefill-a/b/c were given.  Without --hw the
- * durations are bare numbers in the unit of the other times. */
+ * durations are in seconds (bare numbers, or suffixes converted to seconds),
+ * the one rule of cli_time. */
 static int latency_law(const char *cmd, struct args *a)
 {
-    const char *unit = "";
+    const char *unit = "s";
     const char *names[3] = {"ttft-slo", "tpot-slo", "decode-step"};
     const char *given[3] = {a->ttft_s, a->tpot_s, a->step_s};
     double *dst[3] = {&a->ttft, &a->tpot, &a->step};
@@ -349,8 +350,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
-    /* without --hw the times are bare numbers: seconds for 5/s and trace */
-    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit[0] ? a.unit : "s", &w, c.wl.trace,
+    /* the rates in the unit of the times: the latency file's, or seconds */
+    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w, c.wl.trace,
                          &lambdas);
     if (rc != 0)
         goto out;
@@ -383,7 +384,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
     cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
     cli_table_provenance(t);
-    if (a.unit[0])
+    if (a.hw != NULL && a.unit[0]) /* only a latency file states the unit */
         cli_table_meta(t, "unit", "%s", a.unit);
     if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
         cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
@@ -525,7 +526,10 @@ const cli_command cli_cmd_pd = {
         "exactly Poisson with mean decode_slots = L E[D] S_d (M/G/infinity), provisioned at\n"
         "--slot-quantile; they hold L theta KV tokens on average (Lemma 4.1), kv_gb with\n"
         "--kv-bytes-per-token.  decode_instances needs --slots-per-instance (and\n"
-        "--kv-budget to count memory); goodput_per_gpu = L / gpus.  Times in any one unit.\n"
+        "--kv-budget to count memory); goodput_per_gpu = L / gpus.\n"
+        "Units: without --hw bare numbers are seconds (rates per second) and suffixes\n"
+        "(500ms, 2s, 300/min) convert to seconds; with --hw FILE they are in the file's\n"
+        "unit, and a suffix against a file in cycles or without a unit is refused.\n"
         "Check a sizing by simulation: afdkit mc mdc --lambda L --service-trace FILE\n"
         "--service-a A --service-b B --c C reports ttft_p90_mc.\n"
         "No feasible sizing (a decode step above the TPOT SLO, a TTFT SLO that no pool of\n"
@@ -569,9 +573,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
-    /* without --hw the times are bare numbers: seconds for 5/s and trace */
+    /* the rates in the unit of the times: the latency file's, or seconds */
     if (a.lambda_s != NULL &&
-        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit[0] ? a.unit : "s", &w,
+        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w,
                               c.wl.trace, &lambdas)) != 0)
         goto out;
     if (isnan(a.slots)) {
@@ -662,7 +666,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    if (a.unit[0])
+    if (a.hw != NULL && a.unit[0]) /* only a latency file states the unit */
         cli_table_meta(t, "unit", "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
@@ -763,7 +767,10 @@ const cli_command cli_cmd_goodput = {
         "or trace: the rate of the trace's timestamps) adds a last block, one row per\n"
         "rate: lambda prefill decode gpus goodput headroom, the pool of fewest GPUs\n"
         "among those evaluated whose goodput reaches the rate (ties: the larger\n"
-        "goodput), headroom = goodput / lambda; nan with a warning when no pool does.",
+        "goodput), headroom = goodput / lambda; nan with a warning when no pool does.\n"
+        "Units: without --hw bare numbers are seconds (rates per second) and suffixes\n"
+        "(500ms, 2s, 300/min) convert to seconds; with --hw FILE they are in the file's\n"
+        "unit, and a suffix against a file in cycles or without a unit is refused.",
     .groups = goodput_groups,
     .run = run_goodput,
 };
