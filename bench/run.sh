@@ -112,12 +112,13 @@ fi
         echo "strategies --method $method: $best ms (target: under $target)"
     done
     echo
-    echo "## afdkit regime, 5 x 5 SLO map, llama-3.1-70b on 8 x TP4 h100-sxm, conversation trace, best of 3, wall time"
+    echo "## afdkit regime, the 5 x 5 SLO map of docs/taichi.md (llama-3.1-70b on 8 x TP4 h100-sxm-round.device, conversation trace), best of 3, wall time"
     for method in closed sim; do
         best=""
         for i in 1 2 3; do
             t0=$(date +%s%N)
-            "$afdkit" regime --instances 8 --model llama-3.1-70b --device h100-sxm --tp 4 \
+            "$afdkit" regime --instances 8 --model llama-3.1-70b \
+                --device "$srcdir/notebooks-data/devices/h100-sxm-round.device" --tp 4 \
                 --trace "$srcdir/notebooks-data/AzureLLMInferenceTrace_conv.csv" \
                 --ttft-slo 150ms,250ms,500ms,1s,2s --tpot-slo 25ms,35ms,50ms,75ms,100ms \
                 --method $method --requests 10000 --warmup 1000 -q >/dev/null 2>&1

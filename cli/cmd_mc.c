@@ -403,24 +403,15 @@ static const cli_group mdc_trace_group = {"Service trace columns", mdc_trace_opt
 static const cli_group *const mdc_groups[] = {&mdc_group, &mdc_trace_group, &cli_output_group,
                                               &cli_shard_group, NULL};
 
-struct quad_service {
-    double a, b, c;
-};
-
-static double quad_service(uint64_t prompt, void *ctx)
-{
-    const struct quad_service *q = ctx;
-    double p = (double)prompt;
-    return q->a + q->b * p + q->c * p * p;
-}
-
 static int run_mdc(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
     cli_common c;
     struct mc_args a;
     afd_workload w;
-    struct quad_service q;
+    afd_quad_service q;
+    afd_queue_sim_params law;
+    afd_status st;
     cli_progress prog;
     double es = 0;
     cli_table *t = NULL;
@@ -458,9 +449,22 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         if ((rc = load_workload(cmd, &c, CLI_KEEP_ROWS, &w)) != 0)
             goto out;
         have_trace = 1;
-        for (k = 0; k < w.n_kept; k++)
-            es += quad_service(w.prompt[k], &q) / (double)w.n_kept;
-        if (!(es > 0)) {
+        memset(&law, 0, sizeof law);
+        law.trace = &w;
+        law.service_fn = afd_quad_service_time;
+        law.service_ctx = &q;
+        st = afd_queue_sim_service_mean(&law, &es);
+        if (st == AFD_ENOMEM) {
+            rc = cli_runtime_error(cmd, "out of memory");
+            goto out;
+        }
+        if (st == AFD_EINVAL) {
+            rc = cli_input_error(cmd, "%s: the service time a + b P + c P^2 overflows on this "
+                                      "trace (--service-a/-b/-c)",
+                                 a.service_trace);
+            goto out;
+        }
+        if (st != AFD_OK || !(es > 0)) {
             rc = cli_usage_error(cmd, "the service time a + b P + c P^2 is zero on this trace; "
                                       "give --service-a/--service-b/--service-c");
             goto out;
@@ -526,13 +530,12 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     for (k = 0; k < a.list.n; k++) {
         afd_queue_sim_params p = {0};
         afd_queue_sim_result res;
-        afd_status st;
         memset(&p, 0, sizeof p);
         p.c = (unsigned)a.list.v[k];
         p.lambda = a.lambda;
         p.service = have_trace ? 0 : a.service;
         p.trace = have_trace ? &w : NULL;
-        p.service_fn = have_trace ? quad_service : NULL;
+        p.service_fn = have_trace ? afd_quad_service_time : NULL;
         p.service_ctx = &q;
         p.customers = (uint64_t)a.customers;
         p.warmup = a.have_warmup ? (uint64_t)a.warmup : (uint64_t)a.customers / 10;

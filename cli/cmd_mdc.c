@@ -18,7 +18,7 @@ static const cli_option mdc_options[] = {
      OPT_LAMBDA},
     {"trace", 0, "FILE", "trace whose timestamps give --lambda trace", OPT_MDC_TRACE},
     {"unit", 0, "U", "time unit of D: s, ms, us (default s; for 5/s and trace)", OPT_UNIT},
-    {"service", 0, "D", "deterministic service time, > 0, in the time unit of 1/L", OPT_SERVICE},
+    {"service", 0, "D", "deterministic service time, > 0: 130ms, or a bare number in --unit", OPT_SERVICE},
     {"c", 'c', "LIST", "numbers of servers, e.g. 1,2,4:8 (integers >= 1)", OPT_C},
     {"percentile", 0, "P", "also print the P-quantile of the wait (0 < P < 1, default 0.9)",
      OPT_PERCENTILE},
@@ -92,7 +92,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table *t;
     cli_progress prog;
     double lambda = NAN, service = NAN, p = 0.9, a;
-    const char *lambda_arg = NULL, *unit = "s", *trace = NULL;
+    const char *lambda_arg = NULL, *unit = "s", *trace = NULL, *service_arg = NULL;
     cli_list lambdas = {0, NULL};
     size_t li;
     char pcol[64];
@@ -128,7 +128,8 @@ static int run(const cli_command *self, int argc, char **argv)
             unit = arg;
             break;
         case OPT_SERVICE:
-            rc = cli_real_min(cmd, opt->name, arg, 0, 1, &service);
+            service_arg = arg; /* parsed once --unit is known */
+            rc = 0;
             break;
         case OPT_C:
             cli_list_free(&cs);
@@ -144,6 +145,17 @@ static int run(const cli_command *self, int argc, char **argv)
             rc = cli_output_option(cmd, &out, opt, arg);
             break;
         }
+        if (rc != 0) {
+            cli_list_free(&cs);
+            return rc;
+        }
+    }
+    if (service_arg != NULL) {
+        char ex[200];
+        rc = cli_time(cmd, "service", service_arg, unit, &service);
+        if (rc == 0 && !(service > 0 && isfinite(service)))
+            rc = cli_usage_error(cmd, "--service must be > 0: '%s'",
+                                 cli_excerpt(service_arg, ex, sizeof ex));
         if (rc != 0) {
             cli_list_free(&cs);
             return rc;
@@ -277,7 +289,8 @@ const cli_command cli_cmd_mdc = {
         "  wq_kingman         D / (2 c rho (1 - rho)) (Kingman's heavy-traffic form)\n"
         "  err_*              (approximation - wq_exact) / wq_exact\n"
         "Wq(M/M/c) = C(c, L D) D / (c - L D) with Erlang's C from the Erlang B recursion.\n"
-        "Times are in the unit of D; rates in its inverse.\n"
+        "Times are in --unit (default s; suffixes as 130ms convert to it); rates in its\n"
+        "inverse.\n"
         "\n"
         "Measured on c = 1..256, rho = 0.1..0.999: Cosmetatos is within 2.4% for\n"
         "rho >= 0.9 and within 6.6% for rho >= 0.7; Allen-Cunneen is always low, by up to\n"

@@ -212,7 +212,8 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "%s", unit);
+    if (unit[0] != '\0')
+        cli_table_meta(t, "unit", "%s", unit);
     cli_table_meta(t, "method", "%s",
                    a.method == M_CLOSED ? "closed" : a.method == M_NUMERIC ? "numeric" : "sim");
     cli_table_meta(t, "rho", "%.10g", lambda * afd_svc_law_mean(law) / (double)a.c);
@@ -342,7 +343,8 @@ const cli_command cli_cmd_offload = {
         "arrival + SLO - now - service first).  A request leaves once it has waited D.\n"
         "\n"
         "Times take units (2s, 150ms); rates too (5/s, 300/min).  Bare numbers are in\n"
-        "the unit of --hw, or seconds.  --trace takes each request's service as the\n"
+        "the unit of --hw, or seconds without it; a suffix against --hw in cycles or\n"
+        "without a unit is refused.  --trace takes each request's service as the\n"
         "prefill law of --hw applied to its prompt; more than 1024 distinct values are\n"
         "merged into 1024 equal-probability bins for the numerical method (## service_binned).",
     .groups = offload_groups,

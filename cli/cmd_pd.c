@@ -33,8 +33,8 @@ static const cli_option sizing_options[] = {
      OPT_SLOTQ},
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token (all layers)", OPT_KVB},
     {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance", OPT_KVBUDGET},
-    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default 1)", OPT_PGPU},
-    {"decode-gpus", 0, "G", "GPUs per decode instance (default 1)", OPT_DGPU},
+    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: --tp, else 1)", OPT_PGPU},
+    {"decode-gpus", 0, "G", "GPUs per decode instance (default: --tp, else 1)", OPT_DGPU},
     {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
     {"md", 0, NULL, "size by plain M/D/c (mean service) instead of the M/G/c correction",
      OPT_MD},
@@ -43,7 +43,7 @@ static const cli_option sizing_options[] = {
     {"model", 0, "M", "with --hw: model whose weights and KV cache share decode memory",
      OPT_MODEL},
     {"device", 0, "D", "with --hw: device of a decode instance", OPT_DEVICE},
-    {"tp", 0, "T", "with --hw: devices per decode instance (tensor parallel, default 1)",
+    {"tp", 0, "T", "with --hw: devices per instance (tensor parallel, default 1)",
      OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -144,7 +144,7 @@ static void args_init(struct args *a, const char *cmd)
     a->lambda = a->ttft = a->step = a->tpot = a->slots = a->kvb = a->kvbudget = NAN;
     a->pct = 0.9;
     a->slotq = 0.99;
-    a->pgpu = a->dgpu = 1;
+    a->pgpu = a->dgpu = NAN; /* not given: --tp */
     a->maxp = 1024;
     a->tp = 1;
 }
@@ -158,10 +158,11 @@ static void args_free(struct args *a)
 
 /* --hw FILE: read the latency file, convert the durations to its unit, take
  * the prefill law unless --prefill-a/b/c were given.  Without --hw the
- * durations are bare numbers in the unit of the other times. */
+ * durations are in seconds (bare numbers, or suffixes converted to seconds),
+ * the one rule of cli_time. */
 static int latency_law(const char *cmd, struct args *a)
 {
-    const char *unit = "";
+    const char *unit = "s";
     const char *names[3] = {"ttft-slo", "tpot-slo", "decode-step"};
     const char *given[3] = {a->ttft_s, a->tpot_s, a->step_s};
     double *dst[3] = {&a->ttft, &a->tpot, &a->step};
@@ -196,6 +197,11 @@ static int latency_law(const char *cmd, struct args *a)
                                     "of --hw %s", a->hw);
     if (a->hw != NULL && afd_hw_has_decode(&a->law_hw) && isnan(a->step))
         a->step = a->law_hw.decode_beta; /* placeholder until the workload is read */
+    /* an instance of tensor-parallel size T is T devices, prefill or decode */
+    if (isnan(a->pgpu))
+        a->pgpu = a->tp;
+    if (isnan(a->dgpu))
+        a->dgpu = a->tp;
     return 0;
 }
 
@@ -278,17 +284,6 @@ struct pd_row {
     double gpus;
 };
 
-struct quad_service {
-    double a, b, c;
-};
-
-static double quad_service(uint64_t prompt, void *ctx)
-{
-    const struct quad_service *q = ctx;
-    double p = (double)prompt;
-    return q->a + q->b * p + q->c * p * p;
-}
-
 static int size_one(const char *cmd, const struct args *a, const afd_workload *w,
                     const afd_service_law *law, double lambda, int many, struct pd_row *r)
 {
@@ -355,8 +350,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
-    /* without --hw the times are bare numbers: seconds for 5/s and trace */
-    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit[0] ? a.unit : "s", &w, c.wl.trace,
+    /* the rates in the unit of the times: the latency file's, or seconds */
+    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w, c.wl.trace,
                          &lambdas);
     if (rc != 0)
         goto out;
@@ -389,7 +384,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
     cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
     cli_table_provenance(t);
-    if (a.unit[0])
+    if (a.hw != NULL && a.unit[0]) /* only a latency file states the unit */
         cli_table_meta(t, "unit", "%s", a.unit);
     if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
         cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
@@ -453,7 +448,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
 
     /* the prefill pool again with the trace's own arrivals replayed */
     if (can_replay(&w)) {
-        struct quad_service qs = {a.pa, a.pb, a.pc};
+        afd_quad_service qs = {a.pa, a.pb, a.pc};
         char rcol[48], rse[48];
         cli_percentile_name(rcol, sizeof rcol, "ttft", a.pct, "_replay");
         cli_percentile_name(rse, sizeof rse, "ttft", a.pct, "_replay_se");
@@ -464,7 +459,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
             unsigned creplay = 0;
             memset(&p, 0, sizeof p);
             p.trace = &w;
-            p.service_fn = quad_service;
+            p.service_fn = afd_quad_service_time;
             p.service_ctx = &qs;
             p.quantile = a.pct;
             p.replay = 1;
@@ -531,7 +526,10 @@ const cli_command cli_cmd_pd = {
         "exactly Poisson with mean decode_slots = L E[D] S_d (M/G/infinity), provisioned at\n"
         "--slot-quantile; they hold L theta KV tokens on average (Lemma 4.1), kv_gb with\n"
         "--kv-bytes-per-token.  decode_instances needs --slots-per-instance (and\n"
-        "--kv-budget to count memory); goodput_per_gpu = L / gpus.  Times in any one unit.\n"
+        "--kv-budget to count memory); goodput_per_gpu = L / gpus.\n"
+        "Units: without --hw bare numbers are seconds (rates per second) and suffixes\n"
+        "(500ms, 2s, 300/min) convert to seconds; with --hw FILE they are in the file's\n"
+        "unit, and a suffix against a file in cycles or without a unit is refused.\n"
         "Check a sizing by simulation: afdkit mc mdc --lambda L --service-trace FILE\n"
         "--service-a A --service-b B --c C reports ttft_p90_mc.\n"
         "No feasible sizing (a decode step above the TPOT SLO, a TTFT SLO that no pool of\n"
@@ -575,9 +573,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
-    /* without --hw the times are bare numbers: seconds for 5/s and trace */
+    /* the rates in the unit of the times: the latency file's, or seconds */
     if (a.lambda_s != NULL &&
-        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit[0] ? a.unit : "s", &w,
+        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w,
                               c.wl.trace, &lambdas)) != 0)
         goto out;
     if (isnan(a.slots)) {
@@ -668,7 +666,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    if (a.unit[0])
+    if (a.hw != NULL && a.unit[0]) /* only a latency file states the unit */
         cli_table_meta(t, "unit", "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
@@ -769,7 +767,10 @@ const cli_command cli_cmd_goodput = {
         "or trace: the rate of the trace's timestamps) adds a last block, one row per\n"
         "rate: lambda prefill decode gpus goodput headroom, the pool of fewest GPUs\n"
         "among those evaluated whose goodput reaches the rate (ties: the larger\n"
-        "goodput), headroom = goodput / lambda; nan with a warning when no pool does.",
+        "goodput), headroom = goodput / lambda; nan with a warning when no pool does.\n"
+        "Units: without --hw bare numbers are seconds (rates per second) and suffixes\n"
+        "(500ms, 2s, 300/min) convert to seconds; with --hw FILE they are in the file's\n"
+        "unit, and a suffix against a file in cycles or without a unit is refused.",
     .groups = goodput_groups,
     .run = run_goodput,
 };

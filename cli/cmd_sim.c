@@ -129,7 +129,7 @@ static void params_for(const struct args *a, const afd_workload *w, const afd_hw
     p->no_comm = a->no_comm;
     p->async_attention = a->async;
     p->seed = (uint64_t)a->seed;
-    p->stream_base = ((uint64_t)p->x << 44) ^ ((uint64_t)p->y << 24);
+    p->stream_base = afd_pipeline_stream_base(p->x, p->y);
 }
 
 static int run(const cli_command *self, int argc, char **argv)

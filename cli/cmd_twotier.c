@@ -139,7 +139,8 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "%s", unit);
+    if (unit[0] != '\0')
+        cli_table_meta(t, "unit", "%s", unit);
     cli_table_meta(t, "target", "%g", a.target);
     cli_table_begin(t, "lp", "hp", "capacity", "p_offload", "rho_hp");
     for (k = 0; k < (size_t)a.n; k++) {
@@ -213,7 +214,10 @@ const cli_command cli_cmd_twotier = {
         "an LP pool offloads a request after it has waited T - X (M/G/c+D), and the HP\n"
         "pool serves the offloaded stream FCFS with X left (libanalytic/afd_twotier.h).\n"
         "M/G/c waits are M/M/c waits stretched by (1 + cs^2)/2, exact for exponential\n"
-        "service; docs/queues.md gives the errors of that approximation.",
+        "service; docs/queues.md gives the errors of that approximation.\n"
+        "Times take units (2s, 150ms), rates too (5/s, 300/min); bare numbers are in the\n"
+        "unit of --hw, or seconds without it; a suffix against --hw in cycles or without\n"
+        "a unit is refused.",
     .groups = tt_groups,
     .run = run,
 };

@@ -31,7 +31,7 @@ int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const cha
         if (afd_unit_seconds(unit, &sec) != AFD_OK)
             return cli_usage_error(cmd, "--%s trace: the time unit '%s' has no conversion from "
                                         "seconds",
-                                   opt, unit);
+                                   opt, unit[0] != '\0' ? unit : "(none stated)");
         out->v = malloc(sizeof *out->v);
         if (out->v == NULL)
             return cli_runtime_error(cmd, "out of memory");

@@ -60,12 +60,18 @@ static int unit_error(const char *cmd, const char *opt, const char *arg, const c
 {
     char ex[200];
     cli_excerpt(arg, ex, sizeof ex);
+    if (st == AFD_EINVAL && unit[0] == '\0')
+        return cli_usage_error(cmd,
+                               "--%s: '%s' has a unit, but the latency file states none: give a "
+                               "bare number in the file's unit, or add a line unit = s, ms or us "
+                               "to it",
+                               opt, ex);
     if (st == AFD_EINVAL)
         return cli_usage_error(cmd,
-                               "--%s: '%s' has a unit, but the latency model is in %s: give a "
-                               "bare number in %s, or a latency model in s, ms or us",
-                               opt, ex, unit[0] != '\0' ? unit : "no stated unit",
-                               unit[0] != '\0' ? unit : "its unit");
+                               "--%s: '%s' has a unit, but the latency model is in %s, which "
+                               "has no conversion to seconds: give a bare number in %s, or a "
+                               "latency model in s, ms or us",
+                               opt, ex, unit, unit);
     return cli_usage_error(cmd, "--%s: %s: '%s' (%s)", opt, status_word_of(st, arg), ex, what);
 }
 

@@ -166,6 +166,15 @@ AFD_API afd_status afd_slot_mc(const afd_slot_mc_params *p, afd_slot_mc_result *
  * must return a finite value >= 0. */
 typedef double (*afd_service_fn)(uint64_t prompt, void *ctx);
 
+/* The quadratic service law of a prompt served alone, S = a + b P + c P^2
+ * (BestServe's prefill law for a batch of one prompt, afd_hw.h; the same
+ * values as afd_prefill_times): afd_quad_service_time is an afd_service_fn
+ * whose ctx points to an afd_quad_service. */
+typedef struct afd_quad_service {
+    double a, b, c;
+} afd_quad_service;
+AFD_API double afd_quad_service_time(uint64_t prompt, void *ctx);
+
 typedef struct afd_queue_sim_params {
     unsigned c;                /* servers, 1..AFD_QUEUE_SIM_MAX_SERVERS */
     double lambda;             /* Poisson arrival rate > 0 */
@@ -228,6 +237,15 @@ typedef struct afd_queue_sim_result {
  * trace's rate (n - 1) / span times E[S] / c.  Replay adds AFD_EINVAL for
  * missing or unsorted times and AFD_EEMPTY for fewer rows than batches. */
 AFD_API afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out);
+
+/* E[S] of the service law of p, the service_mean afd_queue_sim reports:
+ * p->service without a trace, else the mean of service_fn(P) over the
+ * trace's kept rows, each weight 1/n (rows are drawn uniformly, or replayed
+ * once each), summed in long double.  Only the service fields are read.
+ * AFD_EINVAL (service <= 0 or not finite without a trace; a trace that is
+ * not TRACE or has no service_fn; a service time that is negative or not
+ * finite), AFD_EEMPTY (no kept rows), AFD_ENOMEM; *es is NaN on error. */
+AFD_API afd_status afd_queue_sim_service_mean(const afd_queue_sim_params *p, double *es);
 
 /* Smallest c in [c_lo, c_max] whose replayed `quantile` of the time in
  * system (p->quantile; the TTFT of a prefill pool) is at most slo, by

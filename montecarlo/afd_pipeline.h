@@ -43,8 +43,14 @@
  * A step costs O(x + completions), not O(xB).
  *
  * Randomness.  Slot group (worker j, micro-batch k) draws its requests from
- * Philox stream stream_base + j m + k of the seed, in the order its
- * requests finish; results do not depend on threads or on other runs.
+ * Philox stream afd_pipeline_stream(p, j, k) = stream_base + j m + k of the
+ * seed (afd_philox.h), in the order its requests finish: its initial slots
+ * b = 0 .. B-1 first, then one request per completion (two uniforms per
+ * request for the geometric model, one per trace request, two for a
+ * stationary initial slot).  A run reads nothing else, so its result
+ * depends neither on threads nor on other runs; the layout below is part
+ * of the reproducibility contract (a seed and a configuration give the
+ * same numbers in every release).
  */
 #ifndef AFD_PIPELINE_H
 #define AFD_PIPELINE_H
@@ -127,6 +133,26 @@ typedef struct afd_pipeline_result {
 /* The levels of afd_pipeline_result.tpot_q. */
 #define AFD_PIPELINE_TPOT_NQ 3
 AFD_API extern const double afd_pipeline_tpot_levels[AFD_PIPELINE_TPOT_NQ];
+
+/* The Philox stream layout of the simulator.
+ *
+ *   afd_pipeline_stream_base(x, y) = (x << 44) XOR (y << 24)   (mod 2^64)
+ *   afd_pipeline_stream(p, j, k)   = p->stream_base + j m + k
+ *
+ * with m = p->microbatches, 0 <= j < x, 0 <= k < m.  Configurations of one
+ * experiment (one y, several x = r y, as `afdkit sim --r LIST`) set
+ * stream_base = afd_pipeline_stream_base(x, y) and then read disjoint
+ * streams: x m B <= 2^26 (AFD_PIPELINE_MAX_SLOTS) bounds the offsets
+ * j m + k below 2^26, and for y < 2^19 the sum (y << 24) + j m + k stays
+ * below 2^44, so bits 44..63 of every stream of (x, y) are x mod 2^20.
+ * Two x of the same y therefore never share a stream when they differ
+ * modulo 2^20 (always when x < 2^20).  Beyond that the layout wraps: x and
+ * x + 2^20 read the same streams.  Different y are different experiments
+ * and may share streams.  The streams do not depend on the thread that
+ * runs a configuration, so results are identical for any thread count. */
+AFD_API uint64_t afd_pipeline_stream_base(unsigned x, unsigned y);
+AFD_API uint64_t afd_pipeline_stream(const afd_pipeline_params *p, unsigned worker,
+                                     unsigned microbatch);
 
 /* Check the parameters of a run without running it (afd_pipeline_run
  * starts with this check).  AFD_ELIMIT beyond AFD_PIPELINE_MAX_SLOTS

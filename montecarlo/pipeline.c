@@ -229,6 +229,16 @@ afd_status afd_pipeline_check(const afd_pipeline_params *p)
     return AFD_OK;
 }
 
+uint64_t afd_pipeline_stream_base(unsigned x, unsigned y)
+{
+    return ((uint64_t)x << 44) ^ ((uint64_t)y << 24);
+}
+
+uint64_t afd_pipeline_stream(const afd_pipeline_params *p, unsigned worker, unsigned microbatch)
+{
+    return p->stream_base + (uint64_t)worker * p->microbatches + microbatch;
+}
+
 static afd_status setup(struct sim *s, const afd_pipeline_params *p)
 {
     const afd_workload *w = p->workload;
@@ -266,7 +276,7 @@ static afd_status setup(struct sim *s, const afd_pipeline_params *p)
     for (j = 0; j < s->x; j++)
         for (k = 0; k < s->m; k++)
             afd_philox_cursor_init(&s->cur[j * s->m + k], p->seed,
-                                   p->stream_base + j * s->m + k, 0);
+                                   afd_pipeline_stream(p, (unsigned)j, (unsigned)k), 0);
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         if (afd_geometric_init(1 / w->mu_p, &s->gp) != AFD_OK ||
             afd_geometric_init(1 / w->mu_d, &s->gd) != AFD_OK)

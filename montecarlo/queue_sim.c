@@ -44,6 +44,47 @@ static void mean_se(const double *x, unsigned k, double *mean, double *se)
     *se = sqrt(v / (k - 1) / k);
 }
 
+/* The service law of p: E[S] (*es), and with a trace the service time of
+ * every kept row (*svc, when svc is not NULL).  E[S] is the deterministic
+ * time, or the mean of service_fn over the rows (each weight 1/n: a row is
+ * drawn uniformly), summed in long double. */
+static afd_status service_times(const afd_queue_sim_params *p, double **svc, double *es)
+{
+    size_t i, n;
+    long double sum = 0;
+    double *s;
+    if (svc != NULL)
+        *svc = NULL;
+    if (p->trace == NULL) {
+        if (!(p->service > 0) || !isfinite(p->service))
+            return AFD_EINVAL;
+        *es = p->service;
+        return AFD_OK;
+    }
+    if (p->trace->kind != AFD_WORKLOAD_TRACE || p->service_fn == NULL)
+        return AFD_EINVAL;
+    if (p->trace->n_kept == 0 || p->trace->prompt == NULL)
+        return AFD_EEMPTY;
+    n = p->trace->n_kept;
+    s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return AFD_ENOMEM;
+    for (i = 0; i < n; i++) {
+        s[i] = p->service_fn(p->trace->prompt[i], p->service_ctx);
+        if (!(s[i] >= 0) || !isfinite(s[i])) {
+            free(s);
+            return AFD_EINVAL;
+        }
+        sum += s[i];
+    }
+    *es = (double)(sum / n);
+    if (svc != NULL)
+        *svc = s;
+    else
+        free(s);
+    return AFD_OK;
+}
+
 /* Validate p; fill the service time of every trace row (*svc) and E[S]. */
 static afd_status prepare(const afd_queue_sim_params *p, double **svc, double *es)
 {
@@ -69,34 +110,30 @@ static afd_status prepare(const afd_queue_sim_params *p, double **svc, double *e
         if (p->c > AFD_QUEUE_SIM_MAX_SERVERS || p->customers > AFD_QUEUE_SIM_MAX_CUSTOMERS)
             return AFD_ELIMIT;
     }
-    if (p->trace == NULL) {
-        if (!(p->service > 0) || !isfinite(p->service))
-            return AFD_EINVAL;
-        *es = p->service;
-        return AFD_OK;
-    }
-    if (p->trace->kind != AFD_WORKLOAD_TRACE || p->service_fn == NULL)
+    return service_times(p, svc, es);
+}
+
+double afd_quad_service_time(uint64_t prompt, void *ctx)
+{
+    const afd_quad_service *q = ctx;
+    double P = (double)prompt;
+    /* BestServe's prefill law for a batch of one prompt, a + b P + c P^2
+     * (afd_hw.h; afd_prefill_times computes the same). */
+    return q->a + q->b * P + q->c * P * P;
+}
+
+afd_status afd_queue_sim_service_mean(const afd_queue_sim_params *p, double *es)
+{
+    double *svc = NULL;
+    afd_status st;
+    if (es == NULL)
         return AFD_EINVAL;
-    if (p->trace->n_kept == 0 || p->trace->prompt == NULL)
-        return AFD_EEMPTY;
-    {
-        size_t i, n = p->trace->n_kept;
-        long double sum = 0;
-        double *s = malloc(n * sizeof *s);
-        if (s == NULL)
-            return AFD_ENOMEM;
-        for (i = 0; i < n; i++) {
-            s[i] = p->service_fn(p->trace->prompt[i], p->service_ctx);
-            if (!(s[i] >= 0) || !isfinite(s[i])) {
-                free(s);
-                return AFD_EINVAL;
-            }
-            sum += s[i];
-        }
-        *es = (double)(sum / n);
-        *svc = s;
-    }
-    return AFD_OK;
+    *es = NAN;
+    if (p == NULL)
+        return AFD_EINVAL;
+    st = service_times(p, p->trace != NULL ? &svc : NULL, es);
+    free(svc);
+    return st;
 }
 
 afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out)

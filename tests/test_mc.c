@@ -578,6 +578,59 @@ static void mdc_trace_service(void **state)
     afd_workload_free(&w);
 }
 
+/* The quadratic service law S = a + b P + c P^2 and its mean, by hand:
+ * with a = 1, b = 1/2, c = 1/4 the prompts 1, 2, 3 take 1 + 1/2 + 1/4 =
+ * 7/4, 1 + 1 + 1 = 3 and 1 + 3/2 + 9/4 = 19/4, all exact in binary, so
+ * E[S] = (7/4 + 12/4 + 19/4) / 3 = 38/12 = 19/6; afd_queue_sim reports the
+ * same E[S] and rho = lambda E[S] / c. */
+static void quad_service_mean_by_hand(void **state)
+{
+    static const uint64_t P[3] = {1, 2, 3}, D[3] = {1, 1, 1};
+    afd_quad_service q = {1, 0.5, 0.25};
+    afd_workload w;
+    afd_queue_sim_params p;
+    afd_queue_sim_result res;
+    double es;
+    (void)state;
+    assert_true(afd_quad_service_time(1, &q) == 1.75);
+    assert_true(afd_quad_service_time(2, &q) == 3.0);
+    assert_true(afd_quad_service_time(3, &q) == 4.75);
+    assert_true(afd_quad_service_time(0, &q) == 1.0);
+    make_trace(&w, P, D, 3);
+    memset(&p, 0, sizeof p);
+    p.c = 2;
+    p.lambda = 0.5;
+    p.trace = &w;
+    p.service_fn = afd_quad_service_time;
+    p.service_ctx = &q;
+    p.customers = 4096;
+    p.seed = 3;
+    assert_int_equal(afd_queue_sim_service_mean(&p, &es), AFD_OK);
+    assert_close(es, 19.0 / 6, 0x1p-52, 0);
+    assert_int_equal(afd_queue_sim(&p, &res), AFD_OK);
+    assert_true(res.service_mean == es);
+    assert_close(res.rho, 0.5 * 19.0 / 6 / 2, 0x1p-51, 0);
+    /* deterministic service: E[S] is the service time itself */
+    p.trace = NULL;
+    p.service = 0.375;
+    assert_int_equal(afd_queue_sim_service_mean(&p, &es), AFD_OK);
+    assert_true(es == 0.375);
+    /* errors: a zero service time without a trace, an overflowing law, no rows */
+    p.service = 0;
+    assert_int_equal(afd_queue_sim_service_mean(&p, &es), AFD_EINVAL);
+    assert_true(isnan(es));
+    p.trace = &w;
+    q.c = 1e308;
+    assert_int_equal(afd_queue_sim_service_mean(&p, &es), AFD_EINVAL);
+    q.c = 0.25;
+    w.n_kept = 0;
+    assert_int_equal(afd_queue_sim_service_mean(&p, &es), AFD_EEMPTY);
+    w.n_kept = 3;
+    assert_int_equal(afd_queue_sim_service_mean(NULL, &es), AFD_EINVAL);
+    assert_int_equal(afd_queue_sim_service_mean(&p, NULL), AFD_EINVAL);
+    afd_workload_free(&w);
+}
+
 /* A different algorithm for c servers: event scheduling with an explicit
  * FIFO line and the departure times of the busy servers, driven by GSL's
  * MT19937 (random numbers independent of the library's).  Batch means
@@ -765,6 +818,7 @@ int main(void)
         cmocka_unit_test(slot_mc_errors),
         cmocka_unit_test(mdc_single_server),
         cmocka_unit_test(mdc_trace_service),
+        cmocka_unit_test(quad_service_mean_by_hand),
         cmocka_unit_test(mdc_multi_server_against_events),
         cmocka_unit_test(mdc_errors),
         cmocka_unit_test(slot_mc_pairs_same_as_sorted_rows),

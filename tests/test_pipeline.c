@@ -3,6 +3,7 @@
  * clearly binds, and the invariants of the schedule itself. */
 #include <config.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,13 @@
 
 #include "mc_test_util.h"
 
+#include "afd_philox.h"
 #include "afd_pipeline.h"
 #include "afd_ratio.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* A trace whose requests are all (P, D = 1): every slot holds load P at
  * every step, so every Attention time is alpha_a B P + beta_a exactly. */
@@ -298,6 +304,9 @@ static void ablations(void **state)
 /* The schedule written to the Gantt callback respects the resources: no
  * worker runs two Attention tasks at once, nor the FFN two micro-batches,
  * and every stage of a step follows the previous one. */
+/* Attention time and end of worker (< 4) at step (< 64), from the gantt. */
+static double att_dur[64][4], att_end[64][4];
+
 struct gantt_check {
     double a_end[4], f_end, a_done[64], stage_end[64][4];
     int bad;
@@ -311,6 +320,10 @@ static void on_stage(void *ctx, uint64_t step, unsigned mb, int stage, int worke
     if (end < start)
         g->bad = 1;
     if (stage == AFD_STAGE_ATTENTION) {
+        if (step < 64 && worker < 4) {
+            att_dur[step][worker] = end - start;
+            att_end[step][worker] = end;
+        }
         if (start < g->a_end[worker] - 1e-9)
             g->bad = 1;
         g->a_end[worker] = end;
@@ -327,6 +340,148 @@ static void on_stage(void *ctx, uint64_t step, unsigned mb, int stage, int worke
         g->bad = 1;
     }
     g->stage_end[step][stage] = end;
+}
+
+/* The stream layout, written out by hand: (x << 44) XOR (y << 24), then
+ * worker j, micro-batch k at offset j m + k. */
+static void stream_layout_by_hand(void **state)
+{
+    afd_pipeline_params p;
+    (void)state;
+    assert_true(afd_pipeline_stream_base(3, 1) == UINT64_C(0x0000300001000000));
+    assert_true(afd_pipeline_stream_base(1, 65536) == UINT64_C(0x0000110000000000));
+    assert_true(afd_pipeline_stream_base(0xfffff, 7) == UINT64_C(0xfffff00007000000));
+    memset(&p, 0, sizeof p);
+    p.x = 3;
+    p.y = 1;
+    p.microbatches = 2;
+    p.stream_base = afd_pipeline_stream_base(3, 1);
+    assert_true(afd_pipeline_stream(&p, 0, 0) == UINT64_C(0x0000300001000000));
+    assert_true(afd_pipeline_stream(&p, 2, 1) == UINT64_C(0x0000300001000005));
+    /* the documented wrap: x and x + 2^20 share their streams */
+    assert_true(afd_pipeline_stream_base(5 + (1u << 20), 2) == afd_pipeline_stream_base(5, 2));
+}
+
+/* For one y, the stream ranges [base, base + x m) of different x below
+ * 2^20 are disjoint, at the largest m the slot limit allows (B = 1), and
+ * each stream carries x in its top 20 bits. */
+static void streams_of_configurations_disjoint(void **state)
+{
+    static const unsigned ys[] = {1, 7, 65536, (1u << 19) - 1};
+    static const unsigned xs[] = {1, 2, 3, 64, 1000, 4095, 65535, 65536, 262143, (1u << 20) - 1};
+    enum { NX = sizeof xs / sizeof xs[0] };
+    size_t a, b, iy;
+    (void)state;
+    for (iy = 0; iy < sizeof ys / sizeof ys[0]; iy++) {
+        uint64_t lo[NX], hi[NX];
+        for (a = 0; a < NX; a++) {
+            afd_pipeline_params p;
+            memset(&p, 0, sizeof p);
+            p.x = xs[a];
+            p.y = ys[iy];
+            p.microbatches = (unsigned)(AFD_PIPELINE_MAX_SLOTS / xs[a]); /* x m <= 2^26 */
+            p.stream_base = afd_pipeline_stream_base(p.x, p.y);
+            lo[a] = afd_pipeline_stream(&p, 0, 0);
+            hi[a] = afd_pipeline_stream(&p, p.x - 1, p.microbatches - 1);
+            assert_true(hi[a] - lo[a] == (uint64_t)p.x * p.microbatches - 1);
+            assert_true(lo[a] >> 44 == xs[a] && hi[a] >> 44 == xs[a]);
+        }
+        for (a = 0; a < NX; a++)
+            for (b = a + 1; b < NX; b++)
+                assert_true(hi[a] < lo[b] || hi[b] < lo[a]);
+    }
+}
+
+/* The simulator reads the streams of the layout: with D = 1 every request
+ * lasts one step, with alpha_a = 1 and beta_a = 0 worker j's Attention time
+ * at step s is the prompt of its current request, and with B = 1 and a
+ * fresh start that request is the (s div m)-th draw of slot group
+ * (j, s mod m): row floor(u n) of the trace, u the uniform at index s div m
+ * of stream (x << 44 XOR y << 24) + j m + k, computed here by Philox
+ * directly. */
+static void draws_follow_the_layout(void **state)
+{
+    enum { X = 3, M = 2, ROWS = 8, STEPS = 16 };
+    struct gantt_check g;
+    afd_workload w;
+    afd_pipeline_params p;
+    afd_pipeline_result r;
+    uint64_t P[ROWS];
+    double D[ROWS];
+    unsigned i, j, s;
+    (void)state;
+    for (i = 0; i < ROWS; i++) {
+        P[i] = (uint64_t)1 << i;
+        D[i] = 1;
+    }
+    memset(&w, 0, sizeof w);
+    w.kind = AFD_WORKLOAD_TRACE;
+    w.n_kept = ROWS;
+    w.prompt = P;
+    w.decode = malloc(ROWS * sizeof *w.decode);
+    assert_non_null(w.decode);
+    for (i = 0; i < ROWS; i++)
+        w.decode[i] = (uint64_t)D[i];
+    p = params(&w, X, M);
+    p.B = 1;
+    p.requests = 40;
+    p.start = AFD_START_FRESH;
+    p.seed = 12345;
+    p.hw.alpha_a = 1;
+    p.hw.beta_a = 0;
+    p.stream_base = afd_pipeline_stream_base(X, 1);
+    memset(&g, 0, sizeof g);
+    p.gantt = on_stage;
+    p.gantt_ctx = &g;
+    p.gantt_steps = STEPS;
+    memset(att_dur, 0, sizeof att_dur);
+    assert_int_equal(afd_pipeline_run(&p, &r), AFD_OK);
+    assert_int_equal(g.bad, 0);
+    for (s = 0; s < STEPS; s++)
+        for (j = 0; j < X; j++) {
+            uint64_t stream = (((uint64_t)X << 44) ^ ((uint64_t)1 << 24)) + j * M + s % M;
+            double u = afd_philox_u01(12345, stream, s / M);
+            double want = (double)P[(size_t)(u * ROWS)];
+            assert_close(att_dur[s][j], want, 0, 4 * DBL_EPSILON * att_end[s][j]);
+        }
+    free(w.decode);
+}
+
+/* Configurations run in parallel give the results they give one by one,
+ * bit for bit, for 1 to 4 threads. */
+static void thread_count_does_not_matter(void **state)
+{
+    enum { N = 6 };
+    static const unsigned xs[N] = {1, 2, 3, 5, 8, 13};
+    afd_workload w;
+    afd_pipeline_result ser[N], par[N];
+    int nt, k;
+    (void)state;
+    afd_workload_geometric(100, 500, &w);
+    for (k = 0; k < N; k++) {
+        afd_pipeline_params p = params(&w, xs[k], 2);
+        p.B = 16;
+        p.requests = 300;
+        p.stream_base = afd_pipeline_stream_base(p.x, p.y);
+        assert_int_equal(afd_pipeline_run(&p, &ser[k]), AFD_OK);
+    }
+    for (nt = 1; nt <= 4; nt++) {
+        afd_status st[N];
+        memset(par, 0, sizeof par);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#endif
+        for (k = 0; k < N; k++) {
+            afd_pipeline_params p = params(&w, xs[k], 2);
+            p.B = 16;
+            p.requests = 300;
+            p.stream_base = afd_pipeline_stream_base(p.x, p.y);
+            st[k] = afd_pipeline_run(&p, &par[k]);
+        }
+        for (k = 0; k < N; k++)
+            assert_int_equal(st[k], AFD_OK);
+        assert_memory_equal(ser, par, sizeof ser);
+    }
 }
 
 static void gantt_respects_resources(void **state)
@@ -434,6 +589,10 @@ int main(void)
         cmocka_unit_test(tpot_percentiles_by_hand),
         cmocka_unit_test(tpot_percentiles_exact),
         cmocka_unit_test(pairs_same_as_sorted_rows),
+        cmocka_unit_test(stream_layout_by_hand),
+        cmocka_unit_test(streams_of_configurations_disjoint),
+        cmocka_unit_test(draws_follow_the_layout),
+        cmocka_unit_test(thread_count_does_not_matter),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

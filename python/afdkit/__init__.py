@@ -839,7 +839,7 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
             p.no_comm = 1 if no_comm else 0
             p.async_attention = 1 if async_attention else 0
             p.seed = _integer(seed, "seed", 0, 2**63 - 1)
-            p.stream_base = (p.x << 44) ^ (p.y << 24)
+            p.stream_base = mc.afd_pipeline_stream_base(p.x, p.y)
             if gantt is not None:
                 p.gantt = on_stage
                 p.gantt_steps = gantt_steps

@@ -232,6 +232,8 @@ typedef struct afd_pipeline_result {
 } afd_pipeline_result;
 afd_status afd_pipeline_check(const afd_pipeline_params *p);
 afd_status afd_pipeline_run(const afd_pipeline_params *p, afd_pipeline_result *out);
+uint64_t afd_pipeline_stream_base(unsigned x, unsigned y);
+uint64_t afd_pipeline_stream(const afd_pipeline_params *p, unsigned worker, unsigned microbatch);
 """
 
 # The structs whose layout the tests check against the C headers.
