@@ -17,7 +17,7 @@ enum {
 
 static const cli_option model_options[] = {
     {"model", 'm', "NAME|FILE",
-     "model preset or Hugging Face config.json (default deepseek-v3)", OPT_MODEL},
+     "model preset or config.json (default deepseek-v3)", OPT_MODEL},
     {"hidden", 0, "H", "hidden size", OPT_HIDDEN},
     {"kv-dim", 0, "N", "cached elements per token and layer, d_c + d_rope", OPT_KV_DIM},
     {"kv-bytes", 0, "N", "bytes per cached element (2 for BF16)", OPT_KV_BYTES},
@@ -26,24 +26,24 @@ static const cli_option model_options[] = {
     {"top-k", 0, "K", "experts per token", OPT_TOP_K},
     {"mtp-depth", 0, "N", "multi-token-prediction depth", OPT_MTP},
     {"layers", 0, "N", "attention layers counted in alpha_a", OPT_LAYERS},
-    {"ffn-layers", 0, "N", "FFN-side (MoE) layers counted in alpha_f and alpha_c",
+    {"ffn-layers", 0, "N", "FFN-side (MoE) layers in alpha_f and alpha_c",
      OPT_FFN_LAYERS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_option spec_options[] = {
     {"device", 'd', "NAME|FILE",
-     "device preset or file: hbm_tbps, peak_tflops, net_gbps x comm_eff, mbu, mfu (decode)",
+     "device preset or file for the bandwidths, peak and efficiencies",
      OPT_DEVICE},
     {"hbm-bw", 0, "TB/s", "peak HBM bandwidth beta_HBM, in [0.05, 50]", OPT_HBM},
-    {"mem-eff", 0, "E", "effective memory bandwidth ratio eta_mem in (0, 1] (default 1)",
+    {"mem-eff", 0, "E", "memory bandwidth efficiency eta_mem in (0, 1] (default 1)",
      OPT_MEM_EFF},
     {"peak-tflops", 0, "T", "peak compute pi_peak in TFLOP/s, in [1, 20000]", OPT_PEAK},
-    {"compute-eff", 0, "E", "effective compute ratio eta_compute in (0, 1] (default 1)",
+    {"compute-eff", 0, "E", "compute efficiency eta_compute in (0, 1] (default 1)",
      OPT_COMPUTE_EFF},
-    {"net-bw", 0, "GB/s", "effective A-F network bandwidth beta_net, in [0.1, 10000]", OPT_NET},
-    {"experts-per-card", 0, "N", "experts per FFN card, N_expert/card, in [1, 1024] (required "
-     "for a MoE model; 1 for a dense one)", OPT_EPC},
-    {"beta-a", 0, "T", "Attention intercept per step: 50us, or seconds (empirical; default 0)",
+    {"net-bw", 0, "GB/s", "effective A-F network bandwidth in [0.1, 10000]", OPT_NET},
+    {"experts-per-card", 0, "N", "experts per FFN card in [1, 1024] (MoE: required)",
+     OPT_EPC},
+    {"beta-a", 0, "T", "Attention intercept per step: 50us, or seconds (default 0)",
      OPT_BA},
     {"beta-f", 0, "T", "FFN intercept per step (default 0)", OPT_BF},
     {"beta-c", 0, "T", "communication intercept per step (default 0)", OPT_BC},
@@ -259,40 +259,42 @@ const cli_command cli_cmd_hw = {
         "Prints one row: alpha_a beta_a alpha_f beta_f alpha_c beta_c unit; --out FILE\n"
         "writes the same as a key=value file that --hw FILE reads.\n"
         "\n"
-        "The coefficients time one decode step of a micro-batch through the WHOLE model\n"
-        "(Section 3.1): Appendix B derives each slope for one layer, and a step runs every\n"
-        "layer, so\n"
-        "  alpha_a = L_attn (d_c + d_rope) kv_bytes / (beta_HBM eta_mem)              eq. (19)\n"
-        "  alpha_f = L_ffn N_e/card 6 H d_expert / (pi_peak eta_compute) k (1+MTP) / N_e\n"
-        "                                                                             eq. (26)\n"
-        "  alpha_c = L_ffn N_e/card 3 H / beta_net k (1+MTP) / N_e                    eq. (31)\n"
+        "The coefficients time one decode step of a micro-batch through the WHOLE\n"
+        "model (Section 3.1).  Appendix B derives each slope for one layer, and a\n"
+        "step runs every layer, so\n"
+        "  alpha_a = L_attn (d_c + d_rope) kv_bytes / (beta_HBM eta_mem)      eq. (19)\n"
+        "  alpha_f = L_ffn N_e/card 6 H d_expert / (pi_peak eta_compute)\n"
+        "            x k (1+MTP) / N_e                                        eq. (26)\n"
+        "  alpha_c = L_ffn N_e/card 3 H / beta_net x k (1+MTP) / N_e          eq. (31)\n"
         "with L_attn = num_hidden_layers (every layer has attention) and L_ffn the\n"
-        "layers whose MLP runs on the FFN side: num_hidden_layers - first_k_dense_replace\n"
-        "for a MoE model (61 and 58 for DeepSeek-V3), every layer of a dense model (whose\n"
-        "MLP is one expert: N_e = k = N_e/card = 1).  The first_k_dense_replace dense\n"
-        "MLPs stay with Attention and read their weights once per step whatever the\n"
-        "load: part of beta_a.  Shared experts and the MTP module's own layer are not\n"
-        "counted (Appendix B has neither).  alpha_a is per token of KV load, alpha_f and\n"
-        "alpha_c per request of the aggregated batch.  --layers 1 --ffn-layers 1 gives\n"
-        "Appendix B's per-layer values.\n"
+        "layers whose MLP runs on the FFN side: num_hidden_layers -\n"
+        "first_k_dense_replace for a MoE model (61 and 58 for DeepSeek-V3), every\n"
+        "layer of a dense model (its MLP is one expert: N_e = k = N_e/card = 1).\n"
+        "The first dense MLPs stay with Attention and read their weights once per\n"
+        "step whatever the load: part of beta_a.  Shared experts and the MTP\n"
+        "module's own layer are not counted (Appendix B has neither).  alpha_a is\n"
+        "per token of KV load, alpha_f and alpha_c per request of the aggregated\n"
+        "batch.  --layers 1 --ffn-layers 1 gives Appendix B's per-layer values.\n"
         "\n"
-        "--model takes a preset (afdkit help --presets) or a Hugging Face config.json\n"
-        "(as estimate and model); the dimensions come from it: H = hidden_size, d_c +\n"
-        "d_rope = kv_lora_rank + qk_rope_head_dim (MLA; GQA: 2 num_key_value_heads\n"
-        "head_dim), kv_bytes from torch_dtype, d_expert = moe_intermediate_size, N_e =\n"
-        "n_routed_experts, k = num_experts_per_tok, MTP = num_nextn_predict_layers.  The\n"
-        "dimension options override single values.  --device takes hbm_tbps, peak_tflops\n"
-        "(dense 16-bit; Table 2 asks for the INT8 peak of the FFN's quantized GEMMs: give\n"
-        "--peak-tflops for that), mbu and mfu of decode as eta_mem and eta_compute, and\n"
-        "net_gbps x comm_eff (its tensor-parallel link) as beta_net; options override.\n"
-        "Every device number must lie in a plausible range (a value in the wrong unit,\n"
-        "as --hbm-bw 3350 meant as GB/s, is refused): hbm-bw [0.05, 50] TB/s,\n"
-        "peak-tflops [1, 20000], net-bw [0.1, 10000] GB/s, efficiencies (0, 1],\n"
-        "experts-per-card [1, 1024] and at most N_e.  The intercepts are empirical\n"
-        "(Appendix B.2.1): give them with --beta-a/f/c (50us, or bare seconds) or fit\n"
-        "them with afdkit calibrate.  --provenance prints the dimensions and numbers\n"
-        "used (## model=, ## specs=, ## scope=).  The paper prints eq. (29) without the\n"
-        "factor N_e/card that eq. (31) keeps; afdkit follows eq. (31).",
+        "--model takes a preset (afdkit help --presets) or a Hugging Face\n"
+        "config.json, as estimate does: H = hidden_size, d_c + d_rope = kv_lora_rank\n"
+        "+ qk_rope_head_dim (MLA; GQA: 2 num_key_value_heads head_dim), kv_bytes\n"
+        "from torch_dtype, d_expert = moe_intermediate_size, N_e = n_routed_experts,\n"
+        "k = num_experts_per_tok, MTP = num_nextn_predict_layers; the dimension\n"
+        "options override single values.  --device takes hbm_tbps, peak_tflops\n"
+        "(dense 16-bit; Table 2 asks for the INT8 peak of the quantized expert\n"
+        "GEMMs: give --peak-tflops for that), the decode mbu and mfu as eta_mem and\n"
+        "eta_compute, and net_gbps x comm_eff (its tensor-parallel link) as\n"
+        "beta_net; options override it.\n"
+        "Every device number must lie in a plausible range, so that a value in the\n"
+        "wrong unit (--hbm-bw 3350 meant as GB/s) is refused: --hbm-bw [0.05, 50]\n"
+        "TB/s, --peak-tflops [1, 20000], --net-bw [0.1, 10000] GB/s, efficiencies\n"
+        "(0, 1], --experts-per-card [1, 1024] and at most N_e.\n"
+        "The intercepts are empirical (Appendix B.2.1): give them with --beta-a/f/c\n"
+        "(50us, or bare seconds) or fit them with afdkit calibrate.  --provenance\n"
+        "prints the dimensions and numbers used (## model=, ## specs=, ## scope=).\n"
+        "The paper prints eq. (29) without the factor N_e/card that eq. (31) keeps;\n"
+        "afdkit follows eq. (31).",
     .groups = hw_groups,
     .run = run,
 };
