@@ -50,12 +50,19 @@ void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
  * AFD_EUNSTABLE are runtime failures, the rest, AFD_ELIMIT included, input
  * errors). */
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err);
+/* Loading --OPT SPEC (a preset name or a file) failed with st: when SPEC
+ * names no file (no '/', nothing there) a usage error naming the presets
+ * (preset_name(0), preset_name(1), ... up to NULL), with "did you mean" for
+ * a close one; otherwise cli_file_error.  Returns the exit code. */
+int cli_spec_error(const char *cmd, const char *opt, const char *spec, afd_status st,
+                   const afd_error *err, const char *(*preset_name)(size_t));
 /* Edit distance (insertions, deletions, substitutions, adjacent
  * transpositions) between a[0..na) and b[0..nb); SIZE_MAX beyond 64 bytes. */
 size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);
-/* The name among names[0..count) closest to typed[0..n) when it is close
- * enough to be what was meant (distance at most a third of the longer name,
- * or typed a prefix of it), else NULL. */
+/* The one name among names[0..count) that typed[0..n) begins, if only one
+ * does; else the name closest to it when close enough to be what was meant
+ * (distance at most a third of the longer name, or typed a prefix of it);
+ * else NULL. */
 const char *cli_suggest(const char *typed, size_t n, const char *const *names, size_t count);
 /* Exit code for a library status. */
 int cli_exit_code(afd_status st);
@@ -353,6 +360,8 @@ void cli_hw_init(cli_hw_args *a);
  * file); print the error (with the preset names for an unknown name). */
 int cli_load_model(const char *cmd, const char *spec, afd_model *m);
 int cli_load_device(const char *cmd, const char *spec, afd_device *d);
+/* The same for an option of another name (--device-a, --device-f). */
+int cli_load_device_as(const char *cmd, const char *opt, const char *spec, afd_device *d);
 
 int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const char *arg);
 /* Build the coefficients: the --hw preset or file, then the overrides;

@@ -92,37 +92,19 @@ int cli_load_model(const char *cmd, const char *spec, afd_model *m)
 {
     afd_error err;
     afd_status st = afd_model_load(spec, m, &err);
-    if (st == AFD_OK)
-        return 0;
-    if (st == AFD_EIO && strchr(spec, '/') == NULL && strchr(spec, '.') == NULL) {
-        size_t i;
-        char known[512] = "";
-        for (i = 0; afd_model_preset_name(i); i++) {
-            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, afd_model_preset_name(i), sizeof known - strlen(known) - 1);
-        }
-        return cli_usage_error(cmd, "--model: no preset or file '%s' (presets: %s)", spec, known);
-    }
-    return cli_file_error(cmd, spec, st, &err);
+    return st == AFD_OK ? 0 : cli_spec_error(cmd, "model", spec, st, &err, afd_model_preset_name);
+}
+
+int cli_load_device_as(const char *cmd, const char *opt, const char *spec, afd_device *d)
+{
+    afd_error err;
+    afd_status st = afd_device_load(spec, d, &err);
+    return st == AFD_OK ? 0 : cli_spec_error(cmd, opt, spec, st, &err, afd_device_preset_name);
 }
 
 int cli_load_device(const char *cmd, const char *spec, afd_device *d)
 {
-    afd_error err;
-    afd_status st = afd_device_load(spec, d, &err);
-    if (st == AFD_OK)
-        return 0;
-    if (st == AFD_EIO && strchr(spec, '/') == NULL && strchr(spec, '.') == NULL) {
-        size_t i;
-        char known[512] = "";
-        for (i = 0; afd_device_preset_name(i); i++) {
-            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, afd_device_preset_name(i), sizeof known - strlen(known) - 1);
-        }
-        return cli_usage_error(cmd, "--device: no preset or file '%s' (presets: %s)", spec,
-                               known);
-    }
-    return cli_file_error(cmd, spec, st, &err);
+    return cli_load_device_as(cmd, "device", spec, d);
 }
 
 static void model_meta(cli_table *t, const afd_model *m)

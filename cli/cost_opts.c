@@ -60,26 +60,6 @@ int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, co
     return rc;
 }
 
-/* A device preset or file; prints the error. */
-static int load_device(const char *cmd, const char *opt, const char *spec, afd_device *d)
-{
-    afd_error err;
-    afd_status st = afd_device_load(spec, d, &err);
-    if (st == AFD_OK)
-        return 0;
-    if (st == AFD_EIO && strchr(spec, '/') == NULL && strchr(spec, '.') == NULL) {
-        size_t i;
-        char known[512] = "";
-        for (i = 0; afd_device_preset_name(i); i++) {
-            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, afd_device_preset_name(i), sizeof known - strlen(known) - 1);
-        }
-        return cli_usage_error(cmd, "--%s: no preset or file '%s' (presets: %s)", opt, spec,
-                               known);
-    }
-    return cli_file_error(cmd, spec, st, &err);
-}
-
 int cli_cost_devices(const char *cmd, cli_cost_args *a, const cli_hw_args *hwa, afd_hw *hw,
                      int *have_hw)
 {
@@ -96,8 +76,8 @@ int cli_cost_devices(const char *cmd, cli_cost_args *a, const cli_hw_args *hwa, 
     if (a->device_a == NULL || a->device_f == NULL)
         return cli_usage_error(cmd, "--device-a and --device-f go together (%s is missing)",
                                a->device_a == NULL ? "--device-a" : "--device-f");
-    if ((rc = load_device(cmd, "device-a", a->device_a, &da)) != 0 ||
-        (rc = load_device(cmd, "device-f", a->device_f, &df)) != 0)
+    if ((rc = cli_load_device_as(cmd, "device-a", a->device_a, &da)) != 0 ||
+        (rc = cli_load_device_as(cmd, "device-f", a->device_f, &df)) != 0)
         return rc;
     /* per instance of tp devices; an explicit --price-x/--power-x wins */
     if (isnan(a->price_a))

@@ -58,13 +58,8 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
     if (a->hw != NULL) {
         if (afd_hw_preset(a->hw, out) != AFD_OK) {
             st = afd_hw_read(a->hw, out, &err);
-            if (st != AFD_OK) {
-                if (st == AFD_EIO && strchr(a->hw, '/') == NULL && strchr(a->hw, '.') == NULL)
-                    return cli_usage_error(cmd, "--hw: '%s' is neither a preset (%s) nor a "
-                                                "readable file",
-                                           a->hw, afd_hw_preset_name(0));
-                return cli_file_error(cmd, a->hw, st, &err);
-            }
+            if (st != AFD_OK)
+                return cli_spec_error(cmd, "hw", a->hw, st, &err, afd_hw_preset_name);
         }
     } else if (!all) {
         return cli_usage_error(cmd, "no hardware coefficients: give --hw NAME|FILE (e.g. "

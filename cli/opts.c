@@ -1,9 +1,11 @@
 /* opts.c: messages, the option iterator and generated --help. */
 #include <config.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -152,6 +154,26 @@ int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_e
     return cli_exit_code(st);
 }
 
+int cli_spec_error(const char *cmd, const char *opt, const char *spec, afd_status st,
+                   const afd_error *err, const char *(*preset_name)(size_t))
+{
+    const char *names[64], *near;
+    char known[512] = "", ex[200], hint[120] = "";
+    size_t n;
+    if (st != AFD_EIO || strchr(spec, '/') != NULL || access(spec, F_OK) == 0 || errno != ENOENT)
+        return cli_file_error(cmd, spec, st, err);
+    for (n = 0; n < 64 && preset_name(n) != NULL; n++) {
+        names[n] = preset_name(n);
+        strncat(known, n ? ", " : "", sizeof known - strlen(known) - 1);
+        strncat(known, names[n], sizeof known - strlen(known) - 1);
+    }
+    near = cli_suggest(spec, strlen(spec), names, n);
+    if (near != NULL)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    return cli_usage_error(cmd, "--%s: '%s' is neither a preset nor a file%s (presets: %s)", opt,
+                           cli_excerpt(spec, ex, sizeof ex), hint, known);
+}
+
 /* ---- suggestions */
 
 /* Optimal string alignment distance (Levenshtein with adjacent
@@ -196,7 +218,17 @@ static int close_enough(const char *typed, size_t n, const char *cand, size_t *d
 const char *cli_suggest(const char *typed, size_t n, const char *const *names, size_t count)
 {
     const char *best = NULL;
-    size_t k, bd = (size_t)-1;
+    size_t k, bd = (size_t)-1, prefixed = 0;
+    /* a name the typed text begins, when only one does ("h100" for
+     * "h100-sxm" rather than "h200", one letter away) */
+    for (k = 0; k < count && n > 0; k++)
+        if (names[k] != NULL && strncmp(names[k], typed, n) == 0 && names[k][n] != '\0') {
+            best = names[k];
+            prefixed++;
+        }
+    if (prefixed == 1)
+        return best;
+    best = NULL;
     for (k = 0; k < count; k++) {
         size_t dist;
         if (names[k] != NULL && close_enough(typed, n, names[k], &dist) && dist < bd) {
