@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "afd_dlsim.h"
+#include "afd_event.h"
 #include "afd_philox.h"
 #include "mc_internal.h"
 
@@ -34,81 +35,93 @@ afd_status afd_order_parse(const char *name, afd_order *order)
     return AFD_EINVAL;
 }
 
-/* A waiting request. */
+/* A waiting request.  The waiting line is an event heap (afd_event.h)
+ * keyed by the policy's order; equal keys leave in arrival order (the
+ * heap's push order).  Its events carry the index of the request's slot in
+ * a pool, reused once the request leaves the line. */
 typedef struct req {
-    double key;     /* the policy's order */
-    uint64_t seq;   /* arrival number: ties */
     double arrival;
     double service;
     unsigned char measured, is_long;
 } req;
 
-static int before(const req *a, const req *b)
+typedef struct waitline {
+    afd_event_heap h;
+    req *r;        /* the pool */
+    size_t *spare; /* free slots of the pool */
+    size_t nspare, used, cap;
+} waitline;
+
+static afd_status line_init(waitline *w, size_t cap)
 {
-    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+    memset(w, 0, sizeof *w);
+    w->r = malloc(cap * sizeof *w->r);
+    w->spare = malloc(cap * sizeof *w->spare);
+    w->cap = cap;
+    if (afd_event_heap_init(&w->h, cap) != AFD_OK || w->r == NULL || w->spare == NULL)
+        return AFD_ENOMEM;
+    return AFD_OK;
 }
 
-static void heap_push(req *h, size_t *n, req e)
+static void line_free(waitline *w)
 {
-    size_t i = (*n)++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!before(&e, &h[p]))
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
+    afd_event_heap_free(&w->h);
+    free(w->r);
+    free(w->spare);
 }
 
-static void sift_down(req *h, size_t n, size_t i)
+static afd_status line_push(waitline *w, double key, const req *e)
 {
-    req e = h[i];
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const req *best = &e;
-        if (l < n && before(&h[l], best)) {
-            m = l;
-            best = &h[l];
+    size_t slot;
+    if (w->nspare > 0) {
+        slot = w->spare[--w->nspare];
+    } else {
+        if (w->used == w->cap) {
+            req *nr = realloc(w->r, 2 * w->cap * sizeof *nr);
+            size_t *ns;
+            if (nr == NULL)
+                return AFD_ENOMEM;
+            w->r = nr;
+            ns = realloc(w->spare, 2 * w->cap * sizeof *ns);
+            if (ns == NULL)
+                return AFD_ENOMEM;
+            w->spare = ns;
+            w->cap *= 2;
         }
-        if (l + 1 < n && before(&h[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h[i] = h[m];
-        i = m;
+        slot = w->used++;
     }
-    h[i] = e;
+    w->r[slot] = *e;
+    if (afd_event_heap_push(&w->h, key, slot, 0) != AFD_OK) {
+        w->spare[w->nspare++] = slot;
+        return AFD_ENOMEM;
+    }
+    return AFD_OK;
 }
 
-static req heap_pop(req *h, size_t *n)
+/* The request of event i of the heap. */
+static const req *line_at(const waitline *w, size_t i)
 {
-    req top = h[0];
-    h[0] = h[--*n];
-    if (*n > 0)
-        sift_down(h, *n, 0);
-    return top;
+    return &w->r[w->h.e[i].id];
 }
 
-/* Min-heap of the servers' free times: replace the root. */
-static void free_replace(double *h, size_t n, double v)
+static void line_release(waitline *w, uint64_t slot)
 {
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        double best = v;
-        if (l < n && h[l] < best) {
-            m = l;
-            best = h[l];
-        }
-        if (l + 1 < n && h[l + 1] < best)
-            m = l + 1;
-        if (m == i)
-            break;
-        h[i] = h[m];
-        i = m;
-    }
-    h[i] = v;
+    w->spare[w->nspare++] = (size_t)slot;
+}
+
+/* Remove the first request of the line (not empty). */
+static req line_pop(waitline *w)
+{
+    afd_event ev;
+    (void)afd_event_heap_pop(&w->h, &ev);
+    line_release(w, ev.id);
+    return w->r[ev.id];
+}
+
+/* Min-heap of the servers' free times (afd_event.h): replace the root. */
+static void free_replace(afd_event_heap *h, double v)
+{
+    (void)afd_event_heap_replace_top(h, v, h->e[0].id, 0);
 }
 
 static double quantile(double *x, size_t n, double q)
@@ -196,18 +209,23 @@ static void record_off(acc *ac, const req *e)
 static afd_status run(const run_ctx *cx, uint64_t r, double *v)
 {
     const afd_dlsim_params *p = cx->p;
-    uint64_t total = p->warmup + p->customers, n_arr = 0, unresolved = 0, seq = 0;
-    size_t cap = 1024, qn = 0, last_compact = 1024;
-    double *freeh = calloc(p->c, sizeof *freeh), ta, a_last = 0, d = p->deadline;
-    req *h = malloc(cap * sizeof *h);
+    uint64_t total = p->warmup + p->customers, n_arr = 0, unresolved = 0;
+    size_t last_compact = 1024;
+    double ta, a_last = 0, d = p->deadline;
+    afd_event_heap freeh; /* the servers' free times */
+    waitline wl;
     acc ac;
     afd_philox_cursor cur;
     afd_status st = AFD_OK;
+    unsigned k;
 
     memset(&ac, 0, sizeof ac);
     ac.wait = malloc(p->customers * sizeof *ac.wait);
     ac.lwait = malloc(p->customers * sizeof *ac.lwait);
-    if (freeh == NULL || h == NULL || ac.wait == NULL || ac.lwait == NULL) {
+    st = afd_event_heap_init(&freeh, p->c);
+    for (k = 0; k < p->c && st == AFD_OK; k++)
+        st = afd_event_heap_push(&freeh, 0, k, 0); /* every server free at 0 */
+    if (line_init(&wl, 1024) != AFD_OK || st != AFD_OK || ac.wait == NULL || ac.lwait == NULL) {
         st = AFD_ENOMEM;
         goto done;
     }
@@ -215,7 +233,8 @@ static afd_status run(const run_ctx *cx, uint64_t r, double *v)
     ta = -log(afd_philox_next(&cur)) / p->lambda;
 
     for (;;) {
-        double tf = freeh[0];
+        double tf = freeh.e[0].time;
+        size_t qn = wl.h.n;
         int server_next = qn > 0 && tf <= ta;
         if (n_arr >= total) {
             double te = server_next ? tf : ta;
@@ -225,13 +244,13 @@ static afd_status run(const run_ctx *cx, uint64_t r, double *v)
                 /* every measured request still waiting has passed its deadline */
                 size_t i;
                 for (i = 0; i < qn; i++)
-                    record_off(&ac, &h[i]);
+                    record_off(&ac, line_at(&wl, i));
                 break;
             }
         }
         if (server_next) {
-            while (qn > 0) {
-                req e = heap_pop(h, &qn);
+            while (wl.h.n > 0) {
+                req e = line_pop(&wl);
                 if (e.measured)
                     unresolved--;
                 if (e.arrival + d < tf) {
@@ -239,16 +258,15 @@ static afd_status run(const run_ctx *cx, uint64_t r, double *v)
                     continue;
                 }
                 record_start(&ac, &e, tf);
-                free_replace(freeh, p->c, tf + e.service);
+                free_replace(&freeh, tf + e.service);
                 break;
             }
         } else {
             req e;
-            double u = afd_philox_next(&cur), skey;
+            double u = afd_philox_next(&cur), skey, key;
             e.arrival = ta;
             e.service = draw(p, u, &skey);
-            e.key = order_key(p, cx->slo, ta, e.service, skey);
-            e.seq = seq++;
+            key = order_key(p, cx->slo, ta, e.service, skey);
             e.measured = n_arr >= p->warmup && n_arr < total;
             e.is_long = e.service >= p->long_threshold;
             if (e.measured) {
@@ -258,42 +276,37 @@ static afd_status run(const run_ctx *cx, uint64_t r, double *v)
             }
             if (qn == 0 && tf <= ta) {
                 record_start(&ac, &e, ta);
-                free_replace(freeh, p->c, ta + e.service);
+                free_replace(&freeh, ta + e.service);
             } else {
-                if (qn == cap) {
-                    req *nh = realloc(h, 2 * cap * sizeof *h);
-                    if (nh == NULL) {
-                        st = AFD_ENOMEM;
-                        goto done;
-                    }
-                    h = nh;
-                    cap *= 2;
+                if (line_push(&wl, key, &e) != AFD_OK) {
+                    st = AFD_ENOMEM;
+                    goto done;
                 }
                 if (e.measured)
                     unresolved++;
-                heap_push(h, &qn, e);
             }
             n_arr++;
             ta += -log(afd_philox_next(&cur)) / p->lambda;
             /* Under a priority order expired requests can sink deep in the
              * heap: drop them whenever the heap has doubled. */
             if (isfinite(d) && p->order != AFD_ORDER_FCFS && p->order != AFD_ORDER_EDF &&
-                qn >= 2 * last_compact) {
-                size_t i, k = 0;
+                wl.h.n >= 2 * last_compact) {
+                size_t i, kept = 0;
                 double now = e.arrival;
-                for (i = 0; i < qn; i++) {
-                    if (h[i].arrival + d < now) {
-                        if (h[i].measured)
+                for (i = 0; i < wl.h.n; i++) {
+                    const req *w = line_at(&wl, i);
+                    if (w->arrival + d < now) {
+                        if (w->measured)
                             unresolved--;
-                        record_off(&ac, &h[i]);
+                        record_off(&ac, w);
+                        line_release(&wl, wl.h.e[i].id);
                     } else {
-                        h[k++] = h[i];
+                        wl.h.e[kept++] = wl.h.e[i];
                     }
                 }
-                qn = k;
-                for (i = qn / 2; i-- > 0;)
-                    sift_down(h, qn, i);
-                last_compact = qn > 1024 ? qn : 1024;
+                wl.h.n = kept;
+                afd_event_heap_heapify(&wl.h);
+                last_compact = kept > 1024 ? kept : 1024;
             }
         }
     }
@@ -307,8 +320,8 @@ static afd_status run(const run_ctx *cx, uint64_t r, double *v)
     v[V_LWAIT] = ac.nlw ? ac.lwsum / (double)ac.nlw : NAN;
     v[V_LWQ] = quantile(ac.lwait, ac.nlw, cx->q);
 done:
-    free(freeh);
-    free(h);
+    afd_event_heap_free(&freeh);
+    line_free(&wl);
     free(ac.wait);
     free(ac.lwait);
     return st;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_event.h"
 #include "afd_philox.h"
 #include "afd_stages_sim.h"
 #include "mc_internal.h"
@@ -31,44 +32,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* ---- a binary min-heap of (free time, server) */
-
-typedef struct heap {
-    double *t;
-    int *s;
-    int n;
-} heap;
-
-static int heap_less(const heap *h, int a, int b)
-{
-    return h->t[a] < h->t[b] || (h->t[a] == h->t[b] && h->s[a] < h->s[b]);
-}
-
-static void heap_swap(heap *h, int a, int b)
-{
-    double t = h->t[a];
-    int s = h->s[a];
-    h->t[a] = h->t[b];
-    h->s[a] = h->s[b];
-    h->t[b] = t;
-    h->s[b] = s;
-}
-
-static void heap_sift_down(heap *h, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < h->n && heap_less(h, l, m))
-            m = l;
-        if (r < h->n && heap_less(h, r, m))
-            m = r;
-        if (m == i)
-            return;
-        heap_swap(h, i, m);
-        i = m;
-    }
 }
 
 /* ---- one replication */
@@ -150,7 +113,9 @@ static afd_status run_rep(const rep_ctx *cx, unsigned rep, double *stats)
         const afd_stage *sgi = &sg->stage[i];
         int c = sgi->servers, k;
         double busy = 0, *free_t = calloc((size_t)c, sizeof *free_t);
-        heap hp[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}};
+        /* FCFS pools: the servers' free times (afd_event.h; ties by push
+         * order, which is server order) */
+        afd_event_heap hp[2] = {{NULL, 0, 0, 0}, {NULL, 0, 0, 0}};
         double **q = NULL; /* jsq: per-server departure times */
         size_t *qh = NULL, *qn = NULL, *qcap = NULL;
         uint64_t idx;
@@ -165,12 +130,10 @@ static afd_status run_rep(const rep_ctx *cx, unsigned rep, double *stats)
             for (k = 0; k < npool; k++) {
                 int lo = npool == 2 && k == 1 ? sgi->light_servers : 0;
                 int hi = npool == 2 && k == 0 ? sgi->light_servers : c, s;
-                hp[k].t = calloc((size_t)(hi - lo), sizeof *hp[k].t);
-                hp[k].s = calloc((size_t)(hi - lo), sizeof *hp[k].s);
-                if (hp[k].t == NULL || hp[k].s == NULL)
+                if (afd_event_heap_init(&hp[k], (size_t)(hi - lo)) != AFD_OK)
                     st = AFD_ENOMEM;
-                for (s = lo; s < hi && st == AFD_OK; s++)
-                    hp[k].s[hp[k].n++] = s; /* all free at 0, in server order */
+                for (s = lo; s < hi && st == AFD_OK; s++) /* all free at 0, in server order */
+                    st = afd_event_heap_push(&hp[k], 0, (uint64_t)s, 0);
             }
         } else if (sgi->routing == AFD_ROUTE_JSQ) {
             q = calloc((size_t)c, sizeof *q);
@@ -226,16 +189,15 @@ static afd_status run_rep(const rep_ctx *cx, unsigned rep, double *stats)
                 break;
             }
             default: { /* earliest free server of the request's pool */
-                heap *h = &hp[0];
+                afd_event_heap *h = &hp[0];
                 if (npool == 2) {
                     const afd_stage_requests *rq = &cx->pb->requests;
                     double tok = sgi->split_output ? (double)rq->decode[row[cj]]
                                                    : (double)rq->prompt[row[cj]];
                     h = tok <= sgi->split ? &hp[0] : &hp[1];
                 }
-                start = a > h->t[0] ? a : h->t[0];
-                h->t[0] = start + s;
-                heap_sift_down(h, 0);
+                start = a > h->e[0].time ? a : h->e[0].time;
+                (void)afd_event_heap_replace_top(h, start + s, h->e[0].id, 0);
                 break;
             }
             }
@@ -262,10 +224,8 @@ static afd_status run_rep(const rep_ctx *cx, unsigned rep, double *stats)
             arr[j] = dep[j];
         qsort(order, N, sizeof *order, cmp_ev);
         free(free_t);
-        for (k = 0; k < 2; k++) {
-            free(hp[k].t);
-            free(hp[k].s);
-        }
+        for (k = 0; k < 2; k++)
+            afd_event_heap_free(&hp[k]);
         if (q != NULL)
             for (k = 0; k < c; k++)
                 free(q[k]);
