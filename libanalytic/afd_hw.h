@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "afd_model.h"
 #include "afd_status.h"
 
 #ifdef __cplusplus
@@ -73,21 +74,52 @@ AFD_API afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
  * AFD_ERANGE if cap is too small. */
 AFD_API afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap);
 
-/* ---- Appendix B: coefficients from model dimensions and hardware specs */
+/* ---- Appendix B: coefficients from model dimensions and hardware specs
+ *
+ * What the coefficients mean for the AFD pipeline: Section 3.1 times one
+ * decode step of a micro-batch, in which every request advances by one token
+ * through the whole model.  Appendix B derives each slope for one layer
+ * (eq. 19 reads one layer's latent KV, eq. 26 runs one MoE layer's experts,
+ * eq. 31 moves one MoE layer's activations); a step runs them once per
+ * layer, so the whole-model slopes are the per-layer ones times the layer
+ * counts: alpha_a over every attention layer, alpha_f and alpha_c over the
+ * layers whose MLP is on the FFN side (the MoE layers; every layer of a dense
+ * model).  The first_k_dense_replace dense MLPs of a MoE model stay with the
+ * Attention instance: at decode batch sizes they read their weights once per
+ * step whatever the load, a fixed cost inside the empirical intercept
+ * beta_a.  Shared experts and the multi-token-prediction module's own layer
+ * are not in Appendix B and are not counted. */
 
 typedef struct afd_model_dims {
     double hidden;    /* H */
-    double kv_dim;    /* d_c + d_rope: cached elements per token */
+    double kv_dim;    /* cached elements per token and layer: d_c + d_rope (MLA),
+                       * 2 h_kv d_head (K and V under GQA) */
     double kv_bytes;  /* bytes per cached element (2 for BF16) */
-    double d_expert;  /* expert intermediate dimension */
-    double n_experts; /* N_expert, routed experts in the system */
-    double top_k;     /* k, experts per token */
+    double d_expert;  /* expert intermediate dimension (dense: intermediate_size) */
+    double n_experts; /* N_expert, routed experts in the system (dense: 1) */
+    double top_k;     /* k, experts per token (dense: 1) */
     double mtp_depth; /* multi-token-prediction depth */
+    double attn_layers; /* layers with attention: num_hidden_layers */
+    double ffn_layers;  /* layers whose MLP runs on the FFN side: the MoE layers,
+                         * num_hidden_layers - first_k_dense_replace (dense: all) */
 } afd_model_dims;
 
-/* "deepseek-v3" (Appendix B.1): H = 7168, d_c + d_rope = 512 + 64 = 576, BF16,
- * d_expert = 2048, N_expert = 256, k = 8, MTP depth 1.  AFD_EINVAL if unknown. */
+/* "deepseek-v3" (Appendix B.1), ONE layer as the appendix derives it:
+ * H = 7168, d_c + d_rope = 512 + 64 = 576, BF16, d_expert = 2048,
+ * N_expert = 256, k = 8, MTP depth 1, attn_layers = ffn_layers = 1.
+ * AFD_EINVAL if unknown.  For a whole model use afd_model_dims_from_model. */
 AFD_API afd_status afd_model_preset(const char *name, afd_model_dims *out);
+
+/* The whole model's dimensions from its description (afd_model.h):
+ *   MLA: kv_dim = kv_lora_rank + qk_rope_head_dim;  GQA: 2 kv_heads head_dim;
+ *   kv_bytes = dtype_bytes;  MoE: d_expert = moe_intermediate_size,
+ *   N_expert = n_routed_experts, k = num_experts_per_tok;  dense: the MLP
+ *   as one expert every token reaches (d_expert = intermediate_size,
+ *   N_expert = k = 1);  mtp_depth = num_nextn_predict_layers;
+ *   attn_layers = num_hidden_layers, ffn_layers = num_hidden_layers -
+ *   first_k_dense_replace (MoE) or num_hidden_layers (dense).
+ * AFD_EINVAL if the description gives no positive dimension. */
+AFD_API afd_status afd_model_dims_from_model(const afd_model *m, afd_model_dims *out);
 
 typedef struct afd_hw_specs {
     double hbm_bw;           /* beta_HBM, bytes per second */
@@ -99,15 +131,53 @@ typedef struct afd_hw_specs {
     double beta_a, beta_f, beta_c; /* intercepts in seconds (empirical, B.2.1) */
 } afd_hw_specs;
 
-/* Coefficients in seconds:
- *   alpha_a = (d_c + d_rope) kv_bytes / (beta_HBM eta_mem)                      eq. (19)
- *   alpha_f = N_e/card 6 H d_expert / (pi_peak eta_compute) k (1 + MTP) / N_e   eq. (26)
- *   alpha_c = N_e/card 3 H / beta_net k (1 + MTP) / N_e                         eq. (31)
+/* The device numbers of Table 2, in Table 2's units, with plausibility
+ * ranges generous enough for any accelerator of 2015-2030 but not for a
+ * number in the wrong unit (3350 meant as GB/s given as TB/s):
+ *   hbm_tbps          [0.05, 50]    TB/s (10^12 B/s)   as afd_device's
+ *   mem_eff           (0, 1]
+ *   peak_tflops       [1, 20000]    TFLOP/s (10^12)    as afd_device's
+ *   compute_eff       (0, 1]
+ *   net_gbps          [0.1, 10000]  GB/s (10^9 B/s), effective
+ *   experts_per_card  [1, 1024]     (and at most N_expert, checked by derive) */
+typedef enum afd_hw_spec {
+    AFD_HW_HBM_TBPS = 0,
+    AFD_HW_MEM_EFF,
+    AFD_HW_PEAK_TFLOPS,
+    AFD_HW_COMPUTE_EFF,
+    AFD_HW_NET_GBPS,
+    AFD_HW_EXPERTS_PER_CARD,
+    AFD_HW_N_SPECS
+} afd_hw_spec;
+
+/* Range of one specification: v is plausible when lo <= v <= hi (lo < v when
+ * *lo_open); *name is its key ("hbm_tbps"), *unit its unit ("TB/s", "" for
+ * ratios and counts).  0, or -1 for an unknown k. */
+AFD_API int afd_hw_spec_range(afd_hw_spec k, double *lo, double *hi, int *lo_open,
+                              const char **name, const char **unit);
+/* Table 2 units to SI (TB/s x 10^12, TFLOP/s x 10^12, GB/s x 10^9), each
+ * value checked against its range first: v[k] indexed by afd_hw_spec; the
+ * intercepts in seconds, each finite and >= 0.  AFD_EINVAL with err->text
+ * naming the key, the value and the range. */
+AFD_API afd_status afd_hw_specs_from_table2(const double v[AFD_HW_N_SPECS], double beta_a,
+                                            double beta_f, double beta_c, afd_hw_specs *out,
+                                            afd_error *err);
+
+/* Whole-model coefficients in seconds, per decode step (see above):
+ *   alpha_a = L_attn (d_c + d_rope) kv_bytes / (beta_HBM eta_mem)                      eq. (19)
+ *   alpha_f = L_ffn N_e/card 6 H d_expert / (pi_peak eta_compute) k (1 + MTP) / N_e    eq. (26)
+ *   alpha_c = L_ffn N_e/card 3 H / beta_net k (1 + MTP) / N_e                          eq. (31)
  * with the batch mapping B_e = B_F k (1 + MTP) / N_e of eq. (24).  The
  * printed eq. (29) drops the factor N_e/card in its second form; eq. (31),
  * which follows from the first form, keeps it, and so does afdkit.
- * AFD_EINVAL for non-positive dimensions or specs, or efficiencies above 1. */
+ * AFD_EINVAL for non-positive dimensions or specs, efficiencies above 1, or
+ * more experts per card than experts. */
 AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw *out);
+
+/* Coefficients in seconds (every time-valued field: the six and the serving
+ * laws) to unit "s", "ms", "us" or "ns" (x 1, 1e3, 1e6, 1e9), recorded in
+ * hw->unit.  AFD_EINVAL (hw unchanged) for another unit or an hw not in s. */
+AFD_API afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,8 @@ typedef struct afd_model {
     /* MLA (0 when absent) */
     int mla;
     double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+    /* num_nextn_predict_layers: multi-token-prediction depth (0 when absent) */
+    double mtp_layers;
 } afd_model;
 
 /* Parse a config.json text (len bytes) with jansson.  Required keys:

@@ -335,7 +335,7 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
 afd_status afd_model_preset(const char *name, afd_model_dims *out)
 {
     if (strcmp(name, "deepseek-v3") == 0) {
-        /* Appendix B.1 */
+        /* Appendix B.1, one layer */
         out->hidden = 7168;
         out->kv_dim = 512 + 64;
         out->kv_bytes = 2;
@@ -343,6 +343,8 @@ afd_status afd_model_preset(const char *name, afd_model_dims *out)
         out->n_experts = 256;
         out->top_k = 8;
         out->mtp_depth = 1;
+        out->attn_layers = 1;
+        out->ffn_layers = 1;
         return AFD_OK;
     }
     memset(out, 0, sizeof *out);
@@ -354,32 +356,142 @@ static int positive(double x)
     return x > 0 && isfinite(x);
 }
 
+afd_status afd_model_dims_from_model(const afd_model *m, afd_model_dims *out)
+{
+    memset(out, 0, sizeof *out);
+    out->hidden = m->hidden;
+    /* KV elements per token and layer (afd_model_kv_bytes_per_token / layers) */
+    out->kv_dim = m->mla ? m->kv_lora_rank + m->qk_rope_head_dim : 2 * m->kv_heads * m->head_dim;
+    out->kv_bytes = m->dtype_bytes;
+    if (m->moe) {
+        out->d_expert = m->moe_intermediate;
+        out->n_experts = m->n_routed_experts;
+        out->top_k = m->experts_per_tok;
+        out->ffn_layers = m->layers - m->first_k_dense;
+    } else {
+        out->d_expert = m->intermediate;
+        out->n_experts = 1;
+        out->top_k = 1;
+        out->ffn_layers = m->layers;
+    }
+    out->mtp_depth = m->mtp_layers > 0 ? m->mtp_layers : 0;
+    out->attn_layers = m->layers;
+    if (!positive(out->hidden) || !positive(out->kv_dim) || !positive(out->kv_bytes) ||
+        !positive(out->d_expert) || !positive(out->n_experts) || !positive(out->top_k) ||
+        !positive(out->attn_layers) || !positive(out->ffn_layers))
+        return AFD_EINVAL;
+    return AFD_OK;
+}
+
+static const struct {
+    const char *name, *unit;
+    double lo, hi, si; /* range in Table 2's unit; SI per unit */
+    int lo_open;
+} specs[AFD_HW_N_SPECS] = {
+    {"hbm_tbps", "TB/s", 0.05, 50, 1e12, 0},     {"mem_eff", "", 0, 1, 1, 1},
+    {"peak_tflops", "TFLOP/s", 1, 20000, 1e12, 0}, {"compute_eff", "", 0, 1, 1, 1},
+    {"net_gbps", "GB/s", 0.1, 10000, 1e9, 0},    {"experts_per_card", "", 1, 1024, 1, 0},
+};
+
+int afd_hw_spec_range(afd_hw_spec k, double *lo, double *hi, int *lo_open, const char **name,
+                      const char **unit)
+{
+    if ((int)k < 0 || k >= AFD_HW_N_SPECS)
+        return -1;
+    *lo = specs[k].lo;
+    *hi = specs[k].hi;
+    *lo_open = specs[k].lo_open;
+    *name = specs[k].name;
+    *unit = specs[k].unit;
+    return 0;
+}
+
+afd_status afd_hw_specs_from_table2(const double v[AFD_HW_N_SPECS], double beta_a, double beta_f,
+                                    double beta_c, afd_hw_specs *out, afd_error *err)
+{
+    double si[AFD_HW_N_SPECS];
+    const double betas[3] = {beta_a, beta_f, beta_c};
+    int k;
+    afd_error_clear(err);
+    memset(out, 0, sizeof *out);
+    for (k = 0; k < AFD_HW_N_SPECS; k++) {
+        double x = v[k];
+        if (!(specs[k].lo_open ? x > specs[k].lo : x >= specs[k].lo) || !(x <= specs[k].hi))
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s %g%s%s outside %s%g, %g]%s%s", specs[k].name,
+                                 x, specs[k].unit[0] ? " " : "", specs[k].unit,
+                                 specs[k].lo_open ? "(" : "[", specs[k].lo, specs[k].hi,
+                                 specs[k].unit[0] ? " " : "", specs[k].unit);
+        si[k] = x * specs[k].si;
+    }
+    for (k = 0; k < 3; k++)
+        if (!(betas[k] >= 0) || !isfinite(betas[k]))
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "beta_%c must be finite and >= 0: %g",
+                                 "afc"[k], betas[k]);
+    out->hbm_bw = si[AFD_HW_HBM_TBPS];
+    out->mem_eff = si[AFD_HW_MEM_EFF];
+    out->peak_flops = si[AFD_HW_PEAK_TFLOPS];
+    out->compute_eff = si[AFD_HW_COMPUTE_EFF];
+    out->net_bw = si[AFD_HW_NET_GBPS];
+    out->experts_per_card = si[AFD_HW_EXPERTS_PER_CARD];
+    out->beta_a = beta_a;
+    out->beta_f = beta_f;
+    out->beta_c = beta_c;
+    return AFD_OK;
+}
+
 afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw *out)
 {
     double route;
     set_nan(out);
     if (!positive(m->hidden) || !positive(m->kv_dim) || !positive(m->kv_bytes) ||
         !positive(m->d_expert) || !positive(m->n_experts) || !positive(m->top_k) ||
-        !(m->mtp_depth >= 0) || !isfinite(m->mtp_depth) || !positive(s->hbm_bw) ||
+        !(m->mtp_depth >= 0) || !isfinite(m->mtp_depth) || !positive(m->attn_layers) ||
+        !positive(m->ffn_layers) || !positive(s->hbm_bw) ||
         !positive(s->mem_eff) || s->mem_eff > 1 || !positive(s->peak_flops) ||
         !positive(s->compute_eff) || s->compute_eff > 1 || !positive(s->net_bw) ||
-        !positive(s->experts_per_card) || !(s->beta_a >= 0) || !(s->beta_f >= 0) ||
+        !positive(s->experts_per_card) || s->experts_per_card > m->n_experts ||
+        !(s->beta_a >= 0) || !(s->beta_f >= 0) ||
         !(s->beta_c >= 0) || !isfinite(s->beta_a) || !isfinite(s->beta_f) ||
         !isfinite(s->beta_c))
         return AFD_EINVAL;
     /* eq. (24): B_e = B_F k (1 + MTP) / N_e */
     route = m->top_k * (1 + m->mtp_depth) / m->n_experts;
     laws_nan(out);
-    /* eq. (17)-(19) */
-    out->alpha_a = m->kv_dim * m->kv_bytes / (s->hbm_bw * s->mem_eff);
-    /* eq. (20)-(26): SwiGLU, 3 matrices, 2 operations per multiply-add */
-    out->alpha_f = s->experts_per_card * 6 * m->hidden * m->d_expert /
-                   (s->peak_flops * s->compute_eff) * route;
-    /* eq. (27)-(31): input 1 byte (INT8) + output 2 bytes (BF16) per element */
-    out->alpha_c = s->experts_per_card * 3 * m->hidden / s->net_bw * route;
+    /* eq. (17)-(19), once per attention layer */
+    out->alpha_a = m->attn_layers * (m->kv_dim * m->kv_bytes / (s->hbm_bw * s->mem_eff));
+    /* eq. (20)-(26): SwiGLU, 3 matrices, 2 operations per multiply-add; once
+     * per FFN-side layer */
+    out->alpha_f = m->ffn_layers * (s->experts_per_card * 6 * m->hidden * m->d_expert /
+                                    (s->peak_flops * s->compute_eff) * route);
+    /* eq. (27)-(31): input 1 byte (INT8) + output 2 bytes (BF16) per element,
+     * once per FFN-side layer */
+    out->alpha_c = m->ffn_layers * (s->experts_per_card * 3 * m->hidden / s->net_bw * route);
     out->beta_a = s->beta_a;
     out->beta_f = s->beta_f;
     out->beta_c = s->beta_c;
     snprintf(out->unit, sizeof out->unit, "%s", "s");
+    return AFD_OK;
+}
+
+afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
+{
+    /* exact powers of ten, not 1 / afd_unit_seconds (1 / 1e-6 is not 1e6) */
+    static const struct {
+        const char *name;
+        double per_second;
+    } units[] = {{"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
+    size_t i;
+    int k;
+    if (strcmp(hw->unit, "s") != 0)
+        return AFD_EINVAL;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(units[i].name, unit) == 0)
+            break;
+    if (i == sizeof units / sizeof units[0])
+        return AFD_EINVAL;
+    /* every time-valued coefficient: all but fit_max_rel_err */
+    for (k = 0; k < N_NUMERIC - 1; k++)
+        *coef(hw, k) *= units[i].per_second;
+    snprintf(hw->unit, sizeof hw->unit, "%s", units[i].name);
     return AFD_OK;
 }

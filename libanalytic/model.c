@@ -100,6 +100,7 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     } while (0)
     m.n_routed_experts = m.experts_per_tok = m.moe_intermediate = m.n_shared_experts = 0;
     m.first_k_dense = 0;
+    m.mtp_layers = 0;
     m.q_lora_rank = m.kv_lora_rank = m.qk_rope_head_dim = m.qk_nope_head_dim = m.v_head_dim = 0;
     GET("hidden_size", 1, hidden);
     GET("num_attention_heads", 1, heads);
@@ -112,6 +113,7 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     GET("moe_intermediate_size", 0, moe_intermediate);
     GET("n_shared_experts", 0, n_shared_experts);
     GET("first_k_dense_replace", 0, first_k_dense);
+    GET("num_nextn_predict_layers", 0, mtp_layers);
     GET("kv_lora_rank", 0, kv_lora_rank);
     GET("q_lora_rank", 0, q_lora_rank);
     GET("qk_rope_head_dim", 0, qk_rope_head_dim);

@@ -1,11 +1,14 @@
 /* test_hw.c: latency coefficients: presets, files, Appendix B. */
 #include <config.h>
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "test_util.h"
 
 #include "afd_hw.h"
+#include "afd_model.h"
 
 static void preset_is_table3(void **state)
 {
@@ -222,6 +225,147 @@ static void derive_table3(void **state)
     assert_close(h.alpha_c, p.alpha_c, 1e-15, 0);
 }
 
+/* The whole model from its description: DeepSeek-V3's config.json has 61
+ * layers of which the first 3 keep a dense MLP (first_k_dense_replace), so
+ * 58 MoE layers; MLA caches kv_lora_rank 512 + qk_rope_head_dim 64 elements
+ * per layer in bfloat16; MTP depth num_nextn_predict_layers = 1.
+ * Llama-3.1-8B: 32 layers, 8 KV heads of 128 (K and V: 2048 elements),
+ * dense MLP of 14336 taken as one expert every token reaches. */
+static void dims_from_model(void **state)
+{
+    afd_model d;
+    afd_model_dims m, one;
+    afd_error err;
+    afd_hw_specs sp = {3.2e12, 0.8, 1e15, 0.5, 40e9, 8, 0, 0, 0};
+    afd_hw whole, layer;
+    (void)state;
+    assert_int_equal(afd_model_preset_load("deepseek-v3", &d, &err), AFD_OK);
+    assert_int_equal(afd_model_dims_from_model(&d, &m), AFD_OK);
+    assert_close(m.hidden, 7168, 0, 0);
+    assert_close(m.kv_dim, 576, 0, 0);
+    assert_close(m.kv_bytes, 2, 0, 0);
+    assert_close(m.d_expert, 2048, 0, 0);
+    assert_close(m.n_experts, 256, 0, 0);
+    assert_close(m.top_k, 8, 0, 0);
+    assert_close(m.mtp_depth, 1, 0, 0);
+    assert_close(m.attn_layers, 61, 0, 0);
+    assert_close(m.ffn_layers, 58, 0, 0);
+    /* the same per layer as Appendix B.1, so the whole model is 61 (58) of
+     * its per-layer values */
+    assert_int_equal(afd_model_preset("deepseek-v3", &one), AFD_OK);
+    assert_int_equal(afd_hw_derive(&m, &sp, &whole), AFD_OK);
+    assert_int_equal(afd_hw_derive(&one, &sp, &layer), AFD_OK);
+    assert_close(whole.alpha_a, 61 * 1152 / 2.56e12, 1e-15, 0);
+    assert_close(whole.alpha_a, 61 * layer.alpha_a, 1e-15, 0);
+    assert_close(whole.alpha_f, 58 * layer.alpha_f, 1e-15, 0);
+    assert_close(whole.alpha_c, 58 * layer.alpha_c, 1e-15, 0);
+
+    assert_int_equal(afd_model_preset_load("llama-3.1-8b", &d, &err), AFD_OK);
+    assert_int_equal(afd_model_dims_from_model(&d, &m), AFD_OK);
+    assert_close(m.kv_dim, 2 * 8 * 128, 0, 0);
+    assert_close(m.d_expert, 14336, 0, 0);
+    assert_close(m.n_experts, 1, 0, 0);
+    assert_close(m.top_k, 1, 0, 0);
+    assert_close(m.mtp_depth, 0, 0, 0);
+    assert_close(m.attn_layers, 32, 0, 0);
+    assert_close(m.ffn_layers, 32, 0, 0);
+    /* 8 experts per card cannot exceed one dense MLP */
+    assert_int_equal(afd_hw_derive(&m, &sp, &whole), AFD_EINVAL);
+    sp.experts_per_card = 1;
+    assert_int_equal(afd_hw_derive(&m, &sp, &whole), AFD_OK);
+    /* 32 layers x 6 H d_ff FLOPs per token at 5e14 FLOP/s */
+    assert_close(whole.alpha_f, 32 * 6.0 * 4096 * 14336 / 5e14, 1e-15, 0);
+    /* 2048 elements of 2 bytes per layer over 2.56 TB/s */
+    assert_close(whole.alpha_a, 32 * 2048.0 * 2 / 2.56e12, 1e-15, 0);
+}
+
+/* Table 2's units to SI, and the plausibility ranges. */
+static void specs_ranges(void **state)
+{
+    double v[AFD_HW_N_SPECS] = {3.35, 0.8, 989.4, 0.5, 40, 8};
+    afd_hw_specs sp;
+    afd_error err;
+    double lo, hi;
+    int open;
+    const char *name, *unit;
+    (void)state;
+    assert_int_equal(afd_hw_specs_from_table2(v, 1e-5, 0, 2e-6, &sp, &err), AFD_OK);
+    assert_close(sp.hbm_bw, 3.35e12, 1e-16, 0);
+    assert_close(sp.peak_flops, 989.4e12, 1e-16, 0);
+    assert_close(sp.net_bw, 40e9, 0, 0);
+    assert_close(sp.mem_eff, 0.8, 0, 0);
+    assert_close(sp.experts_per_card, 8, 0, 0);
+    assert_close(sp.beta_c, 2e-6, 0, 0);
+    /* 3350 meant as GB/s */
+    v[AFD_HW_HBM_TBPS] = 3350;
+    assert_int_equal(afd_hw_specs_from_table2(v, 0, 0, 0, &sp, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "hbm_tbps 3350 TB/s outside [0.05, 50] TB/s");
+    v[AFD_HW_HBM_TBPS] = 50; /* the bound itself is plausible */
+    assert_int_equal(afd_hw_specs_from_table2(v, 0, 0, 0, &sp, &err), AFD_OK);
+    v[AFD_HW_COMPUTE_EFF] = 0;
+    assert_int_equal(afd_hw_specs_from_table2(v, 0, 0, 0, &sp, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "compute_eff 0 outside (0, 1]");
+    v[AFD_HW_COMPUTE_EFF] = 1;
+    v[AFD_HW_NET_GBPS] = 4e4; /* 40 TB/s meant as ... anything */
+    assert_int_equal(afd_hw_specs_from_table2(v, 0, 0, 0, &sp, &err), AFD_EINVAL);
+    v[AFD_HW_NET_GBPS] = 40;
+    v[AFD_HW_EXPERTS_PER_CARD] = 0.5;
+    assert_int_equal(afd_hw_specs_from_table2(v, 0, 0, 0, &sp, &err), AFD_EINVAL);
+    v[AFD_HW_EXPERTS_PER_CARD] = 8;
+    v[AFD_HW_PEAK_TFLOPS] = NAN;
+    assert_int_equal(afd_hw_specs_from_table2(v, 0, 0, 0, &sp, &err), AFD_EINVAL);
+    v[AFD_HW_PEAK_TFLOPS] = 989.4;
+    assert_int_equal(afd_hw_specs_from_table2(v, -1e-6, 0, 0, &sp, &err), AFD_EINVAL);
+    assert_int_equal(afd_hw_spec_range(AFD_HW_PEAK_TFLOPS, &lo, &hi, &open, &name, &unit), 0);
+    assert_close(lo, 1, 0, 0);
+    assert_close(hi, 20000, 0, 0);
+    assert_int_equal(open, 0);
+    assert_string_equal(name, "peak_tflops");
+    assert_string_equal(unit, "TFLOP/s");
+    assert_int_equal(afd_hw_spec_range(AFD_HW_N_SPECS, &lo, &hi, &open, &name, &unit), -1);
+}
+
+/* Seconds to the output unit: exact powers of ten on every time-valued
+ * coefficient (the serving laws too), the unit recorded. */
+static void seconds_to_unit(void **state)
+{
+    afd_hw h;
+    (void)state;
+    afd_hw_init(&h);
+    h.alpha_a = 2e-8;
+    h.beta_a = 5e-5;
+    h.alpha_f = 3e-6;
+    h.beta_f = 1e-4;
+    h.alpha_c = 2e-6;
+    h.beta_c = 0;
+    h.decode_beta = 0.01;
+    h.decode_gamma = 1e-5;
+    h.decode_alpha = 1e-9;
+    h.fit_max_rel_err = 0.05;
+    snprintf(h.unit, sizeof h.unit, "s");
+    assert_int_equal(afd_hw_seconds_to_unit(&h, "us"), AFD_OK);
+    assert_string_equal(h.unit, "us");
+    assert_true(h.alpha_a == 2e-8 * 1e6);
+    assert_true(h.beta_a == 5e-5 * 1e6);
+    assert_true(h.alpha_f == 3e-6 * 1e6);
+    assert_true(h.decode_beta == 0.01 * 1e6);
+    assert_true(h.decode_alpha == 1e-9 * 1e6);
+    assert_true(isnan(h.prefill_a));
+    assert_close(h.fit_max_rel_err, 0.05, 0, 0); /* a ratio, not a time */
+    /* already in us: refused, unchanged */
+    assert_int_equal(afd_hw_seconds_to_unit(&h, "ms"), AFD_EINVAL);
+    assert_true(h.alpha_a == 2e-8 * 1e6);
+    snprintf(h.unit, sizeof h.unit, "s");
+    h.alpha_a = 2e-8;
+    assert_int_equal(afd_hw_seconds_to_unit(&h, "cycles"), AFD_EINVAL);
+    assert_string_equal(h.unit, "s");
+    assert_int_equal(afd_hw_seconds_to_unit(&h, "ns"), AFD_OK);
+    assert_true(h.alpha_a == 2e-8 * 1e9);
+    snprintf(h.unit, sizeof h.unit, "s");
+    assert_int_equal(afd_hw_seconds_to_unit(&h, "s"), AFD_OK);
+    assert_true(h.alpha_a == 2e-8 * 1e9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +373,8 @@ int main(void)
         cmocka_unit_test(parse_dialect),     cmocka_unit_test(parse_errors),
         cmocka_unit_test(read_file_errors),  cmocka_unit_test(derive_deepseek),
         cmocka_unit_test(derive_table3),     cmocka_unit_test(serving_laws),
+        cmocka_unit_test(dims_from_model),   cmocka_unit_test(specs_ranges),
+        cmocka_unit_test(seconds_to_unit),
     };
     RUN_TESTS(tests);
 }

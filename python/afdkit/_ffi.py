@@ -141,6 +141,7 @@ typedef struct afd_model {
     int moe; double n_routed_experts, experts_per_tok, moe_intermediate, n_shared_experts;
     double first_k_dense;
     int mla; double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+    double mtp_layers;
 } afd_model;
 afd_status afd_model_load(const char *name_or_path, afd_model *out, afd_error *err);
 double afd_model_params(const afd_model *m);
