@@ -2,8 +2,8 @@
 # check_profiling.sh: the efficiencies of the a100-80g and h100-sxm presets are
 # what "afdkit calibrate --profile" fits to the measurements bundled in
 # data/profiling/.  The command is the one the preset's comment gives; it is
-# run again (with --out) and its mfu, mbu, comm_eff and comm_latency_ms must
-# equal the preset's lines.
+# run again (with --out) and its mfu, mbu, kernel_us, roofline_p, comm_eff
+# and comm_latency_ms must equal the preset's lines.
 set -u
 srcdir=${srcdir:-.}
 AFDKIT=${AFDKIT:-./afdkit}
@@ -24,7 +24,7 @@ for dev in a100-80g h100-sxm; do
     if ! (cd "$srcdir" && "$AFDKIT" "$@" --out "$tmp/$dev.device" >/dev/null); then
         echo "$dev: '$cmd' failed"; status=1; continue
     fi
-    for key in mfu mbu comm_eff comm_latency_ms; do
+    for key in mfu mbu kernel_us roofline_p comm_eff comm_latency_ms; do
         want=$(sed -n "s/^$key = //p" "$tmp/$dev.device")
         have=$(sed -n "s/^$key = //p" "$file")
         if [ -z "$want" ] || [ "$want" != "$have" ]; then
@@ -33,5 +33,5 @@ for dev in a100-80g h100-sxm; do
         fi
     done
 done
-[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies re-derived from data/profiling/"
+[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/"
 exit $status

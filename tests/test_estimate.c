@@ -429,7 +429,8 @@ static void afd_pair_identical(void **state)
 
 /* The roofline max(W / (e_c S_c), Q / (e_m S_m)) of every FFN operator
  * halves when the FFN device has twice the compute and twice the
- * bandwidth, and the weighted fit (weights 1/t^2) is scale-free: alpha_f and
+ * bandwidth and half the fixed kernel time (the smooth roofline's p-norm is
+ * homogeneous of degree 1 too), and the weighted fit (weights 1/t^2) is scale-free: alpha_f and
  * beta_f halve, the Attention side does not move, and neither does the link
  * (same net_gbps).  On a device with compute to spare (20 PFLOP/s against
  * 2 TB/s) every decode operator is memory-bound, so doubling the bandwidth
@@ -446,6 +447,7 @@ static void afd_pair_roofline(void **state)
     (void)state;
     f2.peak_tflops *= 2;
     f2.hbm_tbps *= 2;
+    f2.kernel_us /= 2;
     assert_int_equal(afd_estimate_laws_afd(&m, &d, &d, 1, &base, &e), AFD_OK);
     assert_int_equal(afd_estimate_laws_afd(&m, &d, &f2, 1, &het, &e), AFD_OK);
     assert_true(het.alpha_a == base.alpha_a && het.beta_a == base.beta_a);
