@@ -170,7 +170,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     for (k = 0; k < a.list.n; k++)
         rs[k] = (unsigned)a.list.v[k];
     p.workload = &w;
-    p.B = (uint64_t)a.B;
+    p.B = (unsigned)a.B;
     p.r = rs;
     p.n_r = a.list.n;
     p.trials = (uint64_t)a.trials;

@@ -247,7 +247,7 @@ static int run(const cli_command *self, int argc, char **argv)
         afd_cycle cy;
         unsigned x = (unsigned)(a.rs.v[k] * (double)a.ffn);
         s.hw = hw;
-        s.B = a.B;
+        s.B = (unsigned)a.B;
         s.theta = w.stats.theta;
         s.nu = w.stats.nu;
         if (afd_cycle_topology(&s, x, (unsigned)a.ffn, &cy) != AFD_OK) {

@@ -132,7 +132,7 @@ typedef struct afd_deadline_result {
  * and 1 / (2 + mu d) at rho = 1.  (1 - E)/kappa is computed as
  * -expm1(-kappa d)/kappa, so kappa -> 0 is continuous.  q is the order of
  * wait_q (0.9 for P90). */
-AFD_API afd_status afd_mmc_deadline(double lambda, double mean, int c, double d, double q,
+AFD_API afd_status afd_mmc_deadline(double lambda, double mean, unsigned c, double d, double q,
                                     afd_deadline_result *out);
 
 /* ------------------------------------------------- M/G/1+D, numerical
@@ -182,7 +182,7 @@ AFD_API afd_status afd_mg1_deadline(double lambda, const afd_svc_law *law, doubl
  * 17% (up to 21% low at rho = 0.5 with c = 8), the served P90 within 6% for
  * rho >= 0.8.  The *_err
  * fields cover rounding only, not the approximation. */
-AFD_API afd_status afd_mgc_deadline(double lambda, const afd_svc_law *law, int c, double d,
+AFD_API afd_status afd_mgc_deadline(double lambda, const afd_svc_law *law, unsigned c, double d,
                                     double q, afd_deadline_result *out);
 
 #ifdef __cplusplus

@@ -63,7 +63,7 @@ AFD_API afd_status afd_service_law_from_workload(const afd_workload *w,
                                                  afd_service_law *out);
 
 typedef struct afd_ttft {
-    int c;            /* prefill instances */
+    unsigned c;       /* prefill instances (servers are unsigned across the API) */
     double rho;       /* lambda E[S] / c */
     double wq_md;     /* p-quantile of the M/D/c wait */
     double ttft_md;   /* p-quantile of TTFT with the M/D/c wait */
@@ -73,7 +73,7 @@ typedef struct afd_ttft {
 /* TTFT p-quantiles with c prefill instances.  AFD_EUNSTABLE if
  * lambda E[S] >= c; AFD_EINVAL for bad arguments; AFD_ENUMERIC,
  * AFD_ENOMEM, AFD_ELIMIT as afd_mdc_alloc. */
-AFD_API afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, int c, double p,
+AFD_API afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, unsigned c, double p,
                                      afd_ttft *out);
 
 /* The smallest c <= c_max whose TTFT p-quantile (M/G/c if mg, else M/D/c)
@@ -82,7 +82,7 @@ AFD_API afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, in
  * that the exact M/D/c solution exceeds its size limit (afd_ttft_quantile
  * fails with AFD_ELIMIT) is taken as missing the SLO and skipped. */
 AFD_API afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, double slo,
-                                    int mg, int c_max, afd_ttft *out);
+                                    int mg, unsigned c_max, afd_ttft *out);
 
 typedef struct afd_decode_need {
     double slots_mean; /* L = lambda E[D] s_d */

@@ -10,6 +10,9 @@
  * M/D/c; the P90 of W plus the prefill time is the P90 TTFT it checks against
  * the SLO (Algorithm 9).
  *
+ * Types: a number of servers c is `unsigned` in every afdkit function and
+ * struct (montecarlo included), a micro-batch size B likewise `unsigned`.
+ *
  * Statuses: AFD_EINVAL for lambda <= 0, D <= 0, c < 1, a percentile outside
  * (0, 1), NaN or infinite arguments; AFD_EUNSTABLE for rho >= 1;
  * AFD_ENUMERIC when a method does not reach its tolerance; AFD_ELIMIT when
@@ -118,10 +121,10 @@ typedef struct afd_mdc afd_mdc;
  * Rounding adds 4 (N + c + h) DBL_EPSILON relative (GTH sums positive terms).
  * N grows like 35 / (1 - rho) near rho = 1 (N = 517 for c = 64, rho = 0.95);
  * beyond 2^24 stored values (rho above about 0.9996 for c = 64, 0.9999 for
- * c = 1) the status is AFD_ELIMIT.
+ * c = 1), or for c > INT_MAX, the status is AFD_ELIMIT.
  *
  * Returns AFD_OK and *q, or an error status and *q = NULL. */
-AFD_API afd_status afd_mdc_alloc(double lambda, double service, int c, afd_mdc **q);
+AFD_API afd_status afd_mdc_alloc(double lambda, double service, unsigned c, afd_mdc **q);
 AFD_API void afd_mdc_free(afd_mdc *q);
 
 /* Truncation level N (the chain is solved on {0..N}) and the bound tau on
@@ -188,28 +191,28 @@ AFD_API afd_status afd_mdc_number_pmf_e(const afd_mdc *q, long n, afd_result *re
  *     C = B_c / (1 - rho (1 - B_c)),
  * whose terms are all positive (no overflow, no cancellation; Jagerman,
  * Bell Syst. Tech. J. 53 (1974) 525-551).  Cost O(c). */
-AFD_API afd_status afd_erlang_c_e(double a, int c, afd_result *result);
-AFD_API double afd_erlang_c(double a, int c);
+AFD_API afd_status afd_erlang_c_e(double a, unsigned c, afd_result *result);
+AFD_API double afd_erlang_c(double a, unsigned c);
 
 /* Mean wait of M/M/c with mean service time D: Wq = C(c, a) D / (c - a). */
-AFD_API afd_status afd_mmc_wq_e(double lambda, double service, int c, afd_result *result);
-AFD_API double afd_mmc_wq(double lambda, double service, int c);
+AFD_API afd_status afd_mmc_wq_e(double lambda, double service, unsigned c, afd_result *result);
+AFD_API double afd_mmc_wq(double lambda, double service, unsigned c);
 
 /* Cosmetatos' approximation (G. P. Cosmetatos, "Approximate explicit
  * formulae for the average queueing time in the processes (M/D/r) and
  * (D/M/r)", INFOR 13 (1975) 328-331):
  *     Wq(M/D/c) ~ 1/2 Wq(M/M/c) [1 + (1 - rho) (c - 1) (sqrt(4 + 5c) - 2) / (16 rho c)]. */
-AFD_API afd_status afd_mdc_wq_cosmetatos_e(double lambda, double service, int c,
+AFD_API afd_status afd_mdc_wq_cosmetatos_e(double lambda, double service, unsigned c,
                                            afd_result *result);
-AFD_API double afd_mdc_wq_cosmetatos(double lambda, double service, int c);
+AFD_API double afd_mdc_wq_cosmetatos(double lambda, double service, unsigned c);
 
 /* Allen-Cunneen (A. O. Allen, Probability, Statistics and Queueing Theory,
  * 2nd ed., 1990, Section 6.3) for G/G/c, Wq ~ Wq(M/M/c) (ca^2 + cs^2) / 2,
  * with ca^2 = 1 (Poisson) and cs^2 = 0 (deterministic):
  *     Wq(M/D/c) ~ 1/2 Wq(M/M/c). */
-AFD_API afd_status afd_mdc_wq_allen_cunneen_e(double lambda, double service, int c,
+AFD_API afd_status afd_mdc_wq_allen_cunneen_e(double lambda, double service, unsigned c,
                                               afd_result *result);
-AFD_API double afd_mdc_wq_allen_cunneen(double lambda, double service, int c);
+AFD_API double afd_mdc_wq_allen_cunneen(double lambda, double service, unsigned c);
 
 /* Kingman's heavy-traffic form for GI/G/c (J. F. C. Kingman, "The heavy
  * traffic approximation in the theory of queues", Proc. Symp. Congestion
@@ -219,8 +222,8 @@ AFD_API double afd_mdc_wq_allen_cunneen(double lambda, double service, int c);
  *     Wq(M/D/c) ~ 1 / (2 lambda (1 - rho)) = D / (2 c rho (1 - rho)).
  * Exact as rho -> 1 for fixed c, and far too large at light load (it ignores
  * idle servers); for c = 1 it is Pollaczek-Khinchine divided by rho^2. */
-AFD_API afd_status afd_mdc_wq_kingman_e(double lambda, double service, int c, afd_result *result);
-AFD_API double afd_mdc_wq_kingman(double lambda, double service, int c);
+AFD_API afd_status afd_mdc_wq_kingman_e(double lambda, double service, unsigned c, afd_result *result);
+AFD_API double afd_mdc_wq_kingman(double lambda, double service, unsigned c);
 
 #ifdef __cplusplus
 }

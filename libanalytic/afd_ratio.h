@@ -30,7 +30,11 @@ extern "C" {
 
 typedef struct afd_system {
     afd_hw hw;
-    double B;     /* micro-batch per Attention worker, >= 1 */
+    unsigned B;   /* micro-batch per Attention worker, >= 1.  A micro-batch
+                     size is `unsigned` across the API (afd_barrier_mc_params,
+                     afd_pipeline_params); the closed forms that also make
+                     sense for a real B (afd_barrier_overhead_clt, as a
+                     continuous relaxation) take a double argument. */
     double theta; /* E[Y] >= 0 */
     double nu;    /* sd(Y) >= 0 */
 } afd_system;

@@ -113,7 +113,7 @@ typedef enum afd_routing {
 
 typedef struct afd_stage {
     char name[32];
-    int servers; /* c >= 1 */
+    unsigned servers; /* c >= 1 (servers are unsigned across the API) */
     afd_service_kind kind;
     double time;       /* const: seconds; exp: mean seconds */
     double a, b;       /* affine: a + b x seconds */
@@ -121,7 +121,7 @@ typedef struct afd_stage {
     int decode_phase;  /* latency: 1 decode, 0 prefill */
     afd_routing routing;
     double split;      /* heavy-light: light if tokens <= split */
-    int light_servers; /* heavy-light: servers of the light pool */
+    unsigned light_servers; /* heavy-light: servers of the light pool */
     int split_output;  /* heavy-light: split on output tokens */
     int repeat;        /* >= 1 */
     long line, column; /* where the stage starts in the document */

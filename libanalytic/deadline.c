@@ -371,11 +371,11 @@ static double e2(double k, double d)
     return k * d < 1e-300 ? d * d / 2 : afd_priv_j2(k * d) / (k * k);
 }
 
-afd_status afd_mmc_deadline(double lambda, double mean, int c, double d, double q,
+afd_status afd_mmc_deadline(double lambda, double mean, unsigned c, double d, double q,
                             afd_deadline_result *out)
 {
     double mu, cmu, a, kappa, inv_b, bk, den, pv0, poff, dens0, jmean, y, t;
-    int k;
+    unsigned k;
     if (out == NULL)
         return AFD_EINVAL;
     memset(out, 0, sizeof *out);
@@ -723,7 +723,7 @@ afd_status afd_mg1_deadline(double lambda, const afd_svc_law *law, double d, dou
 
 /* ------------------------------------------------------------ M/G/c+D */
 
-afd_status afd_mgc_deadline(double lambda, const afd_svc_law *law, int c, double d, double q,
+afd_status afd_mgc_deadline(double lambda, const afd_svc_law *law, unsigned c, double d, double q,
                             afd_deadline_result *out)
 {
     afd_deadline_result mmc;

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -182,16 +183,20 @@ static afd_status solve(afd_mdc *q, long kmin, long kmax, double *x)
     return AFD_OK;
 }
 
-afd_status afd_mdc_alloc(double lambda, double service, int c, afd_mdc **out)
+afd_status afd_mdc_alloc(double lambda, double service, unsigned servers, afd_mdc **out)
 {
     afd_mdc *q;
     double a, p_up, nd, excess = 0;
     long kmin, j;
+    int c;
     afd_status st;
 
     *out = NULL;
-    if (bad_positive(lambda) || bad_positive(service) || c < 1)
+    if (bad_positive(lambda) || bad_positive(service) || servers < 1)
         return AFD_EINVAL;
+    if (servers > INT_MAX)
+        return AFD_ELIMIT;
+    c = (int)servers;
     a = lambda * service;
     if (!(a < c))
         return AFD_EUNSTABLE;

@@ -140,7 +140,7 @@ static double conv_minus_p(double t, void *vp)
     return g - cv->target;
 }
 
-afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, int c, double p,
+afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, unsigned c, double p,
                              afd_ttft *out)
 {
     afd_mdc *q = NULL;
@@ -197,11 +197,12 @@ afd_status afd_ttft_quantile(double lambda, const afd_service_law *s, int c, dou
 }
 
 afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, double slo,
-                            int mg, int c_max, afd_ttft *out)
+                            int mg, unsigned c_max, afd_ttft *out)
 {
     double feasible_s = 0;
     size_t j;
-    int c;
+    double c0;
+    unsigned c;
 
     out->c = 0;
     out->rho = out->wq_md = out->ttft_md = out->ttft_mg = NAN;
@@ -214,14 +215,20 @@ afd_status afd_prefill_pool(double lambda, const afd_service_law *s, double p, d
             feasible_s += s->w[j];
     if (mg ? feasible_s < p : !(s->mean < slo))
         return AFD_EEMPTY;
-    for (c = (int)floor(lambda * s->mean) + 1; c <= c_max; c++) {
+    /* the smallest stable pool, floor(lambda E[S]) + 1, up to c_max */
+    c0 = floor(lambda * s->mean) + 1;
+    if (!(c0 <= c_max))
+        return AFD_EEMPTY;
+    for (c = (unsigned)c0;; c++) {
         afd_status st = afd_ttft_quantile(lambda, s, c, p, out);
-        if (saturated(st))
-            continue; /* a load so close to 1 is taken as missing the SLO */
-        if (st != AFD_OK)
-            return st;
-        if ((mg ? out->ttft_mg : out->ttft_md) <= slo)
-            return AFD_OK;
+        if (!saturated(st)) { /* a load so close to 1 is taken as missing the SLO */
+            if (st != AFD_OK)
+                return st;
+            if ((mg ? out->ttft_mg : out->ttft_md) <= slo)
+                return AFD_OK;
+        }
+        if (c == c_max)
+            break;
     }
     return AFD_EEMPTY;
 }

@@ -13,7 +13,7 @@ static int bad_positive(double x)
 }
 
 /* Shared checks: lambda, D > 0 finite, c >= 1, a = lambda D < c. */
-static afd_status check(double lambda, double service, int c, afd_result *result)
+static afd_status check(double lambda, double service, unsigned c, afd_result *result)
 {
     result->val = NAN;
     result->err = NAN;
@@ -24,10 +24,10 @@ static afd_status check(double lambda, double service, int c, afd_result *result
     return AFD_OK;
 }
 
-afd_status afd_erlang_c_e(double a, int c, afd_result *result)
+afd_status afd_erlang_c_e(double a, unsigned c, afd_result *result)
 {
     double b = 1, rho;
-    int k;
+    unsigned k;
     result->val = NAN;
     result->err = NAN;
     if (!(a > 0) || !isfinite(a) || c < 1)
@@ -44,13 +44,13 @@ afd_status afd_erlang_c_e(double a, int c, afd_result *result)
     return AFD_OK;
 }
 
-double afd_erlang_c(double a, int c)
+double afd_erlang_c(double a, unsigned c)
 {
     afd_result r;
     return afd_erlang_c_e(a, c, &r) == AFD_OK ? r.val : NAN;
 }
 
-afd_status afd_mmc_wq_e(double lambda, double service, int c, afd_result *result)
+afd_status afd_mmc_wq_e(double lambda, double service, unsigned c, afd_result *result)
 {
     afd_result ec;
     double a;
@@ -67,13 +67,13 @@ afd_status afd_mmc_wq_e(double lambda, double service, int c, afd_result *result
     return AFD_OK;
 }
 
-double afd_mmc_wq(double lambda, double service, int c)
+double afd_mmc_wq(double lambda, double service, unsigned c)
 {
     afd_result r;
     return afd_mmc_wq_e(lambda, service, c, &r) == AFD_OK ? r.val : NAN;
 }
 
-afd_status afd_mdc_wq_cosmetatos_e(double lambda, double service, int c, afd_result *result)
+afd_status afd_mdc_wq_cosmetatos_e(double lambda, double service, unsigned c, afd_result *result)
 {
     afd_result mmc;
     double rho, corr;
@@ -91,13 +91,13 @@ afd_status afd_mdc_wq_cosmetatos_e(double lambda, double service, int c, afd_res
     return AFD_OK;
 }
 
-double afd_mdc_wq_cosmetatos(double lambda, double service, int c)
+double afd_mdc_wq_cosmetatos(double lambda, double service, unsigned c)
 {
     afd_result r;
     return afd_mdc_wq_cosmetatos_e(lambda, service, c, &r) == AFD_OK ? r.val : NAN;
 }
 
-afd_status afd_mdc_wq_allen_cunneen_e(double lambda, double service, int c, afd_result *result)
+afd_status afd_mdc_wq_allen_cunneen_e(double lambda, double service, unsigned c, afd_result *result)
 {
     afd_result mmc;
     afd_status st = afd_mmc_wq_e(lambda, service, c, &mmc);
@@ -112,13 +112,13 @@ afd_status afd_mdc_wq_allen_cunneen_e(double lambda, double service, int c, afd_
     return AFD_OK;
 }
 
-double afd_mdc_wq_allen_cunneen(double lambda, double service, int c)
+double afd_mdc_wq_allen_cunneen(double lambda, double service, unsigned c)
 {
     afd_result r;
     return afd_mdc_wq_allen_cunneen_e(lambda, service, c, &r) == AFD_OK ? r.val : NAN;
 }
 
-afd_status afd_mdc_wq_kingman_e(double lambda, double service, int c, afd_result *result)
+afd_status afd_mdc_wq_kingman_e(double lambda, double service, unsigned c, afd_result *result)
 {
     double a;
     afd_status st = check(lambda, service, c, result);
@@ -131,7 +131,7 @@ afd_status afd_mdc_wq_kingman_e(double lambda, double service, int c, afd_result
     return AFD_OK;
 }
 
-double afd_mdc_wq_kingman(double lambda, double service, int c)
+double afd_mdc_wq_kingman(double lambda, double service, unsigned c)
 {
     afd_result r;
     return afd_mdc_wq_kingman_e(lambda, service, c, &r) == AFD_OK ? r.val : NAN;

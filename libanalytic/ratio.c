@@ -14,8 +14,8 @@ afd_status afd_system_check(const afd_system *s, afd_error *err)
     afd_status st = afd_hw_check(&s->hw, err);
     if (st != AFD_OK)
         return st;
-    if (!(s->B >= 1) || !isfinite(s->B))
-        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "B must be >= 1: %g", s->B);
+    if (s->B < 1)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "B must be >= 1: %u", s->B);
     if (!(s->theta >= 0) || !isfinite(s->theta))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0, "theta must be >= 0: %g", s->theta);
     if (!(s->nu >= 0) || !isfinite(s->nu))

@@ -387,6 +387,7 @@ static afd_status parse_routing(const ctx *c, const char *path, const json_t *v,
         char sub[PATH_CAP], sub2[PATH_CAP];
         json_t *h, *y;
         afd_status s;
+        int n;
         if ((s = check_keys(c, path, v, top, "routing")) != AFD_OK)
             return s;
         join(sub, path, "heavy-light");
@@ -408,8 +409,9 @@ static afd_status parse_routing(const ctx *c, const char *path, const json_t *v,
         join(sub2, sub, "light");
         if (st->servers < 2)
             return fail_at(c, sub2, AFD_EINVAL, "heavy-light needs at least 2 servers");
-        if ((s = get_int(c, sub2, y, "light", 1, st->servers - 1, &st->light_servers)) != AFD_OK)
+        if ((s = get_int(c, sub2, y, "light", 1, (long)st->servers - 1, &n)) != AFD_OK)
             return s;
+        st->light_servers = (unsigned)n;
         if ((y = json_object_get(h, "tokens")) != NULL) {
             join(sub2, sub, "tokens");
             return get_tokens(c, sub2, y, &st->split_output);
@@ -455,8 +457,10 @@ static afd_status parse_stage(const ctx *c, size_t i, const json_t *v, afd_stage
     }
     if ((x = json_object_get(v, "servers")) != NULL) {
         join(sub, path, "servers");
-        if ((s = get_int(c, sub, x, "servers", 1, 100000, &st->servers)) != AFD_OK)
+        int n;
+        if ((s = get_int(c, sub, x, "servers", 1, 100000, &n)) != AFD_OK)
             return s;
+        st->servers = (unsigned)n;
     }
     if ((x = json_object_get(v, "repeat")) != NULL) {
         join(sub, path, "repeat");

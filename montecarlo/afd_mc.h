@@ -48,7 +48,7 @@ AFD_API unsigned afd_mc_threads(unsigned requested);
 
 typedef struct afd_barrier_mc_params {
     const afd_workload *workload; /* TRACE with kept rows, or GEOMETRIC */
-    uint64_t B;                   /* slots per worker, >= 1 */
+    unsigned B;                   /* slots per worker, >= 1 (B is unsigned across the API) */
     const unsigned *r;            /* worker counts, each in 1..AFD_BARRIER_MC_MAX_R */
     size_t n_r;                   /* >= 1 */
     uint64_t trials;              /* T >= 2 */

@@ -86,7 +86,7 @@ typedef struct afd_pipeline_params {
     const afd_workload *workload; /* TRACE with kept rows, or GEOMETRIC */
     afd_hw hw;
     unsigned x, y;        /* Attention workers, FFN instances (r = x/y) */
-    unsigned B;           /* slots per micro-batch */
+    unsigned B;           /* slots per micro-batch (B is unsigned across the API) */
     unsigned microbatches;/* m >= 1 micro-batches per Attention worker */
     uint64_t requests;    /* stop after x * requests completions */
     afd_start start;

@@ -176,7 +176,8 @@ AFD_API double afd_negbin_draw(afd_philox_cursor *c, double n, double p);
  *
  * NaN unless B >= 1 and mu_p, mu_d in [1, AFD_GEOMETRIC_MAX_MEAN] with
  * B (mu_p + mu_d) <= 2^46. */
-AFD_API double afd_slot_sum_geometric(afd_philox_cursor *c, double mu_p, double mu_d, double B);
+AFD_API double afd_slot_sum_geometric(afd_philox_cursor *c, double mu_p, double mu_d,
+                                      unsigned B);
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,7 @@ static void trial_loads(const job *jb, uint64_t t, double *buf, double *load)
         afd_philox_cursor_init(&cur, p->seed, t, 0);
         for (j = 0; j < jb->rmax; j++)
             load[j] =
-                afd_slot_sum_geometric(&cur, p->workload->mu_p, p->workload->mu_d, (double)p->B);
+                afd_slot_sum_geometric(&cur, p->workload->mu_p, p->workload->mu_d, p->B);
         return;
     }
     for (j = 0; j < jb->rmax; j++) {

@@ -106,10 +106,10 @@ double afd_negbin_draw(afd_philox_cursor *c, double n, double p)
     return afd_poisson_draw(c, afd_gamma_draw(c, n, (1 - p) / p));
 }
 
-double afd_slot_sum_geometric(afd_philox_cursor *c, double mu_p, double mu_d, double B)
+double afd_slot_sum_geometric(afd_philox_cursor *c, double mu_p, double mu_d, unsigned slots)
 {
-    double kp, kd;
-    if (!(B >= 1 && B == floor(B)) || !(mu_p >= 1 && mu_p <= AFD_GEOMETRIC_MAX_MEAN) ||
+    double kp, kd, B = slots;
+    if (slots < 1 || !(mu_p >= 1 && mu_p <= AFD_GEOMETRIC_MAX_MEAN) ||
         !(mu_d >= 1 && mu_d <= AFD_GEOMETRIC_MAX_MEAN) || !(B * (mu_p + mu_d) <= NEGBIN_MAX_MEAN))
         return NAN;
     kp = afd_negbin_draw(c, B, 1 / mu_p);

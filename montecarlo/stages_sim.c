@@ -111,7 +111,7 @@ static afd_status run_rep(const rep_ctx *cx, unsigned rep, double *stats)
 
     for (i = 0; i < ns; i++) {
         const afd_stage *sgi = &sg->stage[i];
-        int c = sgi->servers, k;
+        int c = (int)sgi->servers, k;
         double busy = 0, *free_t = calloc((size_t)c, sizeof *free_t);
         /* FCFS pools: the servers' free times (afd_event.h; ties by push
          * order, which is server order) */
@@ -128,8 +128,9 @@ static afd_status run_rep(const rep_ctx *cx, unsigned rep, double *stats)
         if (sgi->routing == AFD_ROUTE_FCFS || sgi->routing == AFD_ROUTE_LEAST_WORK ||
             sgi->routing == AFD_ROUTE_HEAVY_LIGHT) {
             for (k = 0; k < npool; k++) {
-                int lo = npool == 2 && k == 1 ? sgi->light_servers : 0;
-                int hi = npool == 2 && k == 0 ? sgi->light_servers : c, s;
+                int light = (int)sgi->light_servers;
+                int lo = npool == 2 && k == 1 ? light : 0;
+                int hi = npool == 2 && k == 0 ? light : c, s;
                 if (afd_event_heap_init(&hp[k], (size_t)(hi - lo)) != AFD_OK)
                     st = AFD_ENOMEM;
                 for (s = lo; s < hi && st == AFD_OK; s++) /* all free at 0, in server order */

@@ -322,8 +322,12 @@ static void barrier_errors(void **state)
     r[1] = 4;
     p.B = 0;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
-    p.B = UINT64_C(1) << 40; /* B (mu_p + mu_d) beyond 2^46 */
+    p.B = 1u << 31; /* B (mu_p + mu_d) = 2^31 (100 + 2^20) beyond 2^46 */
+    w.mu_d = 0x1p20;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
+    p.B = 1u << 25; /* 2^25 (100 + 2^20) is below 2^46 */
+    assert_int_equal(afd_barrier_mc(&p, res), AFD_OK);
+    w.mu_d = 500;
     p.B = 256;
     w.mu_d = 0x1p41; /* beyond the geometric samplers' domain */
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EINVAL);
@@ -338,7 +342,8 @@ static void barrier_errors(void **state)
     tr.n_kept = 0;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_EEMPTY);
     tr.n_kept = TR_N;
-    p.B = UINT64_C(1) << 43; /* B x (1200 + 400) reaches 2^53 */
+    tr.prompt[0] = UINT64_C(1) << 22; /* B x (2^22 + D) beyond 2^53 at B = 2^31 */
+    p.B = 1u << 31;
     assert_int_equal(afd_barrier_mc(&p, res), AFD_ELIMIT);
     afd_workload_free(&tr);
 }

@@ -712,7 +712,7 @@ static void error_paths(void **state)
     assert_int_equal(afd_mdc_alloc(1, NAN, 2, &q), AFD_EINVAL);
     assert_int_equal(afd_mdc_alloc(NAN, 1, 2, &q), AFD_EINVAL);
     assert_int_equal(afd_mdc_alloc(1, 1, 0, &q), AFD_EINVAL);
-    assert_int_equal(afd_mdc_alloc(1, 1, -3, &q), AFD_EINVAL);
+    assert_int_equal(afd_mdc_alloc(1, 1, (unsigned)INT_MAX + 1, &q), AFD_ELIMIT); /* c > INT_MAX */
     assert_int_equal(afd_mdc_alloc(2, 1, 2, &q), AFD_EUNSTABLE); /* rho = 1 */
     assert_int_equal(afd_mdc_alloc(1e300, 1e300, 2, &q), AFD_EUNSTABLE);
     assert_null(q);

@@ -279,7 +279,7 @@ def hw(spec):
 
 
 def _system(hw_spec, B, wl, keep_rows=False):
-    B = float(_integer(B, "B", 1, 2**31))
+    B = _integer(B, "B", 1, 2**31)
     s = ffi.new("afd_system *")
     s.hw = _load_hw(hw_spec)[0]
     with _Workload(wl, keep_rows) as w:
@@ -821,7 +821,7 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
     with _Workload(_split(workload), needs_lengths=True, keep_pairs=True) as w:
         s = ffi.new("afd_system *")
         s.hw = h[0]
-        s.B, s.theta, s.nu = float(B), w.stats.theta, w.stats.nu
+        s.B, s.theta, s.nu = B, w.stats.theta, w.stats.nu
         params = []
         for x_r in rs:
             p = ffi.new("afd_pipeline_params *")

@@ -89,7 +89,7 @@ afd_status afd_kappa_e(double r, afd_result *result);
 double afd_barrier_overhead_clt(double theta, double nu, double B, double r);
 
 /* afd_ratio.h */
-typedef struct afd_system { afd_hw hw; double B; double theta; double nu; } afd_system;
+typedef struct afd_system { afd_hw hw; unsigned B; double theta; double nu; } afd_system;
 afd_status afd_system_check(const afd_system *s, afd_error *err);
 const char *afd_bind_name(unsigned bind);
 typedef struct afd_cycle {
@@ -124,14 +124,14 @@ afd_status afd_unit_seconds(const char *unit, double *sec);
 
 /* afd_queue.h */
 typedef struct afd_mdc afd_mdc;
-afd_status afd_mdc_alloc(double lambda, double service, int c, afd_mdc **q);
+afd_status afd_mdc_alloc(double lambda, double service, unsigned c, afd_mdc **q);
 void afd_mdc_free(afd_mdc *q);
 afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result);
 afd_status afd_mdc_p_wait_e(const afd_mdc *q, afd_result *result);
 afd_status afd_mdc_wait_quantile_e(const afd_mdc *q, double p, afd_result *result);
-double afd_mdc_wq_cosmetatos(double lambda, double service, int c);
-double afd_mdc_wq_allen_cunneen(double lambda, double service, int c);
-double afd_mdc_wq_kingman(double lambda, double service, int c);
+double afd_mdc_wq_cosmetatos(double lambda, double service, unsigned c);
+double afd_mdc_wq_allen_cunneen(double lambda, double service, unsigned c);
+double afd_mdc_wq_kingman(double lambda, double service, unsigned c);
 
 /* afd_model.h, afd_device.h, afd_estimate.h */
 typedef struct afd_model {
@@ -185,7 +185,7 @@ CDEF_MC = r"""
 /* montecarlo/afd_mc.h */
 unsigned afd_mc_threads(unsigned requested);
 typedef struct afd_barrier_mc_params {
-    const afd_workload *workload; uint64_t B; const unsigned *r; size_t n_r;
+    const afd_workload *workload; unsigned B; const unsigned *r; size_t n_r;
     uint64_t trials; uint64_t seed; int per_slot; int by_row; unsigned threads;
     void (*progress)(void *ctx, uint64_t done, uint64_t total); void *progress_ctx;
 } afd_barrier_mc_params;
