@@ -384,7 +384,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
     cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
     cli_table_provenance(t);
-    if (a.hw != NULL && a.unit[0]) /* only a latency file states the unit */
+    if (a.unit[0]) /* the file's unit, or seconds without one */
         cli_table_meta(t, "unit", "%s", a.unit);
     if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
         cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
@@ -666,7 +666,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    if (a.hw != NULL && a.unit[0]) /* only a latency file states the unit */
+    if (a.unit[0]) /* the file's unit, or seconds without one */
         cli_table_meta(t, "unit", "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
