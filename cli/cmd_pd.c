@@ -639,8 +639,8 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     pool.kv_budget_tokens = isnan(a.kvbudget) ? 0 : a.kvbudget / a.kvb;
     for (i = 0; i < npairs; i++) {
         afd_status st;
-        pool.prefill_instances = (int)pp[i];
-        pool.decode_instances = (int)dd[i];
+        pool.prefill_instances = (unsigned)pp[i];
+        pool.decode_instances = (unsigned)dd[i];
         st = afd_pd_goodput(&pool, &gp[i], &lim[i]);
         if (st != AFD_OK) {
             rc = cli_runtime_error(cmd, "prefill %g, decode %g: %s", pp[i], dd[i],

@@ -121,8 +121,8 @@ AFD_API afd_status afd_decode_pool_size(const afd_decode_need *need,
 typedef struct afd_pd_pool {
     const afd_service_law *prefill; /* service law of S */
     const afd_workload *workload;   /* for E[D] and theta */
-    int prefill_instances;
-    int decode_instances;
+    unsigned prefill_instances; /* c of the prefill pool (servers are unsigned across the API) */
+    unsigned decode_instances;
     double percentile;      /* of TTFT, e.g. 0.9 */
     double ttft_slo;
     int mg;                 /* use the M/G/c correction */
