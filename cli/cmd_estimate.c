@@ -207,21 +207,13 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
         return cli_table_finish(t, cmd);
     }
     cli_table_begin(t, "module", "dispatch_ms", "compute_ms", "comm_ms", "time_ms");
-    {
-        double td = 0, tc = 0;
-        for (i = 0; i < 4; i++) {
-            /* time_ms: when the module's work (and its all-reduce) ends in
-             * Algorithm 1, counted from the start of the block */
-            td += est.module[i].dispatch_s;
-            tc = td > tc ? td + est.module[i].compute_s : tc + est.module[i].compute_s;
-            tc += est.module[i].comm_s;
-            cli_table_str(t, est.module[i].name);
-            cli_table_real(t, est.module[i].dispatch_s * 1e3);
-            cli_table_real(t, est.module[i].compute_s * 1e3);
-            cli_table_real(t, est.module[i].comm_s * 1e3);
-            cli_table_real(t, tc * 1e3);
-            cli_table_end_row(t);
-        }
+    for (i = 0; i < 4; i++) {
+        cli_table_str(t, est.module[i].name);
+        cli_table_real(t, est.module[i].dispatch_s * 1e3);
+        cli_table_real(t, est.module[i].compute_s * 1e3);
+        cli_table_real(t, est.module[i].comm_s * 1e3);
+        cli_table_real(t, est.module[i].end_s * 1e3);
+        cli_table_end_row(t);
     }
     cli_table_str(t, "forward");
     cli_table_real(t, est.forward_dispatch_s * 1e3);

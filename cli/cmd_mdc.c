@@ -27,18 +27,13 @@ static const cli_option mdc_options[] = {
 static const cli_group mdc_group = {"Options", mdc_options};
 static const cli_group *const mdc_groups[] = {&mdc_group, &cli_output_group, NULL};
 
-static double rel_err(double approx, double exact)
-{
-    return (approx - exact) / exact; /* nan or inf (printed nan) when exact = 0 */
-}
-
 /* One row; returns 0 or the exit code after printing an error. */
 static int row(const char *cmd, cli_table *t, double lambda, double service, int c, double p,
                int extra, int show_lambda)
 {
     afd_mdc *q;
     afd_result wq, pw, q90, qp;
-    double cos, ac, king;
+    afd_mdc_approx ap;
     afd_status st = afd_mdc_alloc(lambda, service, c, &q);
     if (st == AFD_ELIMIT)
         return cli_runtime_error(cmd,
@@ -57,24 +52,22 @@ static int row(const char *cmd, cli_table *t, double lambda, double service, int
     afd_mdc_free(q);
     if (st != AFD_OK)
         return cli_runtime_error(cmd, "c = %d: %s", c, afd_strerror(st));
-    /* rho < 1 here, so the approximations cannot fail */
-    cos = afd_mdc_wq_cosmetatos(lambda, service, c);
-    ac = afd_mdc_wq_allen_cunneen(lambda, service, c);
-    king = afd_mdc_wq_kingman(lambda, service, c);
+    /* rho < 1 here, so the approximations cannot fail (NaN if they did) */
+    (void)afd_mdc_approx_compare(lambda, service, (unsigned)c, wq.val, &ap);
 
     cli_table_int(t, c);
     cli_table_real(t, lambda * service / c);
     cli_table_real(t, wq.val);
-    cli_table_real(t, cos);
+    cli_table_real(t, ap.wq_cosmetatos);
     cli_table_real(t, pw.val);
     cli_table_real(t, q90.val);
     if (extra)
         cli_table_real(t, qp.val);
-    cli_table_real(t, ac);
-    cli_table_real(t, king);
-    cli_table_real(t, rel_err(cos, wq.val));
-    cli_table_real(t, rel_err(ac, wq.val));
-    cli_table_real(t, rel_err(king, wq.val));
+    cli_table_real(t, ap.wq_allen_cunneen);
+    cli_table_real(t, ap.wq_kingman);
+    cli_table_real(t, ap.err_cosmetatos);
+    cli_table_real(t, ap.err_allen_cunneen);
+    cli_table_real(t, ap.err_kingman);
     if (show_lambda)
         cli_table_real(t, lambda);
     cli_table_end_row(t);

@@ -52,6 +52,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
 static void row(cli_table *t, const cli_cost_args *cost, double B, const char *rule, double r,
                 double thr, double tau, unsigned bind, double r_cont, double se)
 {
+    double lo, hi;
+    afd_interval95(r_cont, se, &lo, &hi);
     cli_table_str(t, rule);
     cli_table_real(t, r);
     cli_table_real(t, thr);
@@ -59,8 +61,8 @@ static void row(cli_table *t, const cli_cost_args *cost, double B, const char *r
     cli_table_str(t, afd_bind_name(bind));
     cli_table_real(t, r_cont);
     cli_table_real(t, se);
-    cli_table_real(t, r_cont - 1.96 * se);
-    cli_table_real(t, r_cont + 1.96 * se);
+    cli_table_real(t, lo);
+    cli_table_real(t, hi);
     if (cost->have_price)
         cli_table_real(t, cli_cost_per_dollar(cost, r, B, tau));
     if (cost->have_power)

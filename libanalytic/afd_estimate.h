@@ -70,7 +70,17 @@ typedef struct afd_estimate_module {
     double dispatch_s;   /* CPU dispatch time of the module */
     double compute_s;    /* sum of its operators' roofline times */
     double comm_s;       /* all-reduce after it (0 without TP) */
+    double end_s;        /* when its work and all-reduce end in Algorithm 1,
+                            from the start of the block (afd_estimate_algorithm1) */
 } afd_estimate_module;
+
+/* BestServe's Algorithm 1 for one block of four modules: the CPU's
+ * dispatch of module i overlaps the device's work on the modules before it,
+ * and communication follows computation, so with TD_i the dispatch time
+ * summed over modules 0..i,
+ *     end_i = max(TD_i, end_{i-1}) + compute_i + comm_i,   end_{-1} = 0.
+ * Sets mod[i].end_s and returns end_3, the block's time. */
+AFD_API double afd_estimate_algorithm1(afd_estimate_module mod[4]);
 
 typedef struct afd_estimate {
     /* One block: the MoE block for MoE models, else the dense block. */

@@ -225,6 +225,18 @@ AFD_API double afd_mdc_wq_allen_cunneen(double lambda, double service, unsigned 
 AFD_API afd_status afd_mdc_wq_kingman_e(double lambda, double service, unsigned c, afd_result *result);
 AFD_API double afd_mdc_wq_kingman(double lambda, double service, unsigned c);
 
+/* The three approximations above beside an exact mean wait wq_exact (the
+ * afd_mdc_wq_e of the same queue): each value and its relative error
+ * err = (approximation - wq_exact) / wq_exact, NaN or +-inf when wq_exact is
+ * 0 (and NaN when it is NaN).  AFD_OK, or the status of the approximations
+ * (AFD_EINVAL, AFD_EUNSTABLE), every field then NaN. */
+typedef struct afd_mdc_approx {
+    double wq_cosmetatos, wq_allen_cunneen, wq_kingman;
+    double err_cosmetatos, err_allen_cunneen, err_kingman;
+} afd_mdc_approx;
+AFD_API afd_status afd_mdc_approx_compare(double lambda, double service, unsigned c,
+                                          double wq_exact, afd_mdc_approx *out);
+
 #ifdef __cplusplus
 }
 #endif

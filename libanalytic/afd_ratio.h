@@ -213,6 +213,14 @@ typedef struct afd_topology {
 AFD_API afd_status afd_topology_search(const afd_system *s, unsigned max_n, afd_topology *best,
                                        size_t k, size_t *found);
 
+/* The 95% normal interval [x - z se, x + z se] of an estimate x with
+ * standard error se (the r_lo, r_hi of afdkit ratio), with z = AFD_Z95 =
+ * 1.96: the 0.975 quantile of the standard normal, 1.959964, rounded to
+ * three digits as is conventional (the interval then covers 95.0004%
+ * instead of 95%).  NaN in, NaN out. */
+#define AFD_Z95 1.96
+AFD_API void afd_interval95(double x, double se, double *lo, double *hi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -265,9 +265,10 @@ double afd_estimate_allreduce_ms(const afd_device *d, afd_phase phase, double tp
            d->comm_latency_ms;
 }
 
-/* Algorithm 1 for one block: dispatch of module i overlaps the computation
- * of modules before it; communication follows the computation. */
-static double algorithm1(const afd_estimate_module *mod)
+/* Algorithm 1 for one block (afd_estimate.h): dispatch of module i
+ * overlaps the computation of modules before it; communication follows the
+ * computation. */
+double afd_estimate_algorithm1(afd_estimate_module mod[4])
 {
     double td = 0, tc = 0;
     int i;
@@ -278,6 +279,7 @@ static double algorithm1(const afd_estimate_module *mod)
         else
             tc += mod[i].compute_s;
         tc += mod[i].comm_s;
+        mod[i].end_s = tc;
     }
     return tc;
 }
@@ -314,7 +316,8 @@ static void estimate_nan(afd_estimate *o)
     int i;
     memset(o, 0, sizeof *o);
     for (i = 0; i < 4; i++)
-        o->module[i].dispatch_s = o->module[i].compute_s = o->module[i].comm_s = NAN;
+        o->module[i].dispatch_s = o->module[i].compute_s = o->module[i].comm_s =
+            o->module[i].end_s = NAN;
     o->block_s = o->forward_s = o->forward_dispatch_s = o->forward_compute_s = NAN;
     o->forward_comm_s = NAN;
 }
@@ -373,7 +376,7 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
         head = gemm(&c, "lm_head", c.b, m->hidden, m->vocab / c.t);
     }
     memcpy(out->module, n_moe > 0 ? moel : dense, sizeof out->module);
-    out->block_s = algorithm1(out->module);
+    out->block_s = afd_estimate_algorithm1(out->module);
     out->forward_s = head;
     out->forward_dispatch_s = out->forward_comm_s = 0;
     out->forward_compute_s = head;
@@ -390,9 +393,9 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
         }
     }
     if (n_dense > 0)
-        out->forward_s += n_dense * algorithm1(dense);
+        out->forward_s += n_dense * afd_estimate_algorithm1(dense);
     if (n_moe > 0)
-        out->forward_s += n_moe * algorithm1(moel);
+        out->forward_s += n_moe * afd_estimate_algorithm1(moel);
     return AFD_OK;
 }
 

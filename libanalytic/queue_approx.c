@@ -136,3 +136,33 @@ double afd_mdc_wq_kingman(double lambda, double service, unsigned c)
     afd_result r;
     return afd_mdc_wq_kingman_e(lambda, service, c, &r) == AFD_OK ? r.val : NAN;
 }
+
+static double rel_err(double approx, double exact)
+{
+    return (approx - exact) / exact; /* nan or inf when exact = 0 */
+}
+
+afd_status afd_mdc_approx_compare(double lambda, double service, unsigned c, double wq_exact,
+                                  afd_mdc_approx *out)
+{
+    afd_result cos, ac, king;
+    afd_status st;
+    if (out == NULL)
+        return AFD_EINVAL;
+    out->wq_cosmetatos = out->wq_allen_cunneen = out->wq_kingman = NAN;
+    out->err_cosmetatos = out->err_allen_cunneen = out->err_kingman = NAN;
+    st = afd_mdc_wq_cosmetatos_e(lambda, service, c, &cos);
+    if (st == AFD_OK)
+        st = afd_mdc_wq_allen_cunneen_e(lambda, service, c, &ac);
+    if (st == AFD_OK)
+        st = afd_mdc_wq_kingman_e(lambda, service, c, &king);
+    if (st != AFD_OK)
+        return st;
+    out->wq_cosmetatos = cos.val;
+    out->wq_allen_cunneen = ac.val;
+    out->wq_kingman = king.val;
+    out->err_cosmetatos = rel_err(cos.val, wq_exact);
+    out->err_allen_cunneen = rel_err(ac.val, wq_exact);
+    out->err_kingman = rel_err(king.val, wq_exact);
+    return AFD_OK;
+}

@@ -469,3 +469,9 @@ afd_status afd_topology_search(const afd_system *s, unsigned max_n, afd_topology
         }
     return AFD_OK;
 }
+
+void afd_interval95(double x, double se, double *lo, double *hi)
+{
+    *lo = x - AFD_Z95 * se;
+    *hi = x + AFD_Z95 * se;
+}

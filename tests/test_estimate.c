@@ -491,6 +491,34 @@ static void afd_pair_link(void **state)
     assert_true(isnan(het.alpha_a));
 }
 
+/* Algorithm 1 by hand: dispatch 1 ms per module, compute (0.5, 3, 0.5, 2),
+ * all-reduce (0, 1, 0, 1).  Module 0 ends at 1 + 0.5 = 1.5; module 1 is
+ * dispatched at 2 > 1.5, ends at 2 + 3 + 1 = 6; module 2 is dispatched at
+ * 3 < 6, ends at 6 + 0.5 = 6.5; module 3 at 4 < 6.5, ends at 6.5 + 2 + 1 =
+ * 9.5, the block's time.  With dispatch 8 per module the device always
+ * waits for the CPU: module i ends at 8 (i + 1) + compute_i + comm_i, so
+ * 8.5, 20, 24.5 and 35. */
+static void algorithm1_by_hand(void **state)
+{
+    afd_estimate_module m[4];
+    static const double cmp[4] = {0.5, 3, 0.5, 2}, comm[4] = {0, 1, 0, 1};
+    int i;
+    (void)state;
+    memset(m, 0, sizeof m);
+    for (i = 0; i < 4; i++) {
+        m[i].dispatch_s = 1;
+        m[i].compute_s = cmp[i];
+        m[i].comm_s = comm[i];
+    }
+    assert_true(afd_estimate_algorithm1(m) == 9.5);
+    assert_true(m[0].end_s == 1.5 && m[1].end_s == 6 && m[2].end_s == 6.5 && m[3].end_s == 9.5);
+    /* dispatch 8 per module: every module waits for its dispatch at 8 (i+1) */
+    for (i = 0; i < 4; i++)
+        m[i].dispatch_s = 8;
+    assert_true(afd_estimate_algorithm1(m) == 32 + 2 + 1);
+    assert_true(m[0].end_s == 8.5 && m[1].end_s == 16 + 3 + 1 && m[2].end_s == 24.5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +526,7 @@ int main(void)
         cmocka_unit_test(parameter_counts),         cmocka_unit_test(model_errors),
         cmocka_unit_test(device_files),             cmocka_unit_test(decode_reads_the_weights),
         cmocka_unit_test(prefill_counts_the_flops), cmocka_unit_test(table3_printed_forms),
+        cmocka_unit_test(algorithm1_by_hand),
         cmocka_unit_test(estimate_errors),          cmocka_unit_test(kv_capacity),
         cmocka_unit_test(laws),                     cmocka_unit_test(afd_pair_identical),
         cmocka_unit_test(afd_pair_roofline),        cmocka_unit_test(afd_pair_link),

@@ -772,6 +772,45 @@ static void error_paths(void **state)
     assert_true(isnan(afd_priv_poisson_pmf(-1, 1)));
 }
 
+/* The approximations beside an exact value, by hand.  c = 1, lambda = 1/2,
+ * D = 1: M/M/1 waits rho D / (1 - rho) = 1; Cosmetatos' correction is 1 at
+ * c = 1 and Allen-Cunneen halves it, so both give 1/2, the exact M/D/1 mean
+ * wait rho D / (2 (1 - rho)) (errors 0); Kingman gives c / (2 lambda (c - a))
+ * = 2, error 3 = 1/rho^2 - 1.  c = 2, lambda = 1, D = 1: Erlang B_1 = 1/2,
+ * B_2 = 1/5, C = (1/5) / (1 - (1/2)(4/5)) = 1/3, Wq(M/M/2) = C D / (c - a) =
+ * 1/3; Allen-Cunneen 1/6, Cosmetatos (1/6) (1 + (sqrt 14 - 2) / 32), Kingman
+ * 2 / (2 (2 - 1)) = 1; against wq_exact = 1/8 the errors are
+ * (approx - 1/8) / (1/8). */
+static void approx_compare_by_hand(void **state)
+{
+    afd_mdc_approx ap;
+    double cos2 = (1.0 / 6) * (1 + (sqrt(14) - 2) / 32);
+    (void)state;
+    assert_int_equal(afd_mdc_approx_compare(0.5, 1, 1, 0.5, &ap), AFD_OK);
+    assert_close(ap.wq_cosmetatos, 0.5, 1e-15, 0);
+    assert_close(ap.wq_allen_cunneen, 0.5, 1e-15, 0);
+    assert_close(ap.wq_kingman, 2, 1e-15, 0);
+    assert_close(ap.err_cosmetatos, 0, 0, 4e-16);
+    assert_close(ap.err_allen_cunneen, 0, 0, 4e-16);
+    assert_close(ap.err_kingman, 3, 1e-15, 0);
+    assert_int_equal(afd_mdc_approx_compare(1, 1, 2, 0.125, &ap), AFD_OK);
+    assert_close(ap.wq_cosmetatos, cos2, 1e-15, 0);
+    assert_close(ap.wq_allen_cunneen, 1.0 / 6, 1e-15, 0);
+    assert_close(ap.wq_kingman, 1, 1e-15, 0);
+    assert_close(ap.err_cosmetatos, cos2 * 8 - 1, 1e-14, 0);
+    assert_close(ap.err_allen_cunneen, 1.0 / 3, 1e-14, 0);
+    assert_close(ap.err_kingman, 7, 1e-15, 0);
+    /* an exact wait of 0 or NaN, an unstable queue, no output */
+    assert_int_equal(afd_mdc_approx_compare(1, 1, 2, 0, &ap), AFD_OK);
+    assert_true(isinf(ap.err_kingman) && ap.err_kingman > 0);
+    assert_int_equal(afd_mdc_approx_compare(1, 1, 2, NAN, &ap), AFD_OK);
+    assert_true(isnan(ap.err_cosmetatos) && ap.wq_kingman == 1);
+    assert_int_equal(afd_mdc_approx_compare(2, 1, 2, 0.5, &ap), AFD_EUNSTABLE);
+    assert_true(isnan(ap.wq_cosmetatos) && isnan(ap.err_kingman));
+    assert_int_equal(afd_mdc_approx_compare(1, 1, 0, 0.5, &ap), AFD_EINVAL);
+    assert_int_equal(afd_mdc_approx_compare(1, 1, 2, 0.5, NULL), AFD_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -792,6 +831,7 @@ int main(void)
         cmocka_unit_test(erlang_c_closed_forms),
         cmocka_unit_test(approximations),
         cmocka_unit_test(error_paths),
+        cmocka_unit_test(approx_compare_by_hand),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

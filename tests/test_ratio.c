@@ -6,6 +6,7 @@
 #include <float.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_randist.h>
@@ -410,6 +411,23 @@ static void edge_cases(void **state)
     assert_string_equal(afd_bind_name(AFD_BIND_COMM), "communication");
 }
 
+/* The 95% interval: x -+ 1.96 se by hand, and 1.96 is the normal 0.975
+ * quantile (gsl_cdf_ugaussian_Pinv, 1.959964) to its three digits. */
+static void interval95_by_hand(void **state)
+{
+    double lo, hi;
+    (void)state;
+    afd_interval95(10, 0.5, &lo, &hi);
+    assert_close(lo, 9.02, 1e-15, 0);
+    assert_close(hi, 10.98, 1e-15, 0);
+    afd_interval95(-3, 0, &lo, &hi);
+    assert_true(lo == -3 && hi == -3);
+    afd_interval95(1, NAN, &lo, &hi);
+    assert_true(isnan(lo) && isnan(hi));
+    assert_close(AFD_Z95, gsl_cdf_ugaussian_Pinv(0.975), 0, 5e-5);
+    assert_true(fabs(AFD_Z95 - gsl_cdf_ugaussian_Pinv(0.975)) > 3e-5); /* rounded, not exact */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -425,6 +443,7 @@ int main(void)
         cmocka_unit_test(standard_error_of_r),
         cmocka_unit_test(errors),
         cmocka_unit_test(edge_cases),
+        cmocka_unit_test(interval95_by_hand),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

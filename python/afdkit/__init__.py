@@ -373,8 +373,10 @@ def sweep(r, B, hw, price=None, power=None, **workload):
 
 
 def _ratio_row(r, thr, tau, bind, r_cont, se):
+    lo, hi = ffi.new("double *"), ffi.new("double *")
+    lib.afd_interval95(r_cont, se, lo, hi)
     return {"r": r, "thr": thr, "tau": tau, "bind": _text(lib.afd_bind_name(bind)),
-            "r_cont": r_cont, "r_se": se, "r_lo": r_cont - 1.96 * se, "r_hi": r_cont + 1.96 * se}
+            "r_cont": r_cont, "r_se": se, "r_lo": lo[0], "r_hi": hi[0]}
 
 
 def ratio(B, hw, r_max=128, r=None, max_instances=None, top=5, price=None, power=None,
@@ -468,11 +470,6 @@ def _percentile_name(prefix, p, suffix):
     return "%s_p%s%s" % (prefix, num.replace(".", "_"), suffix)
 
 
-def _div(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.float64(a) / np.float64(b))
-
-
 def mdc(lam, service, c, percentile=0.9):
     """The exact M/D/c queue beside its approximations (afdkit mdc): a dict of
     arrays c rho wq_exact wq_cosmetatos p_wait wq_p90 [wq_pP] wq_allen_cunneen
@@ -507,6 +504,7 @@ def mdc(lam, service, c, percentile=0.9):
     cols = {k: [] for k in names}
     q = ffi.new("afd_mdc **")
     wq, pw, q90, qp = (ffi.new("afd_result *") for _ in range(4))
+    ap = ffi.new("afd_mdc_approx *")
     for lm in lams:
         lm = float(lm)
         for cc in cs:
@@ -528,13 +526,11 @@ def mdc(lam, service, c, percentile=0.9):
             lib.afd_mdc_free(q[0])
             if st != lib.AFD_OK:
                 raise AfdkitError("c = %d: %s" % (ci, _text(lib.afd_strerror(st))), st)
-            cos = lib.afd_mdc_wq_cosmetatos(lm, service, ci)
-            ac = lib.afd_mdc_wq_allen_cunneen(lm, service, ci)
-            king = lib.afd_mdc_wq_kingman(lm, service, ci)
-            row = [ci, lm * service / ci, wq.val, cos, pw.val, q90.val]
+            lib.afd_mdc_approx_compare(lm, service, ci, wq.val, ap)
+            row = [ci, lm * service / ci, wq.val, ap.wq_cosmetatos, pw.val, q90.val]
             row += [qp.val] if extra else []
-            row += [ac, king, _div(cos - wq.val, wq.val), _div(ac - wq.val, wq.val),
-                    _div(king - wq.val, wq.val), lm]
+            row += [ap.wq_allen_cunneen, ap.wq_kingman, ap.err_cosmetatos, ap.err_allen_cunneen,
+                    ap.err_kingman, lm]
             for k, v in zip(names, row):
                 cols[k].append(v)
     out = {k: np.array(v, dtype=float) for k, v in cols.items()}
@@ -592,19 +588,13 @@ def estimate(model, device, tp=1, phase="prefill", batch=1, seq=2048, paper_form
             "time_ms": np.array([x.time_s * 1e3 for x in ops]),
         }
     names, disp, comp, comm, end = [], [], [], [], []
-    td = tc = 0.0
     for i in range(4):
         mod = est.module[i]
-        # time_ms: when the module's work (and its all-reduce) ends in
-        # Algorithm 1, counted from the start of the block
-        td += mod.dispatch_s
-        tc = td + mod.compute_s if td > tc else tc + mod.compute_s
-        tc += mod.comm_s
         names.append(_text(mod.name))
         disp.append(mod.dispatch_s * 1e3)
         comp.append(mod.compute_s * 1e3)
         comm.append(mod.comm_s * 1e3)
-        end.append(tc * 1e3)
+        end.append(mod.end_s * 1e3)  # Algorithm 1's end, from the block's start
     names.append("forward")
     disp.append(est.forward_dispatch_s * 1e3)
     comp.append(est.forward_compute_s * 1e3)

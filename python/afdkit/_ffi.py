@@ -90,6 +90,7 @@ double afd_barrier_overhead_clt(double theta, double nu, double B, double r);
 
 /* afd_ratio.h */
 typedef struct afd_system { afd_hw hw; unsigned B; double theta; double nu; } afd_system;
+void afd_interval95(double x, double se, double *lo, double *hi);
 afd_status afd_system_check(const afd_system *s, afd_error *err);
 const char *afd_bind_name(unsigned bind);
 typedef struct afd_cycle {
@@ -132,6 +133,12 @@ afd_status afd_mdc_wait_quantile_e(const afd_mdc *q, double p, afd_result *resul
 double afd_mdc_wq_cosmetatos(double lambda, double service, unsigned c);
 double afd_mdc_wq_allen_cunneen(double lambda, double service, unsigned c);
 double afd_mdc_wq_kingman(double lambda, double service, unsigned c);
+typedef struct afd_mdc_approx {
+    double wq_cosmetatos, wq_allen_cunneen, wq_kingman;
+    double err_cosmetatos, err_allen_cunneen, err_kingman;
+} afd_mdc_approx;
+afd_status afd_mdc_approx_compare(double lambda, double service, unsigned c, double wq_exact,
+                                  afd_mdc_approx *out);
 
 /* afd_model.h, afd_device.h, afd_estimate.h */
 typedef struct afd_model {
@@ -164,8 +171,9 @@ typedef struct afd_estimate_op {
     int compute_bound;
 } afd_estimate_op;
 typedef struct afd_estimate_module {
-    char name[12]; double dispatch_s; double compute_s; double comm_s;
+    char name[12]; double dispatch_s; double compute_s; double comm_s; double end_s;
 } afd_estimate_module;
+double afd_estimate_algorithm1(afd_estimate_module mod[4]);
 typedef struct afd_estimate {
     afd_estimate_module module[4]; double block_s; double forward_s;
     double forward_dispatch_s; double forward_compute_s; double forward_comm_s;
@@ -242,7 +250,7 @@ uint64_t afd_pipeline_stream(const afd_pipeline_params *p, unsigned worker, unsi
 
 # The structs whose layout the tests check against the C headers.
 STRUCTS = [
-    "afd_error", "afd_result", "afd_renewal_stats", "afd_arrival_stats",
+    "afd_error", "afd_result", "afd_mdc_approx", "afd_renewal_stats", "afd_arrival_stats",
     "afd_trace_filter", "afd_trace_options", "afd_workload", "afd_workload_trace_options",
     "afd_hw", "afd_system", "afd_cycle", "afd_mf_result", "afd_topology", "afd_model",
     "afd_device", "afd_estimate_options", "afd_estimate_op", "afd_estimate_module",
