@@ -709,15 +709,35 @@ def mc_slot(steps=10**7, warmup=None, batches=32, seed=1, **workload):
             "batch_lifetimes": res.batch_lifetimes, "batch_lag1": res.batch_lag1}
 
 
-def mc_mdc(lam, c, service, customers=10**6, warmup=None, batches=32, percentile=0.9, seed=1):
-    """The FCFS M/D/c queue by simulation (afdkit mc mdc --service D): a dict of
+def mc_mdc(lam, c, service=None, customers=10**6, warmup=None, batches=32, percentile=0.9,
+           seed=1, service_a=0, service_b=0, service_c=0, arrivals="poisson", **workload):
+    """The FCFS multi-server queue by simulation (afdkit mc mdc): a dict of
     arrays c wq_mc wq_se p_wait_mc p_wait_se wq_p90_mc wq_p90_se rho
     service_mean ttft_mean_mc ttft_mean_se ttft_p90_mc ttft_p90_se (quantile
-    columns named after percentile), standard errors by batch means."""
+    columns named after percentile), standard errors by batch means.
+
+    Service: service=D (deterministic, M/D/c), or trace=FILE (with the trace
+    keywords of theta) whose prompts P each take service_a + service_b P +
+    service_c P^2 (--service-trace, --service-a/-b/-c).  arrivals="poisson"
+    (rate lam) or "trace": the trace's own timestamps replayed in order
+    (--arrivals trace; lam None keeps the trace's rate in requests per
+    second, another lam stretches the times to it), every row after the
+    warm-up (default 0) measured."""
     mc = _mc()
-    lam, service = float(lam), float(service)
-    if not (lam > 0 and service > 0 and math.isfinite(lam * service)):
-        raise ValueError("lam and service must be > 0 and finite")
+    if arrivals not in ("poisson", "trace"):
+        raise ValueError("arrivals must be 'poisson' or 'trace': %r" % (arrivals,))
+    replay = arrivals == "trace"
+    wl = _split(workload)
+    if replay and wl.get("trace") is None:
+        raise ValueError("arrivals='trace' needs trace=FILE")
+    if (wl.get("trace") is not None) == (service is not None):
+        raise ValueError("give exactly one of service=D and trace=FILE")
+    if lam is None and not replay:
+        raise ValueError("lam is required")
+    if lam is not None:
+        lam = float(lam)
+        if not (lam > 0 and math.isfinite(lam)):
+            raise ValueError("lam must be > 0 and finite")
     cs = _integers(c, "c", 1, 1 << 24).astype(int)
     customers = _integer(customers, "customers", 2, 1 << 27)
     batches = _integer(batches, "batches", 2, 100000)
@@ -726,11 +746,63 @@ def mc_mdc(lam, c, service, customers=10**6, warmup=None, batches=32, percentile
     q = float(percentile)
     if not 0 < q < 1:
         raise ValueError("percentile must be in (0, 1)")
+    seed = _integer(seed, "seed", 0, 2**63 - 1)
+    if warmup is not None:
+        warmup = _integer(warmup, "warmup", 0, 1 << 46)
+    law = ffi.new("afd_quad_service *")
+    law.a, law.b, law.c = float(service_a), float(service_b), float(service_c)
+    if service is not None:
+        service = float(service)
+        if not (service > 0 and math.isfinite(service)):
+            raise ValueError("service must be > 0 and finite")
+        return _mc_mdc_run(mc, lam, cs, service, None, law, customers, warmup, batches, q,
+                           seed, 0)
+    with _Workload(wl, keep_rows=True) as w:
+        p = ffi.new("afd_queue_sim_params *")
+        p.trace = w
+        p.service_fn = mc.afd_quad_service_time
+        p.service_ctx = law
+        es = ffi.new("double *")
+        st = mc.afd_queue_sim_service_mean(p, es)
+        if st == lib.AFD_EINVAL:
+            raise ValueError("%s: the service time a + b P + c P^2 overflows on this trace"
+                             % wl["trace"])
+        _check(st, where=wl["trace"])
+        if not es[0] > 0:
+            raise ValueError("the service time a + b P + c P^2 is zero on this trace; give "
+                             "service_a, service_b or service_c")
+        scale = 0
+        if replay:
+            a = w.arrivals
+            if w.time == ffi.NULL:
+                raise AfdkitError("%s: arrivals='trace': the trace has no timestamp column "
+                                  "(name one with time_col)" % wl["trace"], lib.AFD_EINVAL)
+            if a.unsorted_line != 0 or not getattr(a, "lambda") > 0:
+                raise AfdkitError("%s: arrivals='trace': %s" % (
+                    wl["trace"], "the times must not go backwards" if a.unsorted_line != 0
+                    else "the times span no interval"), lib.AFD_EINVAL)
+            if lam is None:
+                lam = getattr(a, "lambda")  # service times in seconds
+            if warmup is None:
+                warmup = 0
+            customers = int(w.n_kept) - warmup
+            if customers < batches:
+                raise AfdkitError("%s: arrivals='trace': %d rows after the warm-up, fewer "
+                                  "than batches (%d)" % (wl["trace"], customers, batches),
+                                  lib.AFD_EINVAL)
+            scale = getattr(a, "lambda") / lam  # times in seconds, stretched to lam
+        return _mc_mdc_run(mc, lam, cs, es[0], w, law, customers, warmup, batches, q, seed,
+                           scale)
+
+
+def _mc_mdc_run(mc, lam, cs, es, w, law, customers, warmup, batches, q, seed, scale):
+    """The rows of mc_mdc: one afd_queue_sim per c (E[S] = es; w the trace of
+    the service law or None; scale > 0: replay with that time scale)."""
     for x in cs:
-        if lam * service >= x:
+        if lam * es >= x:
             raise AfdkitError("unstable queue at c = %d: rho = lambda*E[S]/c = %g >= 1; the "
                               "smallest c that makes it stable is %.0f"
-                              % (x, lam * service / x, math.floor(lam * service) + 1),
+                              % (x, lam * es / x, math.floor(lam * es) + 1),
                               lib.AFD_EUNSTABLE)
     names = ["c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", _percentile_name("wq", q, "_mc"),
              _percentile_name("wq", q, "_se"), "rho", "service_mean", "ttft_mean_mc",
@@ -742,14 +814,18 @@ def mc_mdc(lam, c, service, customers=10**6, warmup=None, batches=32, percentile
     for x in cs:
         p.c = int(x)
         setattr(p, "lambda", lam)
-        p.service = service
-        p.trace = ffi.NULL
+        p.service = 0 if w is not None else es
+        p.trace = w if w is not None else ffi.NULL
+        p.service_fn = mc.afd_quad_service_time if w is not None else ffi.NULL
+        p.service_ctx = law
         p.customers = customers
-        p.warmup = customers // 10 if warmup is None else _integer(warmup, "warmup", 0, 1 << 46)
+        p.warmup = customers // 10 if warmup is None else warmup
         p.batches = batches
         p.quantile = q
-        p.seed = _integer(seed, "seed", 0, 2**63 - 1)
+        p.seed = seed
         p.stream = 0
+        p.replay = 1 if scale > 0 else 0
+        p.time_scale = scale
         st = mc.afd_queue_sim(p, res)
         if st != lib.AFD_OK:
             raise AfdkitError("c = %d: %s" % (x, _text(lib.afd_strerror(st))), st)

@@ -223,6 +223,9 @@ typedef struct afd_queue_sim_result {
     double service_mean; double rho; uint64_t customers;
 } afd_queue_sim_result;
 afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *out);
+typedef struct afd_quad_service { double a, b, c; } afd_quad_service;
+double afd_quad_service_time(uint64_t prompt, void *ctx);
+afd_status afd_queue_sim_service_mean(const afd_queue_sim_params *p, double *es);
 
 /* montecarlo/afd_pipeline.h */
 typedef enum afd_start { AFD_START_FRESH = 0, AFD_START_STATIONARY = 1 } afd_start;
@@ -252,7 +255,7 @@ STRUCTS = [
     "afd_hw", "afd_system", "afd_cycle", "afd_mf_result", "afd_topology", "afd_model",
     "afd_device", "afd_estimate_options", "afd_estimate_op", "afd_estimate_module",
     "afd_estimate", "afd_barrier_mc_params", "afd_barrier_mc_result", "afd_slot_mc_params",
-    "afd_slot_mc_result", "afd_queue_sim_params", "afd_queue_sim_result",
+    "afd_slot_mc_result", "afd_queue_sim_params", "afd_queue_sim_result", "afd_quad_service",
     "afd_pipeline_params", "afd_pipeline_result",
 ]
 

@@ -293,6 +293,41 @@ def test_mc_mdc_percentile_names():
     assert "wq_p99_9_mc" in py and "ttft_p99_9_se" in py
 
 
+def test_mc_mdc_replay_by_hand(tmp_path):
+    """Four requests at 0, 0.1, 2 and 2.1 s, each prompt 100 tokens served in
+    0.005 * 100 = 0.5 s by one server: the second and fourth wait 0.5 - 0.1 =
+    0.4 s, the others nothing, so the mean wait is 0.2 s, P(wait > 0) = 0.5,
+    the mean time in system 0.7 s, and rho = (4 - 1) / 2.1 s * 0.5 s = 5/7."""
+    f = tmp_path / "four.csv"
+    f.write_text("t,ContextTokens,GeneratedTokens\n0,100,5\n0.1,100,5\n2,100,5\n2.1,100,5\n")
+    py = afdkit.mc_mdc(None, [1], trace=str(f), time_col="t", time_unit="s", service_b=0.005,
+                       arrivals="trace", batches=2)
+    assert py["wq_mc"][0] == pytest.approx(0.2, abs=1e-15)
+    assert py["p_wait_mc"][0] == 0.5
+    assert py["ttft_mean_mc"][0] == pytest.approx(0.7, abs=1e-15)
+    assert py["service_mean"][0] == pytest.approx(0.5, abs=1e-15)
+    assert py["rho"][0] == pytest.approx(5 / 7, rel=1e-14)
+    # stretched to half the rate: gaps of 0.2 s, so the second waits 0.3 s
+    slow = afdkit.mc_mdc(3 / 4.2, [1], trace=str(f), time_col="t", time_unit="s",
+                         service_b=0.005, arrivals="trace", batches=2)
+    assert slow["wq_mc"][0] == pytest.approx((0.3 + 0.3) / 4, abs=1e-15)
+    with pytest.raises(ValueError):
+        afdkit.mc_mdc(None, [1], service=1, arrivals="trace")
+    with pytest.raises(ValueError):
+        afdkit.mc_mdc(1, [1], trace=str(f), time_col="t", time_unit="s", arrivals="bursty")
+
+
+def test_mc_mdc_trace_law_matches_cli():
+    args = ("--service-trace", CONV, "--service-a", 0.02, "--service-b", 1e-4, "--c", "1,2",
+            "--batches", 8)
+    py = afdkit.mc_mdc(None, [1, 2], trace=CONV, service_a=0.02, service_b=1e-4,
+                       arrivals="trace", batches=8)
+    assert_table(py, cli("mc", "mdc", "--arrivals", "trace", *args))
+    py = afdkit.mc_mdc(2, [1, 2], trace=CONV, service_a=0.02, service_b=1e-4, batches=8,
+                       customers=20000, seed=3)
+    assert_table(py, cli("mc", "mdc", "--lambda", 2, "--customers", 20000, "--seed", 3, *args))
+
+
 def test_sim():
     py = afdkit.sim(B=32, r=[2, 5], hw="paper-910c", requests=300, seed=4, trace=CONV)
     assert_table(py, cli("sim", "--trace", CONV, "--hw", "paper-910c", "-B", 32, "--r", "2,5",
