@@ -123,11 +123,12 @@ static afd_status expect(const afd_svc_law *l, const wait_law *w, double budget,
         double cut = w->kind == 1 ? budget - w->dd * w->k : 0;
         afd_status st;
         if (cut > 0 && cut < budget) {
-            double v1, v2, e2;
+            double v1 = 0, v2 = 0, e2;
             st = afd_priv_integrate(integrand, &c, 0, cut, 1e-14, 1e-10, &v1, &e);
             if (st == AFD_OK)
                 st = afd_priv_integrate(integrand, &c, cut, budget, 1e-14, 1e-10, &v2, &e2);
-            *v = v1 + v2;
+            /* on failure the value is not used, but is defined */
+            *v = st == AFD_OK ? v1 + v2 : NAN;
             return st;
         }
         return afd_priv_integrate(integrand, &c, 0, budget, 1e-14, 1e-10, v, &e);

@@ -50,6 +50,10 @@ static double quantile_sorted(const double *v, size_t n, double p)
     return v[k > 0 ? k - 1 : 0];
 }
 
+#if defined(__GNUC__)
+static afd_status fail_mc(afd_error *err, afd_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#endif
 static afd_status fail_mc(afd_error *err, afd_status st, const char *fmt, ...)
 {
     va_list ap;
