@@ -94,39 +94,54 @@ static void estimate_by_hand(void **state)
     assert_int_equal(mb, 1);
 }
 
-/* Synthetic measurements made by the estimator at mfu 0.537, mbu 0.713:
- * the fit must give them back. */
-static void fit_recovers_efficiencies(void **state)
+/* Token counts of the synthetic profiles: 1 to 4096, the ridge around 256. */
+static const double ALL_TOKENS[] = {1, 3, 16, 64, 128, 256, 384, 512, 1024, 4096};
+#define NALL_TOKENS (sizeof ALL_TOKENS / sizeof ALL_TOKENS[0])
+
+/* Write synthetic measurements of llama-3.1-70b made by the estimator on
+ * truth (TP 1, 2, 4, 8; toks[0..ntoks) tokens) into path and read them.  The
+ * measured MLP is split as up + act + down: any split. */
+static void synthetic_profile(const afd_device *truth, const double *toks, size_t ntoks,
+                              char *path, afd_profile *p)
 {
     static const double tps[] = {1, 2, 4, 8};
-    static const double toks[] = {1, 3, 16, 64, 256, 1024, 4096};
     afd_model m = load_model("llama-3.1-70b");
-    afd_device truth = device(412.5, 2.875, 0.537, 0.713), start = device(412.5, 2.875, 0.9, 0.9);
-    char path[] = "/tmp/afdkit-test-profile-XXXXXX";
     char *text = malloc(64 * 1024);
     size_t len, i, j;
-    afd_profile p;
     afd_error e;
-    double mfu, mbu, rms;
-    (void)state;
     assert_non_null(text);
     len = (size_t)snprintf(text, 64 * 1024, "%s", HEADER);
     for (i = 0; i < 4; i++)
-        for (j = 0; j < 7; j++) {
+        for (j = 0; j < ntoks; j++) {
             double t[3];
             int k;
             for (k = 0; k < 3; k++)
-                assert_int_equal(afd_profile_estimate(&m, &truth, tps[i], toks[j],
+                assert_int_equal(afd_profile_estimate(&m, truth, tps[i], toks[j],
                                                       (afd_profile_module)k, &t[k], NULL, &e),
                                  AFD_OK);
-            /* the measured MLP is split as up + act + down: any split */
             len += (size_t)snprintf(text + len, 64 * 1024 - len,
                                     "64,8,8192,28672,%g,%g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
                                     toks[j], tps[i], t[0], t[1], 0.5 * t[2], 0.125 * t[2],
                                     0.375 * t[2]);
         }
     write_file(path, text);
-    assert_int_equal(afd_profile_read(path, &p, &e), AFD_OK);
+    free(text);
+    assert_int_equal(afd_profile_read(path, p, &e), AFD_OK);
+}
+
+/* Synthetic measurements made by the estimator at mfu 0.537, mbu 0.713:
+ * the fit must give them back. */
+static void fit_recovers_efficiencies(void **state)
+{
+    static const double toks[] = {1, 3, 16, 64, 256, 1024, 4096};
+    afd_model m = load_model("llama-3.1-70b");
+    afd_device truth = device(412.5, 2.875, 0.537, 0.713), start = device(412.5, 2.875, 0.9, 0.9);
+    char path[] = "/tmp/afdkit-test-profile-XXXXXX";
+    afd_profile p;
+    afd_error e;
+    double mfu, mbu, rms;
+    (void)state;
+    synthetic_profile(&truth, toks, sizeof toks / sizeof toks[0], path, &p);
     assert_int_equal(p.n, 28);
     assert_int_equal(p.row[27].line, 29);
     assert_int_equal(afd_profile_fit(&m, &start, &p, 0, &mfu, &mbu, &rms, &e), AFD_OK);
@@ -156,37 +171,6 @@ static void fit_recovers_efficiencies(void **state)
     }
     afd_profile_free(&p);
     unlink(path);
-    free(text);
-}
-
-/* Write synthetic measurements of llama-3.1-70b made by the estimator on
- * truth (TP 1, 2, 4, 8; 1 to 4096 tokens) into path and read them. */
-static void synthetic_profile(const afd_device *truth, char *path, afd_profile *p)
-{
-    static const double tps[] = {1, 2, 4, 8};
-    static const double toks[] = {1, 3, 16, 64, 128, 256, 384, 512, 1024, 4096};
-    afd_model m = load_model("llama-3.1-70b");
-    char *text = malloc(64 * 1024);
-    size_t len, i, j;
-    afd_error e;
-    assert_non_null(text);
-    len = (size_t)snprintf(text, 64 * 1024, "%s", HEADER);
-    for (i = 0; i < 4; i++)
-        for (j = 0; j < sizeof toks / sizeof toks[0]; j++) {
-            double t[3];
-            int k;
-            for (k = 0; k < 3; k++)
-                assert_int_equal(afd_profile_estimate(&m, truth, tps[i], toks[j],
-                                                      (afd_profile_module)k, &t[k], NULL, &e),
-                                 AFD_OK);
-            len += (size_t)snprintf(text + len, 64 * 1024 - len,
-                                    "64,8,8192,28672,%g,%g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                                    toks[j], tps[i], t[0], t[1], 0.5 * t[2], 0.125 * t[2],
-                                    0.375 * t[2]);
-        }
-    write_file(path, text);
-    free(text);
-    assert_int_equal(afd_profile_read(path, p, &e), AFD_OK);
 }
 
 /* Synthetic measurements made with every term (mfu 0.537, mbu 0.713,
@@ -204,7 +188,7 @@ static void fit_recovers_terms(void **state)
     (void)state;
     truth.kernel_us = 3.7;
     truth.roofline_p = 2.3;
-    synthetic_profile(&truth, path, &p);
+    synthetic_profile(&truth, ALL_TOKENS, NALL_TOKENS, path, &p);
     assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0,
                                            AFD_PROFILE_FIT_KERNEL | AFD_PROFILE_FIT_ROOFLINE_P,
                                            &out, &rms, &e),
@@ -259,7 +243,7 @@ static void fit_refuses_negative_kernel_time(void **state)
     afd_error e;
     (void)state;
     truth.kernel_us = -2;
-    synthetic_profile(&truth, path, &p);
+    synthetic_profile(&truth, ALL_TOKENS, NALL_TOKENS, path, &p);
     assert_int_equal(afd_profile_fit_terms(&m, &start, &p, 0, AFD_PROFILE_FIT_KERNEL, &out,
                                            NULL, &e),
                      AFD_EINVAL);
