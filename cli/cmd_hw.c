@@ -161,16 +161,7 @@ static int run(const cli_command *self, int argc, char **argv)
         afd_device d;
         if ((rc = cli_load_device(cmd, a.device, &d)) != 0)
             return rc;
-        if (isnan(a.spec[AFD_HW_HBM_TBPS]))
-            a.spec[AFD_HW_HBM_TBPS] = d.hbm_tbps;
-        if (isnan(a.spec[AFD_HW_MEM_EFF]))
-            a.spec[AFD_HW_MEM_EFF] = d.mbu[AFD_DECODE];
-        if (isnan(a.spec[AFD_HW_PEAK_TFLOPS]))
-            a.spec[AFD_HW_PEAK_TFLOPS] = d.peak_tflops;
-        if (isnan(a.spec[AFD_HW_COMPUTE_EFF]))
-            a.spec[AFD_HW_COMPUTE_EFF] = d.mfu[AFD_DECODE];
-        if (isnan(a.spec[AFD_HW_NET_GBPS]))
-            a.spec[AFD_HW_NET_GBPS] = d.net_gbps * d.comm_eff[AFD_DECODE];
+        afd_hw_specs_from_device(&d, a.spec);
     }
     if (isnan(a.spec[AFD_HW_MEM_EFF]))
         a.spec[AFD_HW_MEM_EFF] = 1;

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "afd_device.h"
 #include "afd_model.h"
 #include "afd_status.h"
 
@@ -162,6 +163,14 @@ AFD_API int afd_hw_spec_range(afd_hw_spec k, double *lo, double *hi, int *lo_ope
 AFD_API afd_status afd_hw_specs_from_table2(const double v[AFD_HW_N_SPECS], double beta_a,
                                             double beta_f, double beta_c, afd_hw_specs *out,
                                             afd_error *err);
+
+/* The device's numbers in Table 2's units, for the entries of v that are
+ * NaN (the others, given apart, are kept): hbm_tbps, mbu and mfu of the
+ * decode phase (the phase the coefficients time), peak_tflops, and the
+ * effective network bandwidth net_gbps x comm_eff (decode).
+ * experts_per_card is not the device's and is left as it is.  AFD_EINVAL
+ * for a NULL argument. */
+AFD_API afd_status afd_hw_specs_from_device(const afd_device *d, double v[AFD_HW_N_SPECS]);
 
 /* Whole-model coefficients in seconds, per decode step (see above):
  *   alpha_a = L_attn (d_c + d_rope) kv_bytes / (beta_HBM eta_mem)                      eq. (19)

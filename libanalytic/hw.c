@@ -406,6 +406,25 @@ int afd_hw_spec_range(afd_hw_spec k, double *lo, double *hi, int *lo_open, const
     return 0;
 }
 
+afd_status afd_hw_specs_from_device(const afd_device *d, double v[AFD_HW_N_SPECS])
+{
+    const double dev[AFD_HW_N_SPECS] = {
+        [AFD_HW_HBM_TBPS] = d != NULL ? d->hbm_tbps : NAN,
+        [AFD_HW_MEM_EFF] = d != NULL ? d->mbu[AFD_DECODE] : NAN,
+        [AFD_HW_PEAK_TFLOPS] = d != NULL ? d->peak_tflops : NAN,
+        [AFD_HW_COMPUTE_EFF] = d != NULL ? d->mfu[AFD_DECODE] : NAN,
+        [AFD_HW_NET_GBPS] = d != NULL ? d->net_gbps * d->comm_eff[AFD_DECODE] : NAN,
+        [AFD_HW_EXPERTS_PER_CARD] = NAN,
+    };
+    int k;
+    if (d == NULL || v == NULL)
+        return AFD_EINVAL;
+    for (k = 0; k < AFD_HW_N_SPECS; k++)
+        if (isnan(v[k]))
+            v[k] = dev[k];
+    return AFD_OK;
+}
+
 afd_status afd_hw_specs_from_table2(const double v[AFD_HW_N_SPECS], double beta_a, double beta_f,
                                     double beta_c, afd_hw_specs *out, afd_error *err)
 {

@@ -279,6 +279,38 @@ static void dims_from_model(void **state)
     assert_close(whole.alpha_a, 32 * 2048.0 * 2 / 2.56e12, 1e-15, 0);
 }
 
+/* A device's numbers fill the specs not given apart: the decode phase's
+ * efficiencies (the prefill ones are set apart to show which is read), the
+ * link times comm_eff as the effective network, 100 x 0.5 = 50 GB/s. */
+static void specs_from_device(void **state)
+{
+    afd_device d;
+    double v[AFD_HW_N_SPECS];
+    int k;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    d.hbm_tbps = 3;
+    d.peak_tflops = 500;
+    d.net_gbps = 100;
+    d.mfu[AFD_PREFILL] = 0.9;
+    d.mfu[AFD_DECODE] = 0.4;
+    d.mbu[AFD_PREFILL] = 0.8;
+    d.mbu[AFD_DECODE] = 0.3;
+    d.comm_eff[AFD_PREFILL] = 0.7;
+    d.comm_eff[AFD_DECODE] = 0.5;
+    for (k = 0; k < AFD_HW_N_SPECS; k++)
+        v[k] = NAN;
+    v[AFD_HW_HBM_TBPS] = 2; /* given apart: kept */
+    assert_int_equal(afd_hw_specs_from_device(&d, v), AFD_OK);
+    assert_true(v[AFD_HW_HBM_TBPS] == 2);
+    assert_true(v[AFD_HW_MEM_EFF] == 0.3);
+    assert_true(v[AFD_HW_PEAK_TFLOPS] == 500);
+    assert_true(v[AFD_HW_COMPUTE_EFF] == 0.4);
+    assert_true(v[AFD_HW_NET_GBPS] == 50);
+    assert_true(isnan(v[AFD_HW_EXPERTS_PER_CARD]));
+    assert_int_equal(afd_hw_specs_from_device(NULL, v), AFD_EINVAL);
+}
+
 /* Table 2's units to SI, and the plausibility ranges. */
 static void specs_ranges(void **state)
 {
@@ -374,7 +406,7 @@ int main(void)
         cmocka_unit_test(read_file_errors),  cmocka_unit_test(derive_deepseek),
         cmocka_unit_test(derive_table3),     cmocka_unit_test(serving_laws),
         cmocka_unit_test(dims_from_model),   cmocka_unit_test(specs_ranges),
-        cmocka_unit_test(seconds_to_unit),
+        cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
     };
     RUN_TESTS(tests);
 }
