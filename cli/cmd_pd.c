@@ -19,8 +19,8 @@ enum {
 };
 
 static const cli_option sizing_options[] = {
-    {"prefill-a", 0, "A", "prefill time S = A + B P + C P^2: fixed part (default 0)", OPT_PA},
-    {"prefill-b", 0, "B", "per prompt token (default 0)", OPT_PB},
+    {"prefill-a", 0, "A", "prefill time S = A + B P + C P^2: fixed part (default 0; 20ms: with a unit)", OPT_PA},
+    {"prefill-b", 0, "B", "per prompt token (default 0; 100us: with a unit)", OPT_PB},
     {"prefill-c", 0, "C", "per squared prompt token (default 0)", OPT_PC},
     {"ttft-slo", 0, "T", "time-to-first-token SLO (required)", OPT_TTFT},
     {"percentile", 'p', "P", "SLO percentile of TTFT (default 0.9)", OPT_PCT},
@@ -80,6 +80,7 @@ struct args {
     cli_list prefill, decode, total;
     /* durations as given (converted once the latency file's unit is known) */
     const char *ttft_s, *tpot_s, *step_s, *hw, *model, *device, *lambda_s;
+    const char *pabc_s[3]; /* --prefill-a/-b/-c as given */
     double tp;
     afd_hw law_hw;              /* --hw FILE */
     afd_decode_slots law_slots; /* with --hw: slots from the decode law */
@@ -94,9 +95,9 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return cli_usage_error(cmd, "unexpected argument '%s'", arg);
     switch (opt->id) {
     case OPT_LAMBDA: a->lambda_s = arg; return 0;
-    case OPT_PA: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pa);
-    case OPT_PB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pb);
-    case OPT_PC: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->pc);
+    case OPT_PA: a->pabc_s[0] = arg; return 0;
+    case OPT_PB: a->pabc_s[1] = arg; return 0;
+    case OPT_PC: a->pabc_s[2] = arg; return 0;
     case OPT_TTFT: a->ttft_s = arg; return 0;
     case OPT_STEP: a->step_s = arg; return 0;
     case OPT_TPOT: a->tpot_s = arg; return 0;
@@ -167,6 +168,8 @@ static int latency_law(const char *cmd, struct args *a)
     const char *names[3] = {"ttft-slo", "tpot-slo", "decode-step"};
     const char *given[3] = {a->ttft_s, a->tpot_s, a->step_s};
     double *dst[3] = {&a->ttft, &a->tpot, &a->step};
+    const char *pnames[3] = {"prefill-a", "prefill-b", "prefill-c"};
+    double *pdst[3] = {&a->pa, &a->pb, &a->pc};
     int k, rc;
     afd_hw_init(&a->law_hw);
     if (a->hw != NULL) {
@@ -175,6 +178,21 @@ static int latency_law(const char *cmd, struct args *a)
         if (st != AFD_OK && (st = afd_hw_read(a->hw, &a->law_hw, &err)) != AFD_OK)
             return cli_file_error(cmd, a->hw, st, &err);
         unit = a->law_hw.unit;
+    }
+    /* the prefill law's coefficients: times (per token, per squared token)
+     * in the file's unit, or seconds without one; a unit converts */
+    for (k = 0; k < 3; k++) {
+        char ex[64];
+        if (a->pabc_s[k] == NULL)
+            continue;
+        if ((rc = cli_time(cmd, pnames[k], a->pabc_s[k], a->hw != NULL ? unit : "s",
+                           pdst[k])) != 0)
+            return rc;
+        if (!(*pdst[k] >= 0))
+            return cli_usage_error(cmd, "--%s must be >= 0: '%s'", pnames[k],
+                                   cli_excerpt(a->pabc_s[k], ex, sizeof ex));
+    }
+    if (a->hw != NULL) {
         if (afd_hw_has_prefill(&a->law_hw) && !(a->pa > 0 || a->pb > 0 || a->pc > 0)) {
             a->pa = a->law_hw.prefill_a;
             a->pb = a->law_hw.prefill_b;

@@ -426,7 +426,7 @@ static int hw_words(const char *cmd, const cli_hw_args *a, words *w)
     for (k = 0; k < 6; k++)
         if (a->have[k]) {
             words_add(w, names[k]);
-            words_real(w, a->v[k]);
+            words_add(w, a->arg[k]); /* as given: a unit is converted by the command */
         }
     return 0;
 }
