@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "afd_queue.h"
 #include "afd_stages.h"
@@ -51,7 +52,7 @@ static afd_status law_build(const afd_pipeline_problem *pb, const afd_stage *st,
                             size_t *count, afd_error *err)
 {
     const afd_stage_requests *rq = &pb->requests;
-    double k = st->repeat, sum = 0, sum2 = 0, mean, var;
+    double k = st->repeat, mean, var;
     size_t i, n = 0;
 
     memset(out, 0, sizeof *out);
@@ -86,8 +87,6 @@ static afd_status law_build(const afd_pipeline_problem *pb, const afd_stage *st,
                                  st->decode_phase ? "decode" : "prefill");
         }
         out->v[n++] = x;
-        sum += x;
-        sum2 += x * x;
     }
     *count = n;
     if (n == 0) {
@@ -97,9 +96,10 @@ static afd_status law_build(const afd_pipeline_problem *pb, const afd_stage *st,
         out->mean = 0;
         return AFD_OK;
     }
-    mean = sum / (double)n;
-    var = sum2 / (double)n - mean * mean;
-    var = var > 0 ? var : 0;
+    /* the empirical law's own moments (divisor n), in two passes: the one-pass
+     * E[x^2] - E[x]^2 cancels when the spread is small beside the mean */
+    mean = gsl_stats_mean(out->v, 1, n);
+    var = gsl_stats_tss_m(out->v, 1, n, mean) / (double)n;
     if (st->kind == AFD_SERVICE_EXP) { /* a class of an exponential stage */
         free(out->v);
         out->v = NULL;
@@ -459,7 +459,7 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
 
     for (i = 0; i < n; i++) {
         afd_stage_result *r = &out[i];
-        double smean = 0, s2 = 0, cd2 = 0, scale;
+        double smean = 0, var = 0, cd2 = 0, scale;
         if ((st = stage_build(pb, &sg->stage[i], ca2, &m[i], err)) != AFD_OK) {
             n = i + 1; /* free what was built */
             goto done;
@@ -471,14 +471,21 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
             const pool *p = &m[i].pool[k];
             double ms = p->s.mean;
             smean += p->frac * ms;
-            s2 += p->frac * ms * ms * (1 + p->s.scv);
             r->wait_mean += p->frac * p->wq;
             cd2 += p->frac * p->cd2;
             r->exact &= p->exact && sg->stage[i].routing != AFD_ROUTE_JSQ &&
                         sg->stage[i].routing != AFD_ROUTE_RR;
         }
+        /* the mixture's variance by total variance, in a second pass about
+         * its mean: sum frac (m^2 scv + (m - mean)^2); E[S^2]/mean^2 - 1
+         * would cancel when the scv is small */
+        for (k = 0; k < m[i].npools; k++) {
+            const pool *p = &m[i].pool[k];
+            double ms = p->s.mean, d = ms - smean;
+            var += p->frac * (ms * ms * p->s.scv + d * d);
+        }
         r->service_mean = smean;
-        r->service_scv = smean > 0 ? s2 / (smean * smean) - 1 : 0;
+        r->service_scv = smean > 0 ? var / (smean * smean) : 0;
         r->rho = pb->lambda * smean / sg->stage[i].servers;
         r->sojourn_mean = r->wait_mean + smean;
         r->cd2 = cd2;

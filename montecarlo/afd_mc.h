@@ -264,7 +264,7 @@ AFD_API afd_status afd_queue_replay_pool(const afd_queue_sim_params *p, double s
  * does it is recomputed in `recompute`.  *mean is the average time over the
  * trials and *se its standard error (sample sd / sqrt(trials)); the same for
  * any `threads`, the OpenMP team size as afd_mc_threads (0: the default).
- * AFD_EINVAL as afd_kv_retrieval_time, or trials < 2. */
+ * AFD_EINVAL as afd_kv_retrieval_time, or trials < 2; AFD_ENOMEM. */
 AFD_API afd_status afd_mc_kv_retrieval(const afd_kv_tier *tiers, size_t n, double bytes,
                                        double recompute, uint64_t trials, uint64_t seed,
                                        unsigned threads, double *mean, double *se);

@@ -328,19 +328,12 @@ done:
     return st;
 }
 
+/* The mean of k per-run values (every stride-th) and its standard error,
+ * the two-pass sample variance over k. */
 static void mean_se(const double *v, unsigned k, unsigned stride, double *m, double *se)
 {
-    double s = 0, ss = 0;
-    unsigned b;
-    for (b = 0; b < k; b++)
-        s += v[(size_t)b * stride];
-    s /= k;
-    for (b = 0; b < k; b++) {
-        double x = v[(size_t)b * stride] - s;
-        ss += x * x;
-    }
-    *m = s;
-    *se = sqrt(ss / (k - 1) / k);
+    *m = gsl_stats_mean(v, stride, k);
+    *se = sqrt(gsl_stats_variance_m(v, stride, k, *m) / k);
 }
 
 afd_status afd_dlsim(const afd_dlsim_params *p, afd_dlsim_result *out)

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "afd_mc.h"
 #include "afd_philox.h"
@@ -12,48 +13,60 @@ afd_status afd_mc_kv_retrieval(const afd_kv_tier *tiers, size_t n, double bytes,
                                uint64_t trials, uint64_t seed, unsigned threads, double *mean,
                                double *se)
 {
-    double check, sum = 0, sum2 = 0;
+    enum { NB = 256 };
+    double check, m = 0, ss = 0, *t;
+    uint64_t *count;
     afd_status st;
+    size_t k;
+    long long b;
+    unsigned nt;
     *mean = *se = NAN;
     st = afd_kv_retrieval_time(tiers, n, bytes, recompute, &check, NULL);
     if (st != AFD_OK || trials < 2 || n > 1000)
         return AFD_EINVAL;
-    /* trial i reads uniforms (seed, 0, i n + k) for k = 0..n-1: tier k holds
-     * the prefix when its uniform is below H_k.  Sums over 256 fixed blocks,
-     * added in order, so the result is the same for any thread count. */
-    {
-        enum { NB = 256 };
-        double bs[NB], bs2[NB];
-        long long b;
-        unsigned nt = afd_mc_threads(threads);
-        (void)nt; /* unused without OpenMP */
-        AFD_OMP("omp parallel for schedule(static) num_threads(nt)")
-        for (b = 0; b < NB; b++) {
-            uint64_t i, lo = trials * (uint64_t)b / NB, hi = trials * (uint64_t)(b + 1) / NB;
-            double s1 = 0, s2 = 0;
-            for (i = lo; i < hi; i++) {
-                double t = recompute;
-                size_t k;
-                for (k = 0; k < n; k++)
-                    if (afd_philox_u01(seed, 0, i * n + k) < tiers[k].hit) {
-                        t = tiers[k].latency + bytes / tiers[k].bw;
-                        break;
-                    }
-                s1 += t;
-                s2 += t * t;
-            }
-            bs[b] = s1;
-            bs2[b] = s2;
-        }
-        for (b = 0; b < NB; b++) {
-            sum += bs[b];
-            sum2 += bs2[b];
+    /* A trial takes one of n + 1 times: t[k] when tier k serves it, t[n]
+     * when it is recomputed.  Trial i reads uniforms (seed, 0, i n + k) for
+     * k = 0..n-1: tier k holds the prefix when its uniform is below H_k.
+     * The trials are counted by outcome over 256 fixed blocks; the counts
+     * are integers, so their sums, and the result, are the same for any
+     * thread count. */
+    t = malloc((n + 1) * sizeof *t);
+    count = calloc((size_t)NB * (n + 1), sizeof *count);
+    if (t == NULL || count == NULL) {
+        free(t);
+        free(count);
+        return AFD_ENOMEM;
+    }
+    for (k = 0; k < n; k++)
+        t[k] = tiers[k].latency + bytes / tiers[k].bw;
+    t[n] = recompute;
+    nt = afd_mc_threads(threads);
+    (void)nt; /* unused without OpenMP */
+    AFD_OMP("omp parallel for schedule(static) num_threads(nt)")
+    for (b = 0; b < NB; b++) {
+        uint64_t i, lo = trials * (uint64_t)b / NB, hi = trials * (uint64_t)(b + 1) / NB;
+        uint64_t *c = count + (size_t)b * (n + 1);
+        for (i = lo; i < hi; i++) {
+            size_t j;
+            for (j = 0; j < n; j++)
+                if (afd_philox_u01(seed, 0, i * n + j) < tiers[j].hit)
+                    break;
+            c[j]++; /* j = n: recomputed */
         }
     }
-    *mean = sum / (double)trials;
-    {
-        double var = (sum2 - sum * *mean) / (double)(trials - 1);
-        *se = sqrt((var > 0 ? var : 0) / (double)trials);
-    }
+    for (b = 1; b < NB; b++)
+        for (k = 0; k <= n; k++)
+            count[k] += count[(size_t)b * (n + 1) + k];
+    /* the sample mean and variance of the trials, in two passes over the
+     * outcomes: sum c_k t_k / T, then sum c_k (t_k - mean)^2 / (T - 1) */
+    for (k = 0; k <= n; k++)
+        m += (double)count[k] * t[k];
+    m /= (double)trials;
+    for (k = 0; k <= n; k++)
+        ss += (double)count[k] * (t[k] - m) * (t[k] - m);
+    *mean = m;
+    *se = sqrt(ss / (double)(trials - 1) / (double)trials);
+    free(t);
+    free(count);
     return AFD_OK;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_statistics_double.h>
+
 #include "afd_event.h"
 #include "afd_mc.h"
 #include "afd_philox.h"
@@ -345,16 +347,13 @@ afd_status afd_stages_simulate(const afd_pipeline_problem *pb, const afd_stages_
     }
     for (i = 0; i <= ns; i++) {
         double mean[NSTAT] = {0}, se[NSTAT] = {0};
+        /* replication r's value at stats[(r (ns + 1) + i) NSTAT + k]: two-pass
+         * sample variance over the replications */
         for (k = 0; k < NSTAT; k++) {
-            double sum = 0, ss = 0;
-            for (r = 0; r < o->reps; r++)
-                sum += stats[(r * (ns + 1) + i) * NSTAT + k];
-            mean[k] = sum / o->reps;
-            for (r = 0; r < o->reps; r++) {
-                double d = stats[(r * (ns + 1) + i) * NSTAT + k] - mean[k];
-                ss += d * d;
-            }
-            se[k] = sqrt(ss / (o->reps - 1) / o->reps);
+            const double *x = stats + i * NSTAT + k;
+            size_t stride = (ns + 1) * NSTAT;
+            mean[k] = gsl_stats_mean(x, stride, o->reps);
+            se[k] = sqrt(gsl_stats_variance_m(x, stride, o->reps, mean[k]) / o->reps);
         }
         out[i].rho = mean[0];
         out[i].rho_se = se[0];

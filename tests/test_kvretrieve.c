@@ -10,6 +10,7 @@
 
 #include "afd_kvretrieve.h"
 #include "afd_mc.h"
+#include "afd_philox.h"
 
 /* f_n = H_n (T_n + S/BW_n) + (1 - H_n) f_{n+1}, f_{N+1} = R, from the bottom up */
 static double recursion(const afd_kv_tier *t, size_t n, double S, double R)
@@ -124,6 +125,29 @@ static void monte_carlo(void **state)
     assert_true(isnan(mean));
 }
 
+/* Two outcomes with a small spread beside a large mean: the tier serves in
+ * 2^20 + 2^-10 s, recomputing takes 2^20 + 3 2^-10 s, both exact in binary.
+ * With cR of the T trials recomputed (counted here from the trial's uniform,
+ * (seed, 0, i)), the sample mean is t0 + Delta cR / T and the sample
+ * variance of two values Delta^2 cH cR / (T (T - 1)).  One-pass sums of
+ * t and t^2 lose it: the squares round at 2^-12, the spread is 2^-9. */
+static void monte_carlo_small_spread(void **state)
+{
+    const afd_kv_tier one[1] = {{"far", 0.5, 1048576, 1024}};
+    const double t0 = 1048576 + 1.0 / 1024, t1 = 1048576 + 3.0 / 1024, delta = t1 - t0;
+    const uint64_t T = 100000, seed = 17;
+    double mean, se, cR = 0, cH;
+    uint64_t i;
+    (void)state;
+    for (i = 0; i < T; i++)
+        cR += afd_philox_u01(seed, 0, i) >= 0.5;
+    cH = (double)T - cR;
+    assert_true(cR > 0 && cH > 0);
+    assert_int_equal(afd_mc_kv_retrieval(one, 1, 1, t1, T, seed, 0, &mean, &se), AFD_OK);
+    assert_close(mean, t0 + delta * cR / (double)T, 1e-15, 0);
+    assert_close(se, delta * sqrt(cH * cR / ((double)T * (double)(T - 1)) / (double)T), 1e-12, 0);
+}
+
 static void errors(void **state)
 {
     afd_kv_tier bad[1] = {{"x", 1.5, 0, 1e9}};
@@ -151,6 +175,7 @@ int main(void)
         cmocka_unit_test(recursion_and_closed_form),
         cmocka_unit_test(break_even),
         cmocka_unit_test(monte_carlo),
+        cmocka_unit_test(monte_carlo_small_spread),
         cmocka_unit_test(errors),
     };
     RUN_TESTS(tests);
