@@ -274,8 +274,19 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
     }
+    /* A configuration of value 0 serves nothing: never on the frontier, and
+     * none with a positive value is no answer at all. */
     for (k = 0; k < n; k++)
-        pts[k].front = front[k];
+        pts[k].front = front[k] && pts[k].value > 0;
+    for (k = 0; k < n && !(pts[k].value > 0); k++)
+        ;
+    if (k == n) {
+        rc = cli_infeasible(cmd, "no configuration has a positive %s: %s",
+                            x.throughput ? "throughput" : "goodput",
+                            x.throughput ? "no stage keeps up with any rate"
+                                         : "none meets the SLOs at any rate");
+        goto out;
+    }
     qsort(pts, n, sizeof *pts, by_cost);
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -339,7 +350,9 @@ const cli_command cli_cmd_pareto = {
         "  frontier\n"
         "(throughput and throughput_per_dollar with --objective throughput); --all adds\n"
         "the dominated configurations with frontier 0.  Rows with equal price are sorted\n"
-        "by value, best first.",
+        "by value, best first.  A configuration of value 0 serves nothing and is never\n"
+        "on the frontier; when none has a positive value, the answer is infeasible\n"
+        "(exit 1, no table).",
     .groups = pa_groups,
     .run = run,
 };
