@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,7 +10,8 @@
 static const cli_option hw_options[] = {
     {"hw", 0, "NAME|FILE", "latency coefficients: a preset (paper-910c) or a key=value file",
      OPT_HW},
-    {"alpha-a", 0, "X", "Attention time per token of load (overrides --hw)", OPT_ALPHA_A},
+    {"alpha-a", 0, "X", "Attention time per token of load (overrides --hw; 2us: with a unit)",
+     OPT_ALPHA_A},
     {"beta-a", 0, "X", "Attention fixed time", OPT_BETA_A},
     {"alpha-f", 0, "X", "FFN time per request of the aggregated batch", OPT_ALPHA_F},
     {"beta-f", 0, "X", "FFN fixed time", OPT_BETA_F},
@@ -41,7 +43,13 @@ int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const 
     if (k < 0 || k >= 6)
         return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
     a->have[k] = 1;
-    return cli_real(cmd, opt->name, arg, &a->v[k]);
+    a->arg[k] = arg;
+    /* a bare number now; one with a unit once the latency file's unit is
+     * known (cli_hw_load), checked here as a duration in seconds */
+    if (afd_parse_double(arg, &a->v[k]) == AFD_OK)
+        return 0;
+    a->v[k] = NAN;
+    return cli_time(cmd, opt->name, arg, "s", &a->v[k]);
 }
 
 int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
@@ -66,9 +74,24 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
                                     "--hw %s) or all six --alpha-a ... --beta-c",
                                afd_hw_preset_name(0));
     }
-    for (k = 0; k < 6; k++)
-        if (a->have[k])
+    /* overrides: bare numbers in the file's unit; with a unit, converted to
+     * it (seconds without a file, and then the result is in seconds) */
+    for (k = 0; k < 6; k++) {
+        static const char *const names[6] = {"alpha-a", "beta-a", "alpha-f",
+                                             "beta-f",  "alpha-c", "beta-c"};
+        const char *unit = a->hw != NULL ? out->unit : "s";
+        int rc;
+        if (!a->have[k])
+            continue;
+        if (a->arg[k] == NULL || afd_parse_double(a->arg[k], coef[k]) == AFD_OK) {
             *coef[k] = a->v[k];
+            continue;
+        }
+        if ((rc = cli_time(cmd, names[k], a->arg[k], unit, coef[k])) != 0)
+            return rc;
+        if (a->hw == NULL)
+            snprintf(out->unit, sizeof out->unit, "s");
+    }
     st = afd_hw_check(out, &err);
     if (st != AFD_OK)
         return cli_usage_error(cmd, "%s", err.text);

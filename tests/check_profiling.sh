@@ -33,5 +33,37 @@ for dev in a100-80g h100-sxm; do
         fi
     done
 done
-[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/"
+
+# scripts/profiling-errors.py makes docs/estimator.md's error tables from the
+# rows calibrate prints; its grouping (>= 512 tokens; weight-read: fewer tokens
+# and bound = memory), counts, medians and worst errors must agree with
+# calibrate's own --summary ("all" TP sizes) on every bundled file, to the
+# 0.05 percentage points of its one-decimal rounding.
+PYTHON=${PYTHON:-python3}
+for pair in a100:codellama-34b:codellama-34b a100:llama-2-70b:llama-3.1-70b \
+            h100:codellama-34b:codellama-34b h100:llama-2-70b:llama-3.1-70b; do
+    gpu=${pair%%:*}; rest=${pair#*:}; data=${rest%%:*}; model=${rest#*:}
+    case $gpu in a100) dev=a100-80g ;; *) dev=h100-sxm ;; esac
+    prof=data/profiling/$gpu.$data.csv
+    (cd "$srcdir" && "$AFDKIT" calibrate --profile "$prof" --model "$model" --device "$dev" \
+        --no-fit --precision 6) > "$tmp/rows" &&
+    (cd "$srcdir" && "$AFDKIT" calibrate --profile "$prof" --model "$model" --device "$dev" \
+        --no-fit --summary --precision 6) > "$tmp/summary" &&
+    "$PYTHON" "$srcdir/scripts/profiling-errors.py" "$tmp/rows" > "$tmp/script" || {
+        echo "$prof: calibrate or scripts/profiling-errors.py failed"; status=1; continue; }
+    # the script's columns: module nL medL worstL >30 pow2 nW medW worstW >30
+    if ! awk -v f="$prof" '
+        FNR == NR { if ($1 !~ /^#/ && $2 == "all") { k = $1 "," $3; n[k] = $4; med[k] = $5; w[k] = $6 }; next }
+        function cmp(key, cn, cm, cw,   d) {
+            if (!(key in n) || n[key] != cn) { print f ": " key " n " n[key] " vs " cn; bad = 1; return }
+            d = 100 * med[key] - cm; if (d < -0.05 || d > 0.05) { print f ": " key " median " med[key] " vs " cm "%"; bad = 1 }
+            d = 100 * w[key] - cw;   if (d < -0.05 || d > 0.05) { print f ": " key " worst " w[key] " vs " cw "%"; bad = 1 }
+        }
+        { cmp($1 ",large", $2, $3, $4); cmp($1 ",weight_read", $7, $8, $9); rows++ }
+        END { if (rows != 3) { print f ": " rows " modules from the script"; bad = 1 }; exit bad }
+        ' "$tmp/summary" "$tmp/script"; then
+        status=1
+    fi
+done
+[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/; scripts/profiling-errors.py agrees with calibrate --summary"
 exit $status
