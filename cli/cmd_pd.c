@@ -32,7 +32,8 @@ static const cli_option sizing_options[] = {
     {"slot-quantile", 0, "Q", "quantile of the decode occupancy provisioned (default 0.99)",
      OPT_SLOTQ},
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token (all layers)", OPT_KVB},
-    {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance", OPT_KVBUDGET},
+    {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance, held against the "
+     "--slot-quantile of the KV cache in use", OPT_KVBUDGET},
     {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: --tp, else 1)", OPT_PGPU},
     {"decode-gpus", 0, "G", "GPUs per decode instance (default: --tp, else 1)", OPT_DGPU},
     {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
@@ -275,8 +276,20 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
     m.a = a->pa;
     m.b = a->pb;
     m.c2 = a->pc;
+    /* a latency file without laws (hw --out, calibrate --out: only the six
+     * AFD coefficients) leaves the decode step or the prefill time unset */
+    if (a->hw != NULL && isnan(a->step) && !isnan(a->ttft) && !isnan(a->tpot))
+        return cli_usage_error(cmd, "--decode-step is required: %s has no decode law "
+                                    "(decode_beta, decode_gamma, decode_alpha); give "
+                                    "--decode-step, or write the file with afdkit estimate --out",
+                               a->hw);
     if (isnan(a->ttft) || isnan(a->step) || isnan(a->tpot))
         return cli_usage_error(cmd, "--ttft-slo, --decode-step and --tpot-slo are required");
+    if (a->hw != NULL && !(a->pa > 0 || a->pb > 0 || a->pc > 0))
+        return cli_usage_error(cmd, "the prefill time is zero: %s has no prefill law (prefill_a, "
+                                    "prefill_b, prefill_c); give --prefill-a, --prefill-b or "
+                                    "--prefill-c, or write the file with afdkit estimate --out",
+                               a->hw);
     if (!(a->pa > 0 || a->pb > 0 || a->pc > 0))
         return cli_usage_error(cmd, "the prefill time is zero: give --prefill-a, --prefill-b or "
                                     "--prefill-c");
@@ -352,7 +365,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_table *t = NULL;
     cli_list lambdas = {0, NULL};
     struct pd_row *rows = NULL;
-    char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48];
+    char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48], kvq_col[48];
     size_t li;
     int rc, many;
 
@@ -401,6 +414,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(ttft_md_col, sizeof ttft_md_col, "ttft", a.pct, "_md");
     cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
     cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
+    cli_percentile_name(kvq_col, sizeof kvq_col, "kv_gb", a.slotq, "");
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
         cli_table_meta(t, "unit", "%s", a.unit);
@@ -409,7 +423,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                        a.law_slots.slots, a.law_slots.step, a.law_slots.kv_tokens,
                        a.law_slots.binding == 1 ? "tpot" : a.law_slots.binding == 2 ? "kv" : "none");
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
-                    "service_scv", "decode_slots", slots_col, "kv_gb", "decode_instances", "tpot",
+                    "service_scv", "decode_slots", slots_col, "kv_gb", kvq_col, "decode_instances", "tpot",
                     "gpus", "goodput_per_gpu");
     for (li = 0; li < lambdas.n; li++) {
         const struct pd_row *r = &rows[li];
@@ -423,6 +437,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_table_real(t, r->need.slots_mean);
         cli_table_real(t, r->need.slots_q);
         cli_table_real(t, r->pool.kv_bytes / 1e9);
+        cli_table_real(t, r->pool.kv_bytes_q / 1e9);
         cli_table_real(t, r->pool.instances);
         cli_table_real(t, a.step);
         cli_table_real(t, r->gpus);
@@ -523,7 +538,8 @@ const cli_command cli_cmd_pd = {
     .description =
         "Prints two blocks.  First one row:\n"
         "  lambda prefill prefill_md ttft_p90 ttft_p90_md service_mean service_scv\n"
-        "  decode_slots decode_slots_p99 kv_gb decode_instances tpot gpus goodput_per_gpu\n"
+        "  decode_slots decode_slots_p99 kv_gb kv_gb_p99 decode_instances tpot gpus\n"
+        "  goodput_per_gpu\n"
         "then the prefill curve: c rho wq_p90_md ttft_p90_md ttft_p90.\n"
         "--lambda takes a list (1,2,5:10: one row per rate, and the curve of each with a\n"
         "last column lambda), rates with units (5/s) or trace, the rate of the trace's\n"
@@ -542,9 +558,12 @@ const cli_command cli_cmd_pd = {
         "the mean service time (wait + E[S]), as BestServe models it.\n"
         "Decode: a request holds a slot for D steps of S_d (= TPOT); the slots in use are\n"
         "exactly Poisson with mean decode_slots = L E[D] S_d (M/G/infinity), provisioned at\n"
-        "--slot-quantile; they hold L theta KV tokens on average (Lemma 4.1), kv_gb with\n"
-        "--kv-bytes-per-token.  decode_instances needs --slots-per-instance (and\n"
-        "--kv-budget to count memory); goodput_per_gpu = L / gpus.\n"
+        "--slot-quantile; they hold L theta KV tokens on average (Lemma 4.1; kv_gb with\n"
+        "--kv-bytes-per-token), and memory is sized at the same quantile: kv_gb_p99 is the\n"
+        "quantile of the compound Poisson KV load (the count exact, the sum of its slots'\n"
+        "loads of mean theta and sd nu normal).  decode_instances needs\n"
+        "--slots-per-instance (and --kv-budget to count memory, against kv_gb_p99);\n"
+        "goodput_per_gpu = L / gpus.\n"
         "Units: without --hw bare numbers are seconds (rates per second) and suffixes\n"
         "(500ms, 2s, 300/min) convert to seconds; with --hw FILE they are in the file's\n"
         "unit, and a suffix against a file in cycles or without a unit is refused.\n"
@@ -772,10 +791,10 @@ const cli_command cli_cmd_goodput = {
         "total prefill decode goodput goodput_per_gpu.\n"
         "\n"
         "goodput is the largest arrival rate whose P90 TTFT meets the SLO on the prefill\n"
-        "pool and whose decode occupancy (at --slot-quantile) and mean KV cache fit the\n"
-        "decode pool, found by bisection on the closed forms of afdkit pd (BestServe\n"
-        "Algorithm 8 with its loop test the right way round; no relaxation factor: the\n"
-        "closed forms have no sampling noise).  limit names the constraint that binds:\n"
+        "pool and whose decode occupancy and KV cache (both at --slot-quantile, as afdkit\n"
+        "pd sizes them) fit the decode pool, found by bisection on the closed forms of\n"
+        "afdkit pd (BestServe Algorithm 8 with its loop test the right way round; no\n"
+        "relaxation factor: the closed forms have no sampling noise).  limit names the constraint that binds:\n"
         "ttft, decode-slots, kv-cache, or saturation (the prefill load is too close to 1\n"
         "for the exact M/D/c solution, so goodput is a lower bound).  When no pool has a\n"
         "positive goodput (a decode step above the TPOT SLO, a TTFT SLO below the prefill\n"

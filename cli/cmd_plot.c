@@ -141,6 +141,17 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
                 add_name(a, figures[k].name);
                 return 0;
             }
+        {
+            const char *names[NFIGURES + 1], *near;
+            for (k = 0; k < NFIGURES; k++)
+                names[k] = figures[k].name;
+            names[NFIGURES] = "all";
+            near = cli_suggest(arg, strlen(arg), names, NFIGURES + 1);
+            if (near != NULL)
+                return cli_usage_error("plot", "unknown figure '%s'; did you mean '%s'? "
+                                               "('afdkit plot --list' names them)",
+                                       cli_excerpt(arg, ex, sizeof ex), near);
+        }
         return cli_usage_error("plot", "unknown figure '%s' ('afdkit plot --list' names them)",
                                cli_excerpt(arg, ex, sizeof ex));
     }

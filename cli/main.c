@@ -135,8 +135,17 @@ static int help(int argc, char **argv)
         return list_presets();
     c = resolve(argc, argv, &used);
     if (c == NULL || used != argc) {
-        fprintf(stderr, "afdkit: help: unknown command '%s' (see 'afdkit --help')\n",
-                cli_excerpt(argv[used < argc && c != NULL ? used : 0], ex, sizeof ex));
+        /* the word not found: the command, or a group's subcommand */
+        const char *word = argv[used < argc && c != NULL ? used : 0];
+        const char *s = suggest(c != NULL && c->subcommands != NULL ? c->subcommands : commands,
+                                word);
+        cli_excerpt(word, ex, sizeof ex);
+        if (s != NULL)
+            fprintf(stderr, "afdkit: help: unknown command '%s'; did you mean '%s'? (see "
+                            "'afdkit --help')\n",
+                    ex, s);
+        else
+            fprintf(stderr, "afdkit: help: unknown command '%s' (see 'afdkit --help')\n", ex);
         return EXIT_USAGE;
     }
     cli_print_help(c);
@@ -174,8 +183,15 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "help") == 0)
         return help(argc - 2, argv + 2);
     if (argv[1][0] == '-') {
-        fprintf(stderr, "afdkit: unknown option '%s' (see 'afdkit --help')\n",
-                cli_excerpt(argv[1], ex, sizeof ex));
+        static const char *const top[] = {"--help", "--version"};
+        const char *s = cli_suggest(argv[1], strlen(argv[1]), top, 2);
+        if (s != NULL)
+            fprintf(stderr, "afdkit: unknown option '%s'; did you mean '%s'? (see 'afdkit "
+                            "--help')\n",
+                    cli_excerpt(argv[1], ex, sizeof ex), s);
+        else
+            fprintf(stderr, "afdkit: unknown option '%s' (see 'afdkit --help')\n",
+                    cli_excerpt(argv[1], ex, sizeof ex));
         return EXIT_USAGE;
     }
 

@@ -1,6 +1,7 @@
 /* opts.c: messages, the option iterator and generated --help. */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -392,9 +393,18 @@ static int next_raw(cli_parser *p, const cli_option **opt, const char **arg)
         if (o == NULL) {
             /* "-trace FILE": a long option written with one dash */
             const cli_option *s = find_long(p->cmd, a + 1, strlen(a + 1));
+            /* "-b" for "-B": the same letter in the other case */
+            const cli_option *c =
+                a[2] != '\0' ? NULL
+                : find_short(p->cmd, islower((unsigned char)a[1])
+                                         ? (char)toupper((unsigned char)a[1])
+                                         : (char)tolower((unsigned char)a[1]));
             if (s != NULL)
                 cli_usage_error(p->cmd->path, "unknown option '%s'; did you mean '--%s'?", a,
                                 s->name);
+            else if (c != NULL)
+                cli_usage_error(p->cmd->path, "unknown option '%s'; did you mean '-%c' (--%s)?",
+                                a, c->short_name, c->name);
             else
                 cli_usage_error(p->cmd->path, "unknown option '%s'", a);
             return CLI_ERROR;

@@ -240,19 +240,97 @@ static double mean_d(const afd_workload *w)
     return w->kind == AFD_WORKLOAD_GEOMETRIC ? w->mu_d : w->stats.mean_d;
 }
 
+/* Largest L for the Poisson mixture of kv_quantile; above it the plain
+ * normal (skewness (theta^3 + 3 theta nu^2 + E[(Y - theta)^3]) / (L^1/2
+ * (theta^2 + nu^2)^3/2), below 0.01 for the loads of a trace). */
+#define KV_MIXTURE_MAX_L 1e5
+
+/* P(K <= x) for the compound Poisson K of afd_decode_demand, the sum of n
+ * loads normal: sum_n p[n] Phi((x - n theta) / (sqrt(n) nu)), n from n0. */
+static double kv_cdf(double x, const double *p, size_t n0, size_t count, double theta, double nu)
+{
+    double f = 0;
+    size_t i;
+    for (i = 0; i < count; i++) {
+        double n = (double)(n0 + i);
+        if (n == 0)
+            f += x >= 0 ? p[i] : 0;
+        else if (nu > 0)
+            f += p[i] * gsl_cdf_ugaussian_P((x - n * theta) / (sqrt(n) * nu));
+        else
+            f += x >= n * theta ? p[i] : 0;
+    }
+    return f;
+}
+
+/* q-quantile of K = Y_1 + ... + Y_N, N ~ Poisson(L) (see afd_pd.h). */
+static afd_status kv_quantile(double L, double theta, double nu, double q, double *out)
+{
+    double z = gsl_cdf_ugaussian_Pinv(q), sd = sqrt(L * (theta * theta + nu * nu));
+    double lo, hi, *p;
+    size_t n0, n1, i, count;
+    int grow;
+    if (L == 0 || theta == 0) {
+        *out = 0;
+        return AFD_OK;
+    }
+    if (L > KV_MIXTURE_MAX_L) {
+        *out = fmax(0, L * theta + z * sd);
+        return AFD_OK;
+    }
+    /* the Poisson terms within 12 sd of the mean (tails below 1e-30) */
+    n0 = (size_t)fmax(0, floor(L - 12 * sqrt(L) - 12));
+    n1 = (size_t)ceil(L + 12 * sqrt(L) + 12);
+    count = n1 - n0 + 1;
+    p = malloc(count * sizeof *p);
+    if (p == NULL)
+        return AFD_ENOMEM;
+    for (i = 0; i < count; i++) {
+        double n = (double)(n0 + i);
+        p[i] = exp(n * log(L) - L - lgamma(n + 1));
+    }
+    lo = 0;
+    if (kv_cdf(lo, p, n0, count, theta, nu) >= q) {
+        free(p);
+        *out = 0;
+        return AFD_OK;
+    }
+    hi = L * theta + (fabs(z) + 10) * sd + theta;
+    for (grow = 0; kv_cdf(hi, p, n0, count, theta, nu) < q && grow < 60; grow++)
+        hi *= 2;
+    if (grow == 60) {
+        free(p);
+        return AFD_ENUMERIC;
+    }
+    /* the cdf is non-decreasing: keep F(lo) < q <= F(hi) */
+    while (hi - lo > 1e-12 * hi) {
+        double mid = 0.5 * (lo + hi);
+        if (kv_cdf(mid, p, n0, count, theta, nu) >= q)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    free(p);
+    *out = hi;
+    return AFD_OK;
+}
+
 afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
                            afd_decode_need *out)
 {
-    double L, k;
-    out->slots_mean = out->slots_q = out->kv_tokens = NAN;
+    double L, k, theta = w->stats.theta, nu = w->stats.nu;
+    afd_status st;
+    out->slots_mean = out->slots_q = out->kv_tokens = out->kv_tokens_q = NAN;
     if (!(lambda >= 0) || !isfinite(lambda) || !(step > 0) || !isfinite(step) ||
-        !(q > 0 && q < 1) || !(mean_d(w) >= 1))
+        !(q > 0 && q < 1) || !(mean_d(w) >= 1) || !(theta >= 0) || !isfinite(theta) ||
+        !(nu >= 0) || !isfinite(nu))
         return AFD_EINVAL;
     L = lambda * mean_d(w) * step;
     out->slots_mean = L;
-    out->kv_tokens = L * w->stats.theta;
+    out->kv_tokens = L * theta;
     if (L == 0) {
         out->slots_q = 0;
+        out->kv_tokens_q = 0;
         return AFD_OK;
     }
     if (L > 1e15)
@@ -266,6 +344,8 @@ afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, 
     while (gsl_cdf_poisson_P((unsigned)k, L) < q)
         k++;
     out->slots_q = k;
+    if ((st = kv_quantile(L, theta, nu, q, &out->kv_tokens_q)) != AFD_OK)
+        return st;
     return AFD_OK;
 }
 
@@ -278,18 +358,21 @@ afd_status afd_decode_pool_size(const afd_decode_need *need, const afd_decode_in
                                 afd_decode_pool *out)
 {
     double n;
-    out->kv_bytes = out->instances = NAN;
+    out->kv_bytes = out->instances = out->kv_bytes_q = NAN;
     if (!given_ok(inst->slots) || !given_ok(inst->kv_bytes_per_token) ||
         !given_ok(inst->kv_budget) || (!isnan(inst->kv_budget) && isnan(inst->kv_bytes_per_token)) ||
-        !(need->slots_q >= 0) || !(need->kv_tokens >= 0))
+        !(need->slots_q >= 0) || !(need->kv_tokens >= 0) || !(need->kv_tokens_q >= 0))
         return AFD_EINVAL;
-    if (!isnan(inst->kv_bytes_per_token))
+    if (!isnan(inst->kv_bytes_per_token)) {
         out->kv_bytes = need->kv_tokens * inst->kv_bytes_per_token;
+        out->kv_bytes_q = need->kv_tokens_q * inst->kv_bytes_per_token;
+    }
     if (isnan(inst->slots))
         return AFD_OK;
     n = ceil(need->slots_q / inst->slots);
-    if (!isnan(inst->kv_budget) && ceil(out->kv_bytes / inst->kv_budget) > n)
-        n = ceil(out->kv_bytes / inst->kv_budget);
+    /* memory at the same quantile as the slots */
+    if (!isnan(inst->kv_budget) && ceil(out->kv_bytes_q / inst->kv_budget) > n)
+        n = ceil(out->kv_bytes_q / inst->kv_budget);
     out->instances = n < 1 ? 1 : n;
     return AFD_OK;
 }
@@ -337,7 +420,8 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
         return st;
     if (d.slots_q > pl->decode_instances * pl->slots_per_instance)
         *limit = AFD_LIMIT_SLOTS;
-    else if (pl->kv_budget_tokens > 0 && d.kv_tokens > pl->decode_instances * pl->kv_budget_tokens)
+    else if (pl->kv_budget_tokens > 0 &&
+             d.kv_tokens_q > pl->decode_instances * pl->kv_budget_tokens)
         *limit = AFD_LIMIT_KV;
     return AFD_OK;
 }

@@ -184,11 +184,12 @@ static void goodput(void **state)
 }
 
 /* Decode instances by hand: 37 slots of 8 per instance need ceil(4.625) =
- * 5; 2.5e6 tokens of 2e5 bytes are 5e11 bytes, which at 8e10 per instance
- * need ceil(6.25) = 7. */
+ * 5; the KV quantile, 3.1e6 tokens of 2e5 bytes, is 6.2e11 bytes, which at
+ * 8e10 per instance needs ceil(7.75) = 8 (the mean, 2.5e6 tokens = 5e11
+ * bytes, would need only ceil(6.25) = 7). */
 static void decode_pool(void **state)
 {
-    afd_decode_need need = {30.2, 37, 2.5e6};
+    afd_decode_need need = {30.2, 37, 2.5e6, 3.1e6};
     afd_decode_instance inst = {8, NAN, NAN};
     afd_decode_pool pool;
     (void)state;
@@ -198,15 +199,16 @@ static void decode_pool(void **state)
     inst.kv_bytes_per_token = 2e5;
     assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
     assert_close(pool.kv_bytes, 5e11, 1e-15, 0);
+    assert_close(pool.kv_bytes_q, 6.2e11, 1e-15, 0);
     assert_close(pool.instances, 5, 0, 0); /* no budget: memory does not count */
     inst.kv_budget = 8e10;
     assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
-    assert_close(pool.instances, 7, 0, 0); /* the KV cache binds */
-    inst.kv_budget = 2e11;                 /* ceil(2.5) = 3 < 5: the slots bind */
+    assert_close(pool.instances, 8, 0, 0); /* the KV quantile binds */
+    inst.kv_budget = 2e11;                 /* ceil(3.1) = 4 < 5: the slots bind */
     assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
     assert_close(pool.instances, 5, 0, 0);
     /* no demand still needs one instance; without slots no count */
-    need.slots_q = need.kv_tokens = 0;
+    need.slots_q = need.kv_tokens = need.kv_tokens_q = 0;
     assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_OK);
     assert_close(pool.instances, 1, 0, 0);
     assert_close(pool.kv_bytes, 0, 0, 0);
@@ -227,12 +229,74 @@ static void decode_pool(void **state)
     assert_int_equal(afd_decode_pool_size(&need, &inst, &pool), AFD_EINVAL);
 }
 
+/* P(K <= x) of the compound Poisson K = Y_1 + ... + Y_N, N ~ Poisson(m),
+ * Y uniform on {1, ..., 20}, exactly by Panjer's recursion (Panjer 1981):
+ * f(0) = e^{-m}, f(x) = (m / x) sum_{k=1}^{min(x,20)} k P(Y = k) f(x - k).
+ * Returns the smallest integer x with P(K <= x) >= q. */
+static double panjer_uniform20(double m, double q)
+{
+    double f[4096], cdf;
+    int x, k;
+    f[0] = exp(-m);
+    cdf = f[0];
+    for (x = 1; cdf < q && x < 4096; x++) {
+        double s = 0;
+        for (k = 1; k <= 20 && k <= x; k++)
+            s += k * (1.0 / 20) * f[x - k];
+        f[x] = m / x * s;
+        cdf += f[x];
+    }
+    return x - 1;
+}
+
+/* The KV quantile of afd_decode_demand against the exact compound Poisson
+ * quantile, Y uniform on {1..20}: theta = 10.5, nu^2 = (20^2 - 1) / 12 =
+ * 33.25.  The Panjer quantiles are 125 (m = 5) and 733 (m = 50); the
+ * mixture is within 0.25% of them (125.28 and 733.05 by an independent
+ * evaluation), where the plain normal m theta + z sqrt(m (theta^2 + nu^2))
+ * gives 114.8 (-8%) and 722.1 (-1.5%).  Tolerance 0.5%: the exact quantile
+ * is an integer, the approximation continuous. */
+static void kv_quantile(void **state)
+{
+    afd_workload g;
+    afd_decode_need n;
+    double m[] = {5, 50}, z = gsl_cdf_ugaussian_Pinv(0.99);
+    size_t i;
+    (void)state;
+    assert_int_equal(afd_workload_given(10.5, sqrt(399.0 / 12), &g), AFD_OK);
+    g.stats.mean_d = 1; /* L = lambda E[D] s_d = lambda */
+    for (i = 0; i < 2; i++) {
+        double exact = panjer_uniform20(m[i], 0.99);
+        assert_int_equal(afd_decode_demand(m[i], &g, 1, 0.99, &n), AFD_OK);
+        assert_close(n.kv_tokens, m[i] * 10.5, 1e-14, 0);
+        assert_close(n.kv_tokens_q, exact, 5e-3, 0);
+        /* the plain normal misses by more at m = 5: the mixture matters */
+        if (m[i] == 5)
+            assert_true(fabs(m[i] * 10.5 + z * sqrt(m[i] * (10.5 * 10.5 + 399.0 / 12)) - exact) >
+                        0.05 * exact);
+    }
+    assert_close(panjer_uniform20(5, 0.99), 125, 0, 0);
+    assert_close(panjer_uniform20(50, 0.99), 733, 0, 0);
+    /* no load: no memory; a constant load (nu = 0): n theta at the slot
+     * quantile, here Poisson(5)'s 0.99-quantile 11 times 10 tokens */
+    assert_int_equal(afd_decode_demand(0, &g, 1, 0.99, &n), AFD_OK);
+    assert_close(n.kv_tokens_q, 0, 0, 0);
+    afd_workload_free(&g);
+    assert_int_equal(afd_workload_given(10, 0, &g), AFD_OK);
+    g.stats.mean_d = 1;
+    assert_int_equal(afd_decode_demand(5, &g, 1, 0.99, &n), AFD_OK);
+    assert_close(n.slots_q, 11, 0, 0);
+    assert_close(n.kv_tokens_q, 110, 1e-11, 0);
+    afd_workload_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(service_law),   cmocka_unit_test(deterministic_service),
         cmocka_unit_test(prefill_pool),  cmocka_unit_test(decode_demand),
         cmocka_unit_test(goodput),       cmocka_unit_test(decode_pool),
+        cmocka_unit_test(kv_quantile),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
