@@ -153,6 +153,11 @@ int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, i
                  double *out);
 int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
                 int64_t *out);
+/* --threads N, taken by every command that runs parallel work: the OpenMP
+ * team size, an integer in 1..AFD_MC_MAX_THREADS (afd_mc.h); *out stays 0,
+ * afd_mc_threads's default, when the option is not given. */
+#define CLI_THREADS_HELP "threads (default OMP_NUM_THREADS or the processors, at most 256)"
+int cli_threads(const char *cmd, const char *opt, const char *arg, unsigned *out);
 
 /* A duration ("2s", "150ms", "800us", or a bare number in unit) or a rate
  * ("5/s", "300/min", or a bare number per unit) in the latency model's unit

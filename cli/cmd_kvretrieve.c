@@ -19,7 +19,8 @@ enum {
     OPT_RB,
     OPT_RC,
     OPT_MC,
-    OPT_SEED
+    OPT_SEED,
+    OPT_THREADS
 };
 
 enum { MAX_TIERS = 16 };
@@ -36,6 +37,7 @@ static const cli_option kv_options[] = {
     {"recompute-c", 0, "S", "c, seconds per token^2 (default 0)", OPT_RC},
     {"mc", 0, "N", "add a Monte Carlo of N lookups per length (retrieval_mc, _se)", OPT_MC},
     {"seed", 's', "S", "seed of the Philox stream (default 1)", OPT_SEED},
+    {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group kv_group = {"Options", kv_options};
@@ -48,6 +50,7 @@ struct args {
     double kvb, ra, rb, rc, tp;
     const char *model;
     int64_t mc, seed;
+    unsigned threads;
 };
 
 static int parse_tier(const char *cmd, const char *arg, afd_kv_tier *t)
@@ -117,6 +120,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return cli_integer(cmd, opt->name, arg, 2, (int64_t)1 << 40, &a->mc);
     case OPT_SEED:
         return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
+    case OPT_THREADS:
+        return cli_threads(cmd, opt->name, arg, &a->threads);
     }
     return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
 }
@@ -229,8 +234,8 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_str(t, f < R ? "retrieve" : "recompute");
         if (a.mc > 0) {
             double mean, se;
-            st = afd_mc_kv_retrieval(a.tier, a.n, S, R, (uint64_t)a.mc, (uint64_t)a.seed, &mean,
-                                     &se);
+            st = afd_mc_kv_retrieval(a.tier, a.n, S, R, (uint64_t)a.mc, (uint64_t)a.seed,
+                                     a.threads, &mean, &se);
             if (st != AFD_OK) {
                 cli_table_discard(t);
                 rc = cli_runtime_error(cmd, "Monte Carlo: %s", afd_strerror(st));

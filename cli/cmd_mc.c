@@ -129,8 +129,7 @@ static const cli_option barrier_options[] = {
     {"seed", 's', "S", "seed of the Philox streams (default 1)", OPT_SEED},
     {"per-slot", 0, NULL, "draw every slot also for the geometric model (no O(1) shortcut)",
      OPT_PER_SLOT},
-    {"threads", 0, "N", "threads (default OMP_NUM_THREADS or the processors, at most 256)",
-     OPT_THREADS},
+    {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group barrier_group = {"Options", barrier_options};

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "afd_dlsim.h"
+#include "afd_mc.h"
 #include "cli.h"
 
 enum {
     OPT_LAMBDA = OPT_COMMAND, OPT_C, OPT_DEADLINE, OPT_METHOD,
-    OPT_POLICY, OPT_SLO, OPT_PERCENTILE, OPT_CUSTOMERS, OPT_WARMUP, OPT_REPS, OPT_SEED
+    OPT_POLICY, OPT_SLO, OPT_PERCENTILE, OPT_CUSTOMERS, OPT_WARMUP, OPT_REPS, OPT_SEED, OPT_THREADS
 };
 
 enum { M_DEFAULT = 0, M_CLOSED, M_NUMERIC, M_SIM };
@@ -35,6 +36,7 @@ static const cli_option offload_options[] = {
     {"replications", 'R', "R", "sim: independent runs behind the standard errors (default 16)",
      OPT_REPS},
     {"seed", 's', "S", "sim: seed of the Philox streams (default 1)", OPT_SEED},
+    {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group offload_group = {"Options", offload_options};
@@ -46,6 +48,7 @@ typedef struct args {
     cli_service_args svc;
     int64_t c, customers, warmup, reps, seed;
     int have_warmup, method;
+    unsigned threads;
     afd_order policy;
     double pct;
 } args;
@@ -81,6 +84,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return cli_integer(cmd, opt->name, arg, 2, 100000, &a->reps);
     case OPT_SEED:
         return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
+    case OPT_THREADS:
+        return cli_threads(cmd, opt->name, arg, &a->threads);
     case OPT_PERCENTILE: {
         int rc = cli_real(cmd, opt->name, arg, &a->pct);
         if (rc == 0 && !(a->pct > 0 && a->pct < 1))
@@ -240,6 +245,7 @@ static int run(const cli_command *self, int argc, char **argv)
         p.replications = (unsigned)a.reps;
         p.quantile = a.pct;
         p.seed = (uint64_t)a.seed;
+        p.threads = a.threads;
         st = afd_dlsim(&p, &r);
         if (st != AFD_OK) {
             rc = cli_runtime_error(cmd, "simulation: %s", afd_strerror(st));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_mc.h"
 #include "afd_stages_sim.h"
 #include "cli.h"
 
@@ -17,7 +18,8 @@ enum {
     OPT_CUSTOMERS,
     OPT_WARMUP,
     OPT_REPS,
-    OPT_SEED
+    OPT_SEED,
+    OPT_THREADS
 };
 
 static const cli_option pipeline_options[] = {
@@ -32,6 +34,7 @@ static const cli_option pipeline_options[] = {
      OPT_WARMUP},
     {"reps", 0, "R", "sim: independent replications (default 20)", OPT_REPS},
     {"seed", 's', "S", "sim: seed of the Philox streams (default 1)", OPT_SEED},
+    {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group pipeline_group = {"Options", pipeline_options};
@@ -44,6 +47,7 @@ struct args {
     int sim;
     double percentile;
     int64_t customers, warmup, reps, seed;
+    unsigned threads;
 };
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
@@ -79,6 +83,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         return cli_integer(cmd, opt->name, arg, 2, 100000, &a->reps);
     case OPT_SEED:
         return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
+    case OPT_THREADS:
+        return cli_threads(cmd, opt->name, arg, &a->threads);
     }
     return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
 }
@@ -97,7 +103,7 @@ static int stages_error(const char *cmd, const char *path, afd_status st, const 
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    struct args a = {NULL, NULL, 0, 0.9, 20000, -1, 20, 1};
+    struct args a = {NULL, NULL, 0, 0.9, 20000, -1, 20, 1, 0};
     cli_common c;
     afd_stages sg = {0, NULL};
     afd_workload w;
@@ -218,6 +224,7 @@ static int run(const cli_command *self, int argc, char **argv)
         o.warmup = a.warmup >= 0 ? (uint64_t)a.warmup : (uint64_t)a.customers / 10;
         o.reps = (unsigned)a.reps;
         o.seed = (uint64_t)a.seed;
+        o.threads = a.threads;
         cli_progress_init(&pr, cmd, "simulating", c.out.quiet);
         st = afd_stages_simulate(&pb, &o, s, &err);
         cli_progress_end(&pr);

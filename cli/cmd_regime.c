@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_mc.h"
 #include "afd_serve.h"
 #include "afd_serve_taichi.h"
 #include "afd_taichi.h"
@@ -18,7 +19,7 @@
 
 enum {
     OPT_RG_TTFT = 450, OPT_RG_TPOT, OPT_RG_CHUNKS, OPT_RG_METHOD, OPT_RG_TARGET, OPT_RG_TOL,
-    OPT_RG_WATERMARK, OPT_RG_BACKFLOW, OPT_RG_KVCAP
+    OPT_RG_WATERMARK, OPT_RG_BACKFLOW, OPT_RG_KVCAP, OPT_RG_THREADS
 };
 
 static const cli_option rg_options[] = {
@@ -47,6 +48,7 @@ static const cli_option rg_options[] = {
      OPT_SV_WARMUP},
     {"batches", 0, "K", "sim: batches for the standard errors (default 10)", OPT_SV_BATCHES},
     {"seed", 0, "S", "sim: random seed (default 1)", OPT_SV_SEED},
+    {"threads", 0, "N", CLI_THREADS_HELP, OPT_RG_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group rg_group = {"Regime", rg_options};
@@ -60,6 +62,7 @@ struct ctx {
     const char *ttft_arg, *tpot_arg;
     cli_list chunks;
     int sim, have_instances;
+    unsigned threads;
     double target, tol, watermark, backflow, kv_capacity;
 };
 
@@ -108,6 +111,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
             return cli_usage_error(cmd, "--backflow must be in (0, 1]: '%s'", arg);
         return 0;
     case OPT_RG_KVCAP: return cli_real_min(cmd, opt->name, arg, 0, 1, &x->kv_capacity);
+    case OPT_RG_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
     case OPT_SV_INSTANCES: x->have_instances = 1; break;
     }
     return cli_serve_option(&x->a, opt, arg);
@@ -319,6 +323,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table *t;
     cli_progress prog;
     afd_status st;
+    unsigned nthreads;
     long done = 0;
     int rc;
     static const char *const mode_col[2][3] = {
@@ -424,7 +429,9 @@ static int run(const cli_command *self, int argc, char **argv)
                 kept++;
             }
     cli_progress_init(&prog, cmd, "SLO pairs", c.out.quiet);
-    AFD_OMP("omp parallel for schedule(dynamic, 1)")
+    nthreads = afd_mc_threads(x.threads);
+    (void)nthreads; /* unused without OpenMP */
+    AFD_OMP("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")
     for (i = 0; i < kept; i++) {
         eval_point(&sh, &pts[i]);
         AFD_OMP("omp critical")

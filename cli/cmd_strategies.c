@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_mc.h"
 #include "afd_serve.h"
 #include "afd_serving.h"
 #include "cli.h"
 #include "mc_internal.h"
 #include "serve_opts.h"
 
-enum { OPT_DEVICES = 400, OPT_TPS, OPT_METHOD, OPT_RELAX, OPT_TOL };
+enum { OPT_DEVICES = 400, OPT_TPS, OPT_METHOD, OPT_RELAX, OPT_TOL, OPT_THREADS };
 enum { METHOD_CLOSED = 1, METHOD_SIM = 2, METHOD_BOTH = 3 };
 
 static const cli_option st_options[] = {
@@ -28,6 +29,7 @@ static const cli_option st_options[] = {
     {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
     {"decode-bmax", 0, "B", "sequences decoded together, memory permitting (default 16)",
      OPT_SV_DBMAX},
+    {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group st_group = {"Strategies", st_options};
@@ -40,6 +42,7 @@ struct ctx {
     int64_t devices;
     cli_list tps;
     int method;
+    unsigned threads;
     double relax, tol;
 };
 
@@ -65,6 +68,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
             return cli_usage_error(cmd, "--method: unknown method '%s' (closed, sim, both)", arg);
         return 0;
     case OPT_RELAX: return cli_real_min(cmd, opt->name, arg, 0, 1, &x->relax);
+    case OPT_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
     case OPT_TOL:
         if (cli_real(cmd, opt->name, arg, &x->tol) != 0)
             return EXIT_USAGE;
@@ -169,6 +173,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table *t;
     cli_progress prog;
     int rc;
+    unsigned nt;
     long done = 0;
 
     memset(&x, 0, sizeof x);
@@ -285,7 +290,9 @@ static int run(const cli_command *self, int argc, char **argv)
             s[i++] = s[k];
     n = i;
     cli_progress_init(&prog, cmd, "strategies", c.out.quiet);
-    AFD_OMP("omp parallel for schedule(dynamic, 1)")
+    nt = afd_mc_threads(x.threads);
+    (void)nt; /* unused without OpenMP */
+    AFD_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")
     for (k = 0; k < n; k++) {
         eval(&s[k], &x, ttft, tpot);
         AFD_OMP("omp critical")

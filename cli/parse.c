@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_mc.h"
 #include "cli.h"
 
 /* Printable excerpt of s[0..len) for messages: at most 40 bytes, control
@@ -116,6 +117,15 @@ int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, i
         return cli_usage_error(cmd, "--%s must be an integer in [%lld, %lld]: '%s'", opt,
                                (long long)lo, (long long)hi, cli_excerpt(arg, ex, sizeof ex));
     return 0;
+}
+
+int cli_threads(const char *cmd, const char *opt, const char *arg, unsigned *out)
+{
+    int64_t v;
+    int rc = cli_integer(cmd, opt, arg, 1, AFD_MC_MAX_THREADS, &v);
+    if (rc == 0)
+        *out = (unsigned)v;
+    return rc;
 }
 
 /* ---- lists */

@@ -75,6 +75,7 @@ typedef struct afd_dlsim_params {
     unsigned replications; /* R >= 2 (0: 16) */
     double quantile;       /* order of the wait quantiles, in (0,1) (0: 0.9) */
     uint64_t seed, stream;
+    unsigned threads; /* OpenMP team size, as afd_mc_threads (0: the default) */
 } afd_dlsim_params;
 
 typedef struct afd_dlsim_result {

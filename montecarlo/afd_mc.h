@@ -262,11 +262,12 @@ AFD_API afd_status afd_queue_replay_pool(const afd_queue_sim_params *p, double s
  * probability H_k (one uniform per tier: trial i reads (seed, stream 0,
  * index i n + k)); the first holder serves it in T_k + S / BW_k, and if none
  * does it is recomputed in `recompute`.  *mean is the average time over the
- * trials and *se its standard error (sample sd / sqrt(trials)); thread-count
- * invariant.  AFD_EINVAL as afd_kv_retrieval_time, or trials < 2. */
+ * trials and *se its standard error (sample sd / sqrt(trials)); the same for
+ * any `threads`, the OpenMP team size as afd_mc_threads (0: the default).
+ * AFD_EINVAL as afd_kv_retrieval_time, or trials < 2. */
 AFD_API afd_status afd_mc_kv_retrieval(const afd_kv_tier *tiers, size_t n, double bytes,
                                        double recompute, uint64_t trials, uint64_t seed,
-                                       double *mean, double *se);
+                                       unsigned threads, double *mean, double *se);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,7 @@ typedef struct afd_stages_sim_options {
     uint64_t warmup;    /* discarded first, per replication */
     unsigned reps;      /* replications, >= 2 */
     uint64_t seed;
+    unsigned threads; /* OpenMP team size, as afd_mc_threads (0: the default) */
 } afd_stages_sim_options;
 
 typedef struct afd_stages_sim_stat {

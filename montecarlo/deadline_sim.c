@@ -11,6 +11,7 @@
 
 #include "afd_dlsim.h"
 #include "afd_event.h"
+#include "afd_mc.h"
 #include "afd_philox.h"
 #include "mc_internal.h"
 
@@ -345,7 +346,7 @@ static void mean_se(const double *v, unsigned k, unsigned stride, double *m, dou
 afd_status afd_dlsim(const afd_dlsim_params *p, afd_dlsim_result *out)
 {
     run_ctx cx;
-    unsigned k, laws;
+    unsigned k, laws, nt;
     double *vals;
     int failed = 0;
     long long i;
@@ -405,7 +406,9 @@ afd_status afd_dlsim(const afd_dlsim_params *p, afd_dlsim_result *out)
     vals = malloc((size_t)k * NV * sizeof *vals);
     if (vals == NULL)
         return AFD_ENOMEM;
-    AFD_OMP("omp parallel for schedule(dynamic, 1)")
+    nt = afd_mc_threads(p->threads);
+    (void)nt; /* unused without OpenMP */
+    AFD_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")
     for (i = 0; i < (long long)k; i++) {
         int bad;
         AFD_OMP("omp atomic read")

@@ -9,7 +9,8 @@
 #include "mc_internal.h"
 
 afd_status afd_mc_kv_retrieval(const afd_kv_tier *tiers, size_t n, double bytes, double recompute,
-                               uint64_t trials, uint64_t seed, double *mean, double *se)
+                               uint64_t trials, uint64_t seed, unsigned threads, double *mean,
+                               double *se)
 {
     double check, sum = 0, sum2 = 0;
     afd_status st;
@@ -24,7 +25,9 @@ afd_status afd_mc_kv_retrieval(const afd_kv_tier *tiers, size_t n, double bytes,
         enum { NB = 256 };
         double bs[NB], bs2[NB];
         long long b;
-        AFD_OMP("omp parallel for schedule(static)")
+        unsigned nt = afd_mc_threads(threads);
+        (void)nt; /* unused without OpenMP */
+        AFD_OMP("omp parallel for schedule(static) num_threads(nt)")
         for (b = 0; b < NB; b++) {
             uint64_t i, lo = trials * (uint64_t)b / NB, hi = trials * (uint64_t)(b + 1) / NB;
             double s1 = 0, s2 = 0;

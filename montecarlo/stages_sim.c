@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "afd_event.h"
+#include "afd_mc.h"
 #include "afd_philox.h"
 #include "afd_stages_sim.h"
 #include "mc_internal.h"
@@ -272,6 +273,7 @@ afd_status afd_stages_simulate(const afd_pipeline_problem *pb, const afd_stages_
     double *stats = NULL, *svc = NULL;
     size_t ns, i, r, k;
     int needs = 0, failed = 0;
+    unsigned nt;
     afd_status st = AFD_OK;
 
     afd_error_clear(err);
@@ -331,7 +333,9 @@ afd_status afd_stages_simulate(const afd_pipeline_problem *pb, const afd_stages_
         free(svc);
         return AFD_ENOMEM;
     }
-    AFD_OMP("omp parallel for schedule(dynamic) reduction(|:failed)")
+    nt = afd_mc_threads(o->threads);
+    (void)nt; /* unused without OpenMP */
+    AFD_OMP("omp parallel for schedule(dynamic) reduction(|:failed) num_threads(nt)")
     for (long rr = 0; rr < (long)o->reps; rr++)
         if (run_rep(&cx, (unsigned)rr, stats + (size_t)rr * (ns + 1) * NSTAT) != AFD_OK)
             failed |= 1;

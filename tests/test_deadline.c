@@ -348,6 +348,13 @@ static void sim_threads_invariant(void **state)
     set_threads(2);
     assert_int_equal(afd_dlsim(&p, &b), AFD_OK);
     assert_true(same_result(&a, &b));
+    /* an explicit team size, whatever OpenMP's default */
+    p.threads = 3;
+    assert_int_equal(afd_dlsim(&p, &b), AFD_OK);
+    assert_true(same_result(&a, &b));
+    p.threads = 256;
+    assert_int_equal(afd_dlsim(&p, &b), AFD_OK);
+    assert_true(same_result(&a, &b));
 }
 
 /* EDF with one SLO for every request orders by a_i + SLO, i.e. by arrival:

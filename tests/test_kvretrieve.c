@@ -6,10 +6,6 @@
 
 #include <float.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "test_util.h"
 
 #include "afd_kvretrieve.h"
@@ -110,20 +106,21 @@ static void monte_carlo(void **state)
     const double S = 1.3e9, R = 2.5;
     (void)state;
     assert_int_equal(afd_kv_retrieval_time(tiers, 3, S, R, &f, NULL), AFD_OK);
-    assert_int_equal(afd_mc_kv_retrieval(tiers, 3, S, R, 200000, 17, &mean, &se), AFD_OK);
+    assert_int_equal(afd_mc_kv_retrieval(tiers, 3, S, R, 200000, 17, 0, &mean, &se), AFD_OK);
     assert_within_se(mean, f, se, 5);
     /* the same for any number of threads */
-#ifdef _OPENMP
     {
-        double m1, s1;
-        omp_set_num_threads(1);
-        assert_int_equal(afd_mc_kv_retrieval(tiers, 3, S, R, 200000, 17, &m1, &s1), AFD_OK);
-        omp_set_num_threads(2);
-        assert_close(m1, mean, 0, 0);
-        assert_close(s1, se, 0, 0);
+        unsigned threads[] = {1, 3, 256};
+        size_t j;
+        for (j = 0; j < sizeof threads / sizeof *threads; j++) {
+            double m1, s1;
+            assert_int_equal(afd_mc_kv_retrieval(tiers, 3, S, R, 200000, 17, threads[j], &m1, &s1),
+                             AFD_OK);
+            assert_close(m1, mean, 0, 0);
+            assert_close(s1, se, 0, 0);
+        }
     }
-#endif
-    assert_int_equal(afd_mc_kv_retrieval(tiers, 3, S, R, 1, 17, &mean, &se), AFD_EINVAL);
+    assert_int_equal(afd_mc_kv_retrieval(tiers, 3, S, R, 1, 17, 0, &mean, &se), AFD_EINVAL);
     assert_true(isnan(mean));
 }
 

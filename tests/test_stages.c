@@ -217,7 +217,7 @@ static void jackson_tandem(void **state)
     afd_pipeline_problem pb = {0};
     afd_stage_result r[3];
     afd_stages_sim_stat sim[3];
-    afd_stages_sim_options o = {20000, 2000, 16, 7};
+    afd_stages_sim_options o = {20000, 2000, 16, 7, 0};
     double lambda = 5, mean;
     struct hypo h = {10 - 5, 1 / 0.15 - 5, 0.9};
     (void)state;
@@ -263,7 +263,7 @@ static void simulator_md_c(void **state)
     afd_stages s = parse_ok("{\"stages\": [{\"servers\": 3, \"service\": {\"const\": 0.4}}]}");
     afd_pipeline_problem pb = {0};
     afd_stages_sim_stat sim[2];
-    afd_stages_sim_options o = {20000, 2000, 16, 3};
+    afd_stages_sim_options o = {20000, 2000, 16, 3, 0};
     afd_mdc *q;
     (void)state;
     pb.stages = &s;
@@ -289,7 +289,7 @@ static void routing_rules(void **state)
                               " \"routing\": \"jsq\"}]}");
     afd_pipeline_problem pb = {0};
     afd_stages_sim_stat a[2], b[2], c[2], d[2];
-    afd_stages_sim_options o = {5000, 500, 8, 5};
+    afd_stages_sim_options o = {5000, 500, 8, 5, 0};
     (void)state;
     pb.lambda = 4.8; /* rho = 0.8 */
     pb.p = 0.9;
@@ -329,7 +329,7 @@ static void heavy_light_exact(void **state)
     afd_pipeline_problem pb = {0};
     afd_stage_result r[2];
     afd_stages_sim_stat sim[2];
-    afd_stages_sim_options o = {20000, 2000, 8, 11};
+    afd_stages_sim_options o = {20000, 2000, 8, 11, 0};
     afd_mdc *ql, *qh;
     double lambda = 6, wl, wh;
     (void)state;
@@ -364,7 +364,7 @@ static void thread_count_invariance(void **state)
                             " {\"servers\": 1, \"service\": {\"const\": 0.1}}]}");
     afd_pipeline_problem pb = {0};
     afd_stages_sim_stat a[3], b[3];
-    afd_stages_sim_options o = {2000, 100, 6, 9};
+    afd_stages_sim_options o = {2000, 100, 6, 9, 0};
     (void)state;
     pb.stages = &s;
     pb.lambda = 2;
@@ -376,6 +376,13 @@ static void thread_count_invariance(void **state)
 #ifdef _OPENMP
     omp_set_num_threads(3);
 #endif
+    assert_int_equal(afd_stages_simulate(&pb, &o, b, NULL), AFD_OK);
+    assert_memory_equal(a, b, sizeof a);
+    /* an explicit team size, whatever OpenMP's default */
+    o.threads = 2;
+    assert_int_equal(afd_stages_simulate(&pb, &o, b, NULL), AFD_OK);
+    assert_memory_equal(a, b, sizeof a);
+    o.threads = 256;
     assert_int_equal(afd_stages_simulate(&pb, &o, b, NULL), AFD_OK);
     assert_memory_equal(a, b, sizeof a);
     afd_stages_free(&s);
