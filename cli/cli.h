@@ -348,8 +348,10 @@ int cli_lambda_is_trace(const char *arg);
 int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const char *unit,
                     const afd_workload *w, const char *trace, cli_list *out);
 /* Warn when the trace's dispersion indices put Poisson arrivals more than 5
- * standard errors away at some window, saying by how much. */
-void cli_dispersion_warning(const char *cmd, const char *trace, const afd_workload *w);
+ * standard errors away at some window, saying by how much; the warning ends
+ * with INSTEAD, what the command offers beside the Poisson formulas. */
+void cli_dispersion_warning(const char *cmd, const char *trace, const afd_workload *w,
+                            const char *instead);
 
 /* ---- hardware option group (cli/hw_opts.c) */
 

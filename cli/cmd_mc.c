@@ -117,6 +117,19 @@ static void barrier_progress(void *ctx, uint64_t done, uint64_t total)
     cli_progress_update(ctx, (double)done, (double)total, "trials");
 }
 
+/* mc mdc: customers over every value of c, each run of the same length */
+struct mdc_progress {
+    cli_progress *prog;
+    size_t k, n; /* the value of c running, of n */
+};
+
+static void mdc_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    const struct mdc_progress *m = ctx;
+    cli_progress_update(m->prog, (double)m->k * (double)total + (double)done,
+                        (double)m->n * (double)total, "customers");
+}
+
 static void slot_progress(void *ctx, uint64_t done, uint64_t total)
 {
     cli_progress_update(ctx, (double)done, (double)total, "steps");
@@ -496,7 +509,8 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
                                  a.service_trace, (long long)a.customers, (long long)a.batches);
             goto out;
         }
-        cli_dispersion_warning(cmd, a.service_trace, &w);
+        cli_dispersion_warning(cmd, a.service_trace, &w,
+                               "this run replays the trace's own arrivals, not Poisson ones");
     }
     for (k = 0; k < a.list.n; k++)
         if (a.lambda * es >= a.list.v[k]) {
@@ -529,6 +543,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     for (k = 0; k < a.list.n; k++) {
         afd_queue_sim_params p = {0};
         afd_queue_sim_result res;
+        struct mdc_progress mp;
         memset(&p, 0, sizeof p);
         p.c = (unsigned)a.list.v[k];
         p.lambda = a.lambda;
@@ -548,7 +563,11 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
             /* times in seconds, stretched so that the rate is lambda */
             p.time_scale = w.arrivals.lambda / a.lambda;
         }
-        cli_progress_update(&prog, (double)k, (double)a.list.n, "values of c");
+        mp.prog = &prog;
+        mp.k = k;
+        mp.n = a.list.n;
+        p.progress = mdc_progress;
+        p.progress_ctx = &mp;
         st = afd_queue_sim(&p, &res);
         if (st != AFD_OK) {
             cli_progress_end(&prog);
@@ -570,7 +589,6 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
         cli_table_real(t, res.sojourn_q_se);
         cli_table_end_row(t);
     }
-    cli_progress_update(&prog, (double)a.list.n, (double)a.list.n, "values of c");
     cli_progress_end(&prog);
     rc = cli_table_finish(t, cmd);
     t = NULL;

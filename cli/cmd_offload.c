@@ -134,6 +134,11 @@ static void cell(cli_table *t, double v, double se, int with_se)
         cli_table_real(t, se);
 }
 
+static void run_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_update(ctx, (double)done, (double)total, "runs");
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path, *unit = "s";
@@ -226,6 +231,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_percentile_name(qse, sizeof qse, "wait", a.pct, "_se");
 
     if (a.method == M_SIM) {
+        cli_progress prog;
         afd_dlsim_params p;
         afd_dlsim_result r;
         memset(&p, 0, sizeof p);
@@ -246,7 +252,12 @@ static int run(const cli_command *self, int argc, char **argv)
         p.quantile = a.pct;
         p.seed = (uint64_t)a.seed;
         p.threads = a.threads;
+        cli_progress_init(&prog, cmd, "runs", c.out.quiet);
+        cli_progress_update(&prog, 0, (double)p.replications, "runs");
+        p.progress = run_progress;
+        p.progress_ctx = &prog;
         st = afd_dlsim(&p, &r);
+        cli_progress_end(&prog);
         if (st != AFD_OK) {
             rc = cli_runtime_error(cmd, "simulation: %s", afd_strerror(st));
             goto out;

@@ -148,8 +148,11 @@ static int run(const cli_command *self, int argc, char **argv)
     double ttft = NAN, tpot = NAN, *cost = NULL, *val = NULL;
     int *front = NULL, rc;
     cli_table *t;
+    cli_progress prog;
+    double done = 0;
 
     memset(&x, 0, sizeof x);
+    memset(&prog, 0, sizeof prog);
     cli_serve_init(&x.a, cmd);
     x.colloc = x.disagg = 1;
     cli_common_init(&c);
@@ -176,6 +179,7 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_file_error(cmd, x.model, st, &err);
         goto out;
     }
+    cli_progress_init(&prog, cmd, "evaluated", c.out.quiet);
     /* the device list */
     {
         const char *s = x.devlist;
@@ -246,13 +250,17 @@ static int run(const cli_command *self, int argc, char **argv)
                     p->tp = tp;
                     p->n = tp * (a + b);
                     p->price = p->n * d.price_per_hour;
-                    if ((rc = evaluate(&x, &hw, p, a, b, (unsigned)bmax, kv_time, ttft, tpot,
-                                       cmd)) != 0)
+                    rc = evaluate(&x, &hw, p, a, b, (unsigned)bmax, kv_time, ttft, tpot, cmd);
+                    cli_progress_update(&prog, ++done, 0, "configurations");
+                    if (rc != 0) {
+                        cli_progress_end(&prog);
                         goto out;
+                    }
                     n++;
                 }
         }
     }
+    cli_progress_end(&prog);
     if (n == 0) {
         rc = cli_infeasible(cmd, "no configuration: no priced device holds %s at the sizes "
                                  "tried",
@@ -274,8 +282,19 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
     }
+    /* A configuration of value 0 serves nothing: never on the frontier, and
+     * none with a positive value is no answer at all. */
     for (k = 0; k < n; k++)
-        pts[k].front = front[k];
+        pts[k].front = front[k] && pts[k].value > 0;
+    for (k = 0; k < n && !(pts[k].value > 0); k++)
+        ;
+    if (k == n) {
+        rc = cli_infeasible(cmd, "no configuration has a positive %s: %s",
+                            x.throughput ? "throughput" : "goodput",
+                            x.throughput ? "no stage keeps up with any rate"
+                                         : "none meets the SLOs at any rate");
+        goto out;
+    }
     qsort(pts, n, sizeof *pts, by_cost);
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -311,6 +330,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     rc = cli_table_finish(t, cmd);
 out:
+    cli_progress_end(&prog);
     free(pts);
     free(cost);
     free(val);
@@ -339,7 +359,9 @@ const cli_command cli_cmd_pareto = {
         "  frontier\n"
         "(throughput and throughput_per_dollar with --objective throughput); --all adds\n"
         "the dominated configurations with frontier 0.  Rows with equal price are sorted\n"
-        "by value, best first.",
+        "by value, best first.  A configuration of value 0 serves nothing and is never\n"
+        "on the frontier; when none has a positive value, the answer is infeasible\n"
+        "(exit 1, no table).",
     .groups = pa_groups,
     .run = run,
 };

@@ -368,6 +368,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48], kvq_col[48];
     size_t li;
     int rc, many;
+    cli_progress prog;
 
     args_init(&a, cmd);
     memset(&w, 0, sizeof w);
@@ -387,7 +388,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     if (rc != 0)
         goto out;
     many = lambdas.n > 1 || cli_lambda_is_trace(a.lambda_s);
-    cli_dispersion_warning(cmd, c.wl.trace, &w);
+    cli_dispersion_warning(cmd, c.wl.trace, &w,
+                           "see the replay of the trace's own arrivals");
 
     if (a.step > a.tpot) {
         rc = cli_infeasible(cmd,
@@ -401,9 +403,16 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
     }
-    for (li = 0; li < lambdas.n; li++)
-        if ((rc = size_one(cmd, &a, &w, &law, lambdas.v[li], many, &rows[li])) != 0)
+    cli_progress_init(&prog, cmd, "rates sized", c.out.quiet);
+    cli_progress_update(&prog, 0, (double)lambdas.n, "rates");
+    for (li = 0; li < lambdas.n; li++) {
+        if ((rc = size_one(cmd, &a, &w, &law, lambdas.v[li], many, &rows[li])) != 0) {
+            cli_progress_end(&prog);
             goto out;
+        }
+        cli_progress_update(&prog, (double)(li + 1), (double)lambdas.n, "rates");
+    }
+    cli_progress_end(&prog);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -486,7 +495,9 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_percentile_name(rcol, sizeof rcol, "ttft", a.pct, "_replay");
         cli_percentile_name(rse, sizeof rse, "ttft", a.pct, "_replay_se");
         cli_table_begin(t, "lambda", "prefill_replay", rcol, rse, "rho", "prefill");
+        cli_progress_init(&prog, cmd, "rates replayed", c.out.quiet);
         for (li = 0; li < lambdas.n; li++) {
+            cli_progress_update(&prog, (double)li, (double)lambdas.n, "rates");
             afd_queue_sim_params p;
             afd_queue_sim_result res;
             unsigned creplay = 0;
@@ -501,6 +512,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
             p.time_scale = w.arrivals.lambda / lambdas.v[li];
             st = afd_queue_replay_pool(&p, a.ttft, 1, (unsigned)a.maxp, &creplay, &res);
             if (st != AFD_OK && st != AFD_EEMPTY) {
+                cli_progress_end(&prog);
                 rc = cli_runtime_error(cmd, "lambda %g: replaying the trace: %s", lambdas.v[li],
                                        afd_strerror(st));
                 goto out;
@@ -517,6 +529,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
             cli_table_int(t, rows[li].mg.c);
             cli_table_end_row(t);
         }
+        cli_progress_end(&prog);
     }
     rc = cli_table_finish(t, cmd);
     t = NULL;
@@ -592,6 +605,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     double *pp = NULL, *dd = NULL, *gp = NULL, *tot = NULL;
     cli_list lambdas = {0, NULL};
     int *lim = NULL, rc;
+    cli_progress prog;
 
     args_init(&a, cmd);
     memset(&w, 0, sizeof w);
@@ -674,17 +688,22 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     pool.slots_per_instance = a.slots;
     pool.slot_quantile = a.slotq;
     pool.kv_budget_tokens = isnan(a.kvbudget) ? 0 : a.kvbudget / a.kvb;
+    cli_progress_init(&prog, cmd, "splits", c.out.quiet);
+    cli_progress_update(&prog, 0, (double)npairs, "splits");
     for (i = 0; i < npairs; i++) {
         afd_status st;
         pool.prefill_instances = (unsigned)pp[i];
         pool.decode_instances = (unsigned)dd[i];
         st = afd_pd_goodput(&pool, &gp[i], &lim[i]);
         if (st != AFD_OK) {
+            cli_progress_end(&prog);
             rc = cli_runtime_error(cmd, "prefill %g, decode %g: %s", pp[i], dd[i],
                                    afd_strerror(st));
             goto out;
         }
+        cli_progress_update(&prog, (double)(i + 1), (double)npairs, "splits");
     }
+    cli_progress_end(&prog);
 
     for (i = 0; i < npairs && !(gp[i] > 0); i++)
         ;
@@ -794,11 +813,12 @@ const cli_command cli_cmd_goodput = {
         "pool and whose decode occupancy and KV cache (both at --slot-quantile, as afdkit\n"
         "pd sizes them) fit the decode pool, found by bisection on the closed forms of\n"
         "afdkit pd (BestServe Algorithm 8 with its loop test the right way round; no\n"
-        "relaxation factor: the closed forms have no sampling noise).  limit names the constraint that binds:\n"
-        "ttft, decode-slots, kv-cache, or saturation (the prefill load is too close to 1\n"
-        "for the exact M/D/c solution, so goodput is a lower bound).  When no pool has a\n"
-        "positive goodput (a decode step above the TPOT SLO, a TTFT SLO below the prefill\n"
-        "time) the command prints no table and exits 1 with the reason.\n"
+        "relaxation factor: the closed forms have no sampling noise).  limit names the\n"
+        "constraint that binds: ttft, decode-slots, kv-cache, or saturation (the prefill\n"
+        "load is too close to 1 for the exact M/D/c solution, so goodput is a lower\n"
+        "bound).  When no pool has a positive goodput (a decode step above the TPOT SLO,\n"
+        "a TTFT SLO below the prefill time) the command prints no table and exits 1 with\n"
+        "the reason.\n"
         "\n"
         "--lambda L (a list 1,2,5:10 per time unit of the latencies, rates with units 5/s,\n"
         "or trace: the rate of the trace's timestamps) adds a last block, one row per\n"

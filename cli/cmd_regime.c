@@ -445,6 +445,14 @@ static int run(const cli_command *self, int argc, char **argv)
         if (pts[i].st != AFD_OK)
             FAIL(cli_runtime_error(cmd, "TTFT SLO %g, TPOT SLO %g (%s): %s", pts[i].ttft,
                                    pts[i].tpot, su.hw.unit, afd_strerror(pts[i].st)));
+    /* Some cells of none is a map; every cell none is no answer (a part of a
+     * sharded run is judged by merge with the others). */
+    for (i = 0; i < kept && pts[i].best < 0; i++)
+        ;
+    if (kept > 0 && i == kept && c.out.shard_n == 0)
+        FAIL(cli_infeasible(cmd, "no mode %s at any SLO pair of the map",
+                            sh.lambda > 0 ? "attains any request within the SLOs"
+                                          : "has a positive goodput"));
     ms = su.unit_seconds * 1e3;
     per_s = 1 / su.unit_seconds;
     t = cli_table_new(&c.out);
@@ -541,7 +549,7 @@ const cli_command cli_cmd_regime = {
         "goodput_agg_se goodput_disagg_se goodput_hybrid_se; then goodput_per_dollar.\n"
         "  best           the winning mode: hybrid only when a configuration that is\n"
         "                 neither of the others beats both; none when no mode sustains\n"
-        "                 any rate\n"
+        "                 any rate (a map with every cell none is infeasible: exit 1)\n"
         "  goodput_per_dollar  requests per dollar of the winner, 3600 goodput / (N x tp x\n"
         "                 the device's price_per_hour): the same N instances in every mode,\n"
         "                 so it ranks them as goodput does; nan without a price (--hw, or\n"

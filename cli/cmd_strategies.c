@@ -311,6 +311,18 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_list_free(&x.tps);
             return rc;
         }
+    /* No strategy with a positive goodput is no answer (a part of a sharded
+     * run is judged by merge with the others). */
+    for (k = 0; k < n && !(s[k].goodput > 0) && !(s[k].goodput_sim > 0); k++)
+        ;
+    if (k == n && c.out.shard_n == 0) {
+        free(hws);
+        free(s);
+        cli_list_free(&x.tps);
+        return cli_infeasible(cmd, "no strategy has a positive goodput: none meets the TTFT "
+                                   "SLO %g ms and the TPOT SLO %g ms at any rate",
+                              ttft, tpot);
+    }
     per_s = ms_per_s; /* goodputs are per ms: per second is 1000 times that */
     for (k = 0; k < n; k++) {
         strategy *z = &s[k];
@@ -401,7 +413,8 @@ const cli_command cli_cmd_strategies = {
         "(per tp: 1m, 2m, ..., then 1p1d, 1p2d, ..., 2p1d, ...).  --shard K/N evaluates\n"
         "every N-th strategy of that enumeration and prints them in that order; afdkit\n"
         "merge ranks the parts' rows into the table of the whole run.\n"
-        "For colloc, prefill and decode both give the number of instances.",
+        "For colloc, prefill and decode both give the number of instances.  When no\n"
+        "strategy has a positive goodput, the answer is infeasible (exit 1, no table).",
     .groups = st_groups,
     .run = run,
 };

@@ -89,7 +89,8 @@ int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const cha
     }
 }
 
-void cli_dispersion_warning(const char *cmd, const char *trace, const afd_workload *w)
+void cli_dispersion_warning(const char *cmd, const char *trace, const afd_workload *w,
+                            const char *instead)
 {
     double worst = 0, se = 0;
     int k, at = -1;
@@ -107,8 +108,7 @@ void cli_dispersion_warning(const char *cmd, const char *trace, const afd_worklo
         return;
     cli_warn(cmd,
              "%s: arrivals are not Poisson: index of dispersion %.3g in %g s windows "
-             "(Poisson: 1 +- %.2g); the Poisson queue formulas are %s; see the replay of "
-             "the trace's own arrivals",
+             "(Poisson: 1 +- %.2g); the Poisson queue formulas are %s; %s",
              trace, w->arrivals.idc[at], afd_idc_windows[at], se,
-             w->arrivals.idc[at] > 1 ? "optimistic" : "pessimistic");
+             w->arrivals.idc[at] > 1 ? "optimistic" : "pessimistic", instead);
 }

@@ -28,14 +28,15 @@ void afd_points_free(afd_points *p)
 
 static afd_status find(afd_csv *c, const char *name, size_t *col, afd_error *err)
 {
-    char list[160];
+    char list[160], v[200];
     long k = afd_csv_find_column(c, name);
+    afd_priv_show(name, strlen(name), v, sizeof v);
     if (k == -1)
-        return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown column '%s' (header has %s)", name,
+        return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown column '%s' (header has %s)", v,
                              afd_csv_header_list(c, list, sizeof list));
     if (k == -2)
         return afd_priv_fail(err, AFD_EPARSE, 1, 0,
-                             "column '%s' appears more than once in the header", name);
+                             "column '%s' appears more than once in the header", v);
     *col = (size_t)k;
     return AFD_OK;
 }
@@ -88,10 +89,11 @@ afd_status afd_points_read(const char *path, const char *x_col, const char *t_co
         for (k = 0; k < 2; k++) {
             afd_status ps = f[k].escaped ? AFD_EPARSE : afd_parse_double_n(f[k].p, f[k].n, &v[k]);
             if (ps != AFD_OK) {
-                char shown[200];
+                char shown[200], col[200];
                 afd_priv_show(f[k].p, f[k].n, shown, sizeof shown);
+                afd_priv_show(names[k], strlen(names[k]), col, sizeof col);
                 st = afd_csv_fail(c, err, ps, line, 0,
-                                  "column '%s' is %s: '%s'", names[k],
+                                  "column '%s' is %s: '%s'", col,
                                   ps == AFD_ERANGE ? "out of range" : "not a number", shown);
                 goto done;
             }

@@ -132,12 +132,20 @@ static const char *header_list(const afd_trace *t, char *out, size_t cap)
     return out;
 }
 
+/* A user's value in a message: its first 40 bytes, control bytes escaped. */
+static const char *shown(const char *s, char *buf, size_t cap)
+{
+    afd_priv_show(s, strlen(s), buf, cap);
+    return buf;
+}
+
 static afd_status take(afd_trace *t, int role, long c, const char *asked, afd_error *err)
 {
+    char v[200];
     if (c == -2)
         return afd_priv_fail(err, AFD_EPARSE, 1, 0,
-                             "column '%s' appears more than once in the %s", asked,
-                             t->json ? "first object" : "header");
+                             "column '%s' appears more than once in the %s",
+                             shown(asked, v, sizeof v), t->json ? "first object" : "header");
     t->have[role] = 1;
     t->col[role] = (size_t)c;
     t->name[role] = col_name(t, (size_t)c);
@@ -148,14 +156,15 @@ static afd_status select_column(afd_trace *t, int role, const char *given, afd_e
 {
     static const char *const role_name[2] = {"prompt-token", "output-token"};
     static const char *const role_opt[2] = {"--prompt-col", "--output-col"};
-    char list[160];
+    char list[160], v[200];
     long c = -1;
     size_t k = 0;
 
     if (given != NULL) {
         c = find_column(t, given, 0);
         if (c == -1)
-            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown column '%s' (%s has %s)", given,
+            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown column '%s' (%s has %s)",
+                                 shown(given, v, sizeof v),
                                  t->json ? "the first object" : "header",
                                  header_list(t, list, sizeof list));
         return take(t, role, c, given, err);
@@ -172,7 +181,7 @@ static afd_status select_column(afd_trace *t, int role, const char *given, afd_e
 
 static afd_status select_time(afd_trace *t, const afd_trace_options *opt, afd_error *err)
 {
-    char list[160];
+    char list[160], v[200];
     long c = -1;
     size_t k;
     int pass;
@@ -181,14 +190,14 @@ static afd_status select_time(afd_trace *t, const afd_trace_options *opt, afd_er
     if (opt != NULL && opt->time_unit != NULL &&
         afd_unit_seconds(opt->time_unit, &t->time_seconds) != AFD_OK)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0, "unknown time unit '%s' (s, ms, us or ns)",
-                             opt->time_unit);
+                             shown(opt->time_unit, v, sizeof v));
     if (opt != NULL && opt->time_col != NULL && opt->time_col[0] == '\0')
         return AFD_OK; /* timestamps ignored */
     if (opt != NULL && opt->time_col != NULL) {
         c = find_column(t, opt->time_col, 0);
         if (c == -1)
             return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown time column '%s' (%s has %s)",
-                                 opt->time_col, t->json ? "the first object" : "header",
+                                 shown(opt->time_col, v, sizeof v), t->json ? "the first object" : "header",
                                  header_list(t, list, sizeof list));
         return take(t, TIME, c, opt->time_col, err);
     }
@@ -225,11 +234,11 @@ static afd_status setup(afd_trace *t, const afd_trace_options *opt, afd_error *e
                              AFD_TRACE_MAX_WHERE);
     for (k = 0; opt != NULL && k < opt->n_where; k++) {
         const afd_trace_filter *f = &opt->where[k];
-        char list[160];
+        char list[160], v[200];
         long c = find_column(t, f->column, 0);
         if (c == -1)
             return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown filter column '%s' (%s has %s)",
-                                 f->column, t->json ? "the first object" : "header",
+                                 shown(f->column, v, sizeof v), t->json ? "the first object" : "header",
                                  header_list(t, list, sizeof list));
         if ((st = take(t, WHERE + (int)k, c, f->column, err)) != AFD_OK)
             return st;

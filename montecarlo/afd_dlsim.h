@@ -76,6 +76,11 @@ typedef struct afd_dlsim_params {
     double quantile;       /* order of the wait quantiles, in (0,1) (0: 0.9) */
     uint64_t seed, stream;
     unsigned threads; /* OpenMP team size, as afd_mc_threads (0: the default) */
+    /* Optional: called after each run with the runs done and their total,
+     * one call at a time (from any thread); it only observes, the result is
+     * the same without it.  May be NULL. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } afd_dlsim_params;
 
 typedef struct afd_dlsim_result {

@@ -194,6 +194,11 @@ typedef struct afd_queue_sim_params {
      * are ignored: every row after the warm-up is measured (at least batches). */
     int replay;
     double time_scale; /* > 0: seconds to the service unit, times any stretch */
+    /* Optional: called about every 2^16 customers and once at the end with the
+     * customers simulated so far (warm-up included) and their total; it only
+     * observes, the result is the same without it.  May be NULL. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } afd_queue_sim_params;
 
 typedef struct afd_queue_sim_result {

@@ -194,15 +194,19 @@ afd_status afd_barrier_mc(const afd_barrier_mc_params *p, afd_barrier_mc_result 
     {
         double *buf = malloc(2 * CHUNK * sizeof *buf);
         double *load = malloc(jb.rmax * sizeof *load);
-        uint64_t rs;
+        uint64_t rs, nb, size = round_blocks < 16 ? round_blocks : 16;
         if (buf == NULL || load == NULL) {
             AFD_OMP("omp atomic write")
             failed = 1;
         }
-        for (rs = 0; rs < nblocks; rs += round_blocks) {
-            uint64_t nb = nblocks - rs < round_blocks ? nblocks - rs : round_blocks;
+        /* The first rounds are short (16 blocks, doubling up to round_blocks)
+         * so that progress is reported early; every thread sees the same
+         * rounds, and rounds change nothing in the result. */
+        for (rs = 0; rs < nblocks; rs += nb, size = 2 * size < round_blocks ? 2 * size
+                                                                        : round_blocks) {
             long long i;
             int bad;
+            nb = nblocks - rs < size ? nblocks - rs : size;
             AFD_OMP("omp atomic read")
             bad = failed;
             AFD_OMP("omp for schedule(dynamic, 1)")

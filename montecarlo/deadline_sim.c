@@ -342,6 +342,7 @@ afd_status afd_dlsim(const afd_dlsim_params *p, afd_dlsim_result *out)
     unsigned k, laws, nt;
     double *vals;
     int failed = 0;
+    uint64_t runs_done = 0;
     long long i;
     size_t j;
 
@@ -409,6 +410,10 @@ afd_status afd_dlsim(const afd_dlsim_params *p, afd_dlsim_result *out)
         if (!bad && run(&cx, (uint64_t)i, vals + (size_t)i * NV) != AFD_OK) {
             AFD_OMP("omp atomic write")
             failed = 1;
+        }
+        if (p->progress != NULL) {
+            AFD_OMP("omp critical(afd_dlsim_progress)")
+            p->progress(p->progress_ctx, ++runs_done, (uint64_t)k);
         }
     }
     if (failed) {

@@ -225,6 +225,8 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
             afd_event_heap_heapify(&heap);
             t = 0;
         }
+        if (p->progress != NULL && ((n + 1) % REBASE == 0 || n + 1 == total))
+            p->progress(p->progress_ctx, n + 1, total);
     }
 
     for (b = 0; b < k; b++) {

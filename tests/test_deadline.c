@@ -293,6 +293,41 @@ static void sim_mm1(void **state)
     }
 }
 
+struct runs_log {
+    uint64_t calls, max_done, total;
+};
+
+static void log_runs(void *ctx, uint64_t done, uint64_t total)
+{
+    struct runs_log *l = ctx;
+    l->calls++;
+    if (done > l->max_done)
+        l->max_done = done;
+    l->total = total;
+}
+
+/* The progress callback is called once per run, the last with all 16 done,
+ * and changes nothing in the result. */
+static void sim_progress_observes_only(void **state)
+{
+    afd_dlsim_params p = base(1.3, 2.385);
+    afd_dlsim_result plain, seen;
+    struct runs_log l = {0, 0, 0};
+    (void)state;
+    p.exp_mean = 1;
+    p.customers = 2000;
+    p.warmup = 200;
+    assert_int_equal(afd_dlsim(&p, &plain), AFD_OK);
+    p.progress = log_runs;
+    p.progress_ctx = &l;
+    assert_int_equal(afd_dlsim(&p, &seen), AFD_OK);
+    assert_int_equal(l.calls, 16);
+    assert_int_equal(l.max_done, 16);
+    assert_int_equal(l.total, 16);
+    assert_true(plain.p_off == seen.p_off && plain.p_off_se == seen.p_off_se);
+    assert_true(plain.wait_q == seen.wait_q);
+}
+
 static void sim_md1(void **state)
 {
     static const double rho[] = {0.8, 0.95, 1.3};
@@ -502,6 +537,7 @@ int main(void)
         cmocka_unit_test(sjf_vs_fcfs),
         cmocka_unit_test(sjf_exponential),
         cmocka_unit_test(sim_errors),
+        cmocka_unit_test(sim_progress_observes_only),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

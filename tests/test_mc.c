@@ -251,6 +251,7 @@ static void table1(void **state)
 struct progress_log {
     uint64_t calls, last_done, total;
     int monotone;
+    uint64_t first_done;
 };
 
 static void log_progress(void *ctx, uint64_t done, uint64_t total)
@@ -258,6 +259,8 @@ static void log_progress(void *ctx, uint64_t done, uint64_t total)
     struct progress_log *l = ctx;
     if (l->calls > 0 && done <= l->last_done)
         l->monotone = 0;
+    if (l->calls == 0)
+        l->first_done = done;
     l->calls++;
     l->last_done = done;
     l->total = total;
@@ -270,7 +273,7 @@ static void barrier_progress_observes_only(void **state)
     unsigned r[] = {2, 8};
     afd_barrier_mc_result plain[2], seen[2];
     afd_workload w;
-    struct progress_log l = {0, 0, 0, 1};
+    struct progress_log l = {0, 0, 0, 1, 0};
     afd_barrier_mc_params p;
     (void)state;
     assert_int_equal(afd_workload_geometric(100, 500, &w), AFD_OK);
@@ -281,12 +284,38 @@ static void barrier_progress_observes_only(void **state)
     p.progress = log_progress;
     p.progress_ctx = &l;
     assert_int_equal(afd_barrier_mc(&p, seen), AFD_OK);
-    assert_int_equal(l.calls, 2);
+    /* rounds of 16, 32, ..., 512 blocks (1008 blocks, the first report after
+     * 4096 trials), then the 164 left */
+    assert_int_equal(l.calls, 7);
+    assert_int_equal(l.first_done, 16 * 256);
     assert_true(l.monotone);
     assert_int_equal(l.last_done, 300000);
     assert_int_equal(l.total, 300000);
     assert_true(plain[0].mean_w == seen[0].mean_w && plain[1].mean_w == seen[1].mean_w);
     assert_true(plain[1].overhead_se == seen[1].overhead_se);
+}
+
+/* The queue simulator reports within a run: every 2^16 customers and at the
+ * end (200,000 customers: 65,536, 131,072, 196,608, 200,000), without
+ * changing the result. */
+static void queue_sim_progress_observes_only(void **state)
+{
+    afd_queue_sim_params p = {.c = 2, .lambda = 1.6, .service = 1, .customers = 200000,
+                              .seed = 3};
+    afd_queue_sim_result plain, seen;
+    struct progress_log l = {0, 0, 0, 1, 0};
+    (void)state;
+    assert_int_equal(afd_queue_sim(&p, &plain), AFD_OK);
+    p.progress = log_progress;
+    p.progress_ctx = &l;
+    assert_int_equal(afd_queue_sim(&p, &seen), AFD_OK);
+    assert_int_equal(l.calls, 4);
+    assert_int_equal(l.first_done, 65536);
+    assert_true(l.monotone);
+    assert_int_equal(l.last_done, 200000);
+    assert_int_equal(l.total, 200000);
+    assert_true(plain.wait_mean == seen.wait_mean && plain.wait_q == seen.wait_q);
+    assert_true(plain.wait_mean_se == seen.wait_mean_se);
 }
 
 static void barrier_errors(void **state)
@@ -818,6 +847,7 @@ int main(void)
         cmocka_unit_test(table1),
         cmocka_unit_test(barrier_errors),
         cmocka_unit_test(barrier_progress_observes_only),
+        cmocka_unit_test(queue_sim_progress_observes_only),
         cmocka_unit_test(slot_mc_matches_lemma),
         cmocka_unit_test(slot_mc_equals_step_replay),
         cmocka_unit_test(slot_mc_errors),

@@ -49,7 +49,7 @@
  * 99th percentiles of the measured requests are reported with batch-means
  * standard errors: the measured requests are cut into K consecutive batches
  * in arrival order, se = sd(batch values) / sqrt(K) (sectioning, as
- * afd_mdc_sim).  A percentile is the empirical ceil(q n)-th smallest.
+ * afd_queue_sim).  A percentile is the empirical ceil(q n)-th smallest.
  *
  * Instability.  A finite run of an unstable system always finishes, with
  * percentiles that grow with the run length.  The engine counts the requests

@@ -216,6 +216,7 @@ typedef struct afd_queue_sim_params {
     unsigned c; double lambda; double service; const afd_workload *trace;
     afd_service_fn service_fn; void *service_ctx; uint64_t customers; uint64_t warmup;
     unsigned batches; double quantile; uint64_t seed, stream; int replay; double time_scale;
+    void (*progress)(void *ctx, uint64_t done, uint64_t total); void *progress_ctx;
 } afd_queue_sim_params;
 typedef struct afd_queue_sim_result {
     double wait_mean, wait_mean_se; double p_wait, p_wait_se; double wait_q, wait_q_se;
