@@ -357,9 +357,9 @@ void cli_dispersion_warning(const char *cmd, const char *trace, const afd_worklo
 
 typedef struct cli_hw_args {
     const char *hw;  /* preset name or key=value file */
-    double v[6];     /* --alpha-a ... --beta-c overrides, bare numbers as given */
-    const char *arg[6]; /* the same as given: a bare number or with a unit (2ms; per
-                           token for the alphas), converted by cli_hw_load */
+    const char *arg[6]; /* --alpha-a ... --beta-c overrides as given: a bare number
+                           or with a unit (2ms; per token for the alphas), converted
+                           by cli_hw_load */
     int have[6];
 } cli_hw_args;
 

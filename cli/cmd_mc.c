@@ -18,7 +18,8 @@ enum {
 struct mc_args {
     double B;
     cli_list list;
-    int64_t trials, seed, steps, warmup, batches, customers, threads;
+    int64_t trials, seed, steps, warmup, batches, customers;
+    unsigned threads; /* --threads, 0: the default */
     int per_slot;
     double lambda, service, sa, sb, sc, percentile;
     const char *service_trace;
@@ -64,7 +65,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
     case OPT_PER_SLOT: a->per_slot = 1; return 0;
     case OPT_THREADS:
-        return cli_integer(cmd, opt->name, arg, 1, AFD_MC_MAX_THREADS, &a->threads);
+        return cli_threads(cmd, opt->name, arg, &a->threads);
     case OPT_STEPS: return cli_integer(cmd, opt->name, arg, 2, (int64_t)1 << 46, &a->steps);
     case OPT_WARMUP:
         a->have_warmup = 1;
@@ -188,7 +189,7 @@ static int run_barrier(const cli_command *self, int argc, char **argv)
     p.trials = (uint64_t)a.trials;
     p.seed = (uint64_t)a.seed;
     p.per_slot = a.per_slot;
-    p.threads = (unsigned)a.threads;
+    p.threads = a.threads;
     cli_progress_init(&prog, cmd, "trials", c.out.quiet);
     p.progress = barrier_progress;
     p.progress_ctx = &prog;

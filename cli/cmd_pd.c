@@ -19,7 +19,8 @@ enum {
 };
 
 static const cli_option sizing_options[] = {
-    {"prefill-a", 0, "A", "prefill time S = A + B P + C P^2: fixed part (default 0; 20ms: with a unit)", OPT_PA},
+    {"prefill-a", 0, "A",
+     "prefill time S = A + B P + C P^2: fixed part (default 0; 20ms: with a unit)", OPT_PA},
     {"prefill-b", 0, "B", "per prompt token (default 0; 100us: with a unit)", OPT_PB},
     {"prefill-c", 0, "C", "per squared prompt token (default 0)", OPT_PC},
     {"ttft-slo", 0, "T", "time-to-first-token SLO (required)", OPT_TTFT},
@@ -185,8 +186,7 @@ static int latency_law(const char *cmd, struct args *a)
         char ex[64];
         if (a->pabc_s[k] == NULL)
             continue;
-        if ((rc = cli_time(cmd, pnames[k], a->pabc_s[k], a->hw != NULL ? unit : "s",
-                           pdst[k])) != 0)
+        if ((rc = cli_time(cmd, pnames[k], a->pabc_s[k], unit, pdst[k])) != 0)
             return rc;
         if (!(*pdst[k] >= 0))
             return cli_usage_error(cmd, "--%s must be >= 0: '%s'", pnames[k],
@@ -432,8 +432,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                        a.law_slots.slots, a.law_slots.step, a.law_slots.kv_tokens,
                        a.law_slots.binding == 1 ? "tpot" : a.law_slots.binding == 2 ? "kv" : "none");
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
-                    "service_scv", "decode_slots", slots_col, "kv_gb", kvq_col, "decode_instances", "tpot",
-                    "gpus", "goodput_per_gpu");
+                    "service_scv", "decode_slots", slots_col, "kv_gb", kvq_col,
+                    "decode_instances", "tpot", "gpus", "goodput_per_gpu");
     for (li = 0; li < lambdas.n; li++) {
         const struct pd_row *r = &rows[li];
         cli_table_real(t, lambdas.v[li]);

@@ -49,7 +49,8 @@ static const cli_group *const sim_groups[] = {&sim_group, &cli_workload_group, &
 struct args {
     double B, warmup;
     cli_list rs;
-    int64_t requests, seed, mb, ffn, batches, gantt_steps, threads;
+    int64_t requests, seed, mb, ffn, batches, gantt_steps;
+    unsigned threads; /* --threads, 0: the default */
     int start, no_barrier, no_comm, async;
     const char *gantt;
 };
@@ -72,7 +73,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 10000, &a->batches);
     case OPT_GANTT_STEPS: return cli_integer(cmd, opt->name, arg, 1, 1000000, &a->gantt_steps);
     case OPT_THREADS:
-        return cli_integer(cmd, opt->name, arg, 1, AFD_MC_MAX_THREADS, &a->threads);
+        return cli_threads(cmd, opt->name, arg, &a->threads);
     case OPT_NO_BARRIER: a->no_barrier = 1; return 0;
     case OPT_NO_COMM: a->no_comm = 1; return 0;
     case OPT_ASYNC: a->async = 1; return 0;
@@ -212,7 +213,7 @@ static int run(const cli_command *self, int argc, char **argv)
      * the thread count nor on the other values of --r. */
     cli_progress_init(&prog, cmd, "simulating", c.out.quiet);
     done = 0;
-    nt = afd_mc_threads((unsigned)a.threads);
+    nt = afd_mc_threads(a.threads);
     (void)nt; /* unused without OpenMP */
     CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt) if (gt == NULL)")
     for (k = 0; k < n; k++) {

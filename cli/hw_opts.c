@@ -32,6 +32,7 @@ void cli_hw_init(cli_hw_args *a)
 
 int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const char *arg)
 {
+    double v;
     int k;
     if (opt->id == OPT_HW) {
         if (arg[0] == '\0')
@@ -44,12 +45,9 @@ int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const 
         return cli_usage_error(cmd, "internal error: unhandled option --%s", opt->name);
     a->have[k] = 1;
     a->arg[k] = arg;
-    /* a bare number now; one with a unit once the latency file's unit is
-     * known (cli_hw_load), checked here as a duration in seconds */
-    if (afd_parse_double(arg, &a->v[k]) == AFD_OK)
-        return 0;
-    a->v[k] = NAN;
-    return cli_time(cmd, opt->name, arg, "s", &a->v[k]);
+    /* converted once the latency file's unit is known (cli_hw_load); its
+     * form is checked here, as a duration in seconds */
+    return cli_time(cmd, opt->name, arg, "s", &v);
 }
 
 int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
@@ -77,19 +75,15 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
     /* overrides: bare numbers in the file's unit; with a unit, converted to
      * it (seconds without a file, and then the result is in seconds) */
     for (k = 0; k < 6; k++) {
-        static const char *const names[6] = {"alpha-a", "beta-a", "alpha-f",
-                                             "beta-f",  "alpha-c", "beta-c"};
         const char *unit = a->hw != NULL ? out->unit : "s";
+        double bare;
         int rc;
         if (!a->have[k])
             continue;
-        if (a->arg[k] == NULL || afd_parse_double(a->arg[k], coef[k]) == AFD_OK) {
-            *coef[k] = a->v[k];
-            continue;
-        }
-        if ((rc = cli_time(cmd, names[k], a->arg[k], unit, coef[k])) != 0)
+        /* hw_options[1 + k] is the option of coef[k] */
+        if ((rc = cli_time(cmd, hw_options[1 + k].name, a->arg[k], unit, coef[k])) != 0)
             return rc;
-        if (a->hw == NULL)
+        if (a->hw == NULL && afd_parse_double(a->arg[k], &bare) != AFD_OK)
             snprintf(out->unit, sizeof out->unit, "s");
     }
     st = afd_hw_check(out, &err);
