@@ -285,10 +285,8 @@ static afd_status kv_quantile(double L, double theta, double nu, double q, doubl
     p = malloc(count * sizeof *p);
     if (p == NULL)
         return AFD_ENOMEM;
-    for (i = 0; i < count; i++) {
-        double n = (double)(n0 + i);
-        p[i] = exp(n * log(L) - L - lgamma(n + 1));
-    }
+    for (i = 0; i < count; i++)
+        p[i] = afd_priv_poisson_pmf((double)(n0 + i), L);
     lo = 0;
     if (kv_cdf(lo, p, n0, count, theta, nu) >= q) {
         free(p);
