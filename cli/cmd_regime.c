@@ -14,7 +14,6 @@
 #include "afd_serve_taichi.h"
 #include "afd_taichi.h"
 #include "cli.h"
-#include "mc_internal.h"
 #include "serve_opts.h"
 
 enum {
@@ -431,10 +430,10 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_progress_init(&prog, cmd, "SLO pairs", c.out.quiet);
     nthreads = afd_mc_threads(x.threads);
     (void)nthreads; /* unused without OpenMP */
-    AFD_OMP("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")
+    CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nthreads)")
     for (i = 0; i < kept; i++) {
         eval_point(&sh, &pts[i]);
-        AFD_OMP("omp critical")
+        CLI_OMP("omp critical")
         {
             done++;
             cli_progress_update(&prog, (double)done, (double)kept, "SLO pairs");

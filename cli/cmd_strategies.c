@@ -12,7 +12,6 @@
 #include "afd_serve.h"
 #include "afd_serving.h"
 #include "cli.h"
-#include "mc_internal.h"
 #include "serve_opts.h"
 
 enum { OPT_DEVICES = 400, OPT_TPS, OPT_METHOD, OPT_RELAX, OPT_TOL, OPT_THREADS };
@@ -292,10 +291,10 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_progress_init(&prog, cmd, "strategies", c.out.quiet);
     nt = afd_mc_threads(x.threads);
     (void)nt; /* unused without OpenMP */
-    AFD_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")
+    CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")
     for (k = 0; k < n; k++) {
         eval(&s[k], &x, ttft, tpot);
-        AFD_OMP("omp critical")
+        CLI_OMP("omp critical")
         {
             done++;
             cli_progress_update(&prog, (double)done, (double)n, "strategies");
