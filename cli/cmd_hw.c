@@ -11,7 +11,7 @@
 enum {
     OPT_MODEL = OPT_COMMAND, OPT_DEVICE, OPT_HIDDEN, OPT_KV_DIM, OPT_KV_BYTES, OPT_D_EXPERT,
     OPT_EXPERTS, OPT_TOP_K, OPT_MTP, OPT_LAYERS, OPT_FFN_LAYERS, OPT_HBM, OPT_MEM_EFF, OPT_PEAK,
-    OPT_COMPUTE_EFF, OPT_NET, OPT_EPC, OPT_BA, OPT_BF, OPT_BC, OPT_UNIT, OPT_OUT
+    OPT_COMPUTE_EFF, OPT_NET, OPT_EPC, OPT_BA, OPT_BF, OPT_BC, OPT_UNIT, OPT_OUT, OPT_TP
 };
 #define N_DIMS 9
 
@@ -48,7 +48,10 @@ static const cli_option spec_options[] = {
     {"beta-f", 0, "T", "FFN intercept per step (default 0)", OPT_BF},
     {"beta-c", 0, "T", "communication intercept per step (default 0)", OPT_BC},
     {"unit", 0, "U", "time unit of the output: s, ms, us or ns (default s)", OPT_UNIT},
-    {"out", 'o', "FILE", "also write the coefficients as a key=value file for --hw", OPT_OUT},
+    {"out", 'o', "FILE", "also write the coefficients as a key=value file for --hw, with "
+                         "the prefill and decode laws when --device is given", OPT_OUT},
+    {"tp", 't', "T", "with --out: tensor-parallel size of the instance the laws time "
+                     "(default 1)", OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group model_group = {"Model (Appendix B.1; options override the description)",
@@ -61,6 +64,8 @@ static const cli_group *const hw_groups[] = {&model_group, &spec_group, &cli_out
 struct args {
     const char *model, *device, *unit, *out;
     const char *beta[3];
+    double tp;
+    int have_tp, overrides, have_dims_any;
     double dims[N_DIMS];
     int have_dims[N_DIMS];
     double spec[AFD_HW_N_SPECS];
@@ -95,6 +100,18 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_DEVICE: a->device = arg; return 0;
     case OPT_UNIT: a->unit = arg; return 0;
     case OPT_OUT: a->out = arg; return 0;
+    case OPT_TP: {
+        int64_t v;
+        int rc = cli_integer(cmd, opt->name, arg, 1, 1024, &v);
+        a->tp = (double)v;
+        a->have_tp = 1;
+        return rc;
+    }
+    default: break;
+    }
+    if (opt->id >= OPT_HBM && opt->id <= OPT_NET)
+        a->overrides = 1;
+    switch (opt->id) {
     case OPT_HBM: return spec_option(cmd, opt->name, arg, AFD_HW_HBM_TBPS, &a->spec[0]);
     case OPT_MEM_EFF: return spec_option(cmd, opt->name, arg, AFD_HW_MEM_EFF, &a->spec[1]);
     case OPT_PEAK: return spec_option(cmd, opt->name, arg, AFD_HW_PEAK_TFLOPS, &a->spec[2]);
@@ -110,6 +127,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     {
         int k = opt->id - OPT_HIDDEN;
         a->have_dims[k] = 1;
+        a->have_dims_any = 1;
         return cli_real_min(cmd, opt->name, arg, 0, k == 6 ? 0 : 1, &a->dims[k]);
     }
 }
@@ -125,8 +143,10 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_model desc;
     afd_model_dims m;
     afd_hw_specs specs;
-    afd_hw hw;
+    afd_hw hw, laws;
+    afd_device dev;
     afd_error err;
+    char why[600] = "";
     cli_common c;
     cli_table *t;
     double beta[3] = {0, 0, 0};
@@ -135,6 +155,7 @@ static int run(const cli_command *self, int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.model = "deepseek-v3";
     a.unit = "s";
+    a.tp = 1;
     for (k = 0; k < AFD_HW_N_SPECS; k++)
         a.spec[k] = NAN;
     cli_common_init(&c);
@@ -142,6 +163,12 @@ static int run(const cli_command *self, int argc, char **argv)
     if (rc != CLI_CONTINUE)
         return rc;
 
+    if (a.have_tp && a.out == NULL)
+        return cli_usage_error(cmd, "--tp goes with --out: it sizes the instance that the "
+                                    "file's prefill and decode laws time");
+    if (a.have_tp && a.device == NULL)
+        return cli_usage_error(cmd, "--tp: the prefill and decode laws come from the estimator "
+                                    "and need --device NAME|FILE");
     if ((rc = cli_load_model(cmd, a.model, &desc)) != 0)
         return rc;
     if (afd_model_dims_from_model(&desc, &m) != AFD_OK)
@@ -158,10 +185,9 @@ static int run(const cli_command *self, int argc, char **argv)
     if (a.device != NULL) {
         /* the device's numbers where no option gave one; its link times the
          * decode comm_eff is the effective network bandwidth */
-        afd_device d;
-        if ((rc = cli_load_device(cmd, a.device, &d)) != 0)
+        if ((rc = cli_load_device(cmd, a.device, &dev)) != 0)
             return rc;
-        afd_hw_specs_from_device(&d, a.spec);
+        afd_hw_specs_from_device(&dev, a.spec);
     }
     if (isnan(a.spec[AFD_HW_MEM_EFF]))
         a.spec[AFD_HW_MEM_EFF] = 1;
@@ -201,13 +227,51 @@ static int run(const cli_command *self, int argc, char **argv)
         snprintf(hw.device, sizeof hw.device, "%s", slash != NULL ? slash + 1 : a.device);
     }
 
+    /* The serving laws: BestServe's estimator for the model description and
+     * the device as described (afd_estimate_laws, in ms), converted to the
+     * file's unit.  They need the whole device (memory, per-phase
+     * efficiencies), so raw Table-2 numbers give none. */
+    afd_hw_init(&laws);
+    if (a.out != NULL && a.device == NULL) {
+        snprintf(why, sizeof why, "no prefill or decode laws: they come from the estimator, "
+                                  "which needs --device NAME|FILE (memory, per-phase "
+                                  "efficiencies), not the Table-2 numbers alone");
+    } else if (a.out != NULL) {
+        afd_status st = afd_estimate_laws(&desc, &dev, a.tp, &laws, &err);
+        if (st != AFD_OK && a.have_tp)
+            return st == AFD_EINVAL ? cli_usage_error(cmd, "--tp %g: %s", a.tp, err.text)
+                                    : cli_runtime_error(cmd, "%s", err.text);
+        if (st != AFD_OK)
+            snprintf(why, sizeof why, "no prefill or decode laws for %s on %s at TP 1: %s; "
+                                      "give --tp", desc.name, dev.name, err.text);
+        else if (afd_hw_copy_laws(&hw, &laws) != AFD_OK)
+            return cli_runtime_error(cmd, "internal error: laws in %s, file in %s", laws.unit,
+                                     hw.unit);
+    }
+
     if (a.out != NULL) {
-        char text[2048];
-        if (afd_hw_format(&hw, "afdkit hw: Appendix B coefficients (eq. 19, 26, 31), whole model",
-                          text, sizeof text) != AFD_OK)
+        char text[2048], comment[1200];
+        if (why[0] != '\0')
+            snprintf(comment, sizeof comment,
+                     "afdkit hw: Appendix B coefficients (eq. 19, 26, 31), whole model\n# %s",
+                     why);
+        else
+            snprintf(comment, sizeof comment,
+                     "afdkit hw: Appendix B coefficients (eq. 19, 26, 31), whole model\n"
+                     "# prefill and decode laws: BestServe's estimator for %s on %s, TP %g "
+                     "(largest relative error %.3g), as afdkit estimate --out",
+                     desc.name, dev.name, a.tp, laws.fit_max_rel_err);
+        if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK)
             return cli_runtime_error(cmd, "internal error: hw file text too long");
         if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
             return rc;
+        if (why[0] != '\0')
+            cli_warn(cmd, "%s", why);
+        else if (a.overrides || a.have_dims_any)
+            cli_warn(cmd, "the prefill and decode laws in %s are the estimator's for %s on %s "
+                          "as described: the dimension and specification options change only "
+                          "the six Appendix B coefficients",
+                     a.out, desc.name, dev.name);
     }
 
     t = cli_table_new(&c.out);
@@ -245,7 +309,7 @@ const cli_command cli_cmd_hw = {
     .path = "hw",
     .summary = "whole-model latency coefficients from a model and hardware specs (Appendix B)",
     .usage = "hw [--model NAME|FILE] (--device NAME|FILE | --hbm-bw TB/s --peak-tflops T "
-             "--net-bw GB/s) [--experts-per-card N] [OPTIONS]",
+             "--net-bw GB/s) [--experts-per-card N] [--out FILE [--tp T]] [OPTIONS]",
     .description =
         "Prints one row: alpha_a beta_a alpha_f beta_f alpha_c beta_c unit; --out FILE\n"
         "writes the same as a key=value file that --hw FILE reads.\n"
@@ -285,7 +349,18 @@ const cli_command cli_cmd_hw = {
         "(50us, or bare seconds) or fit them with afdkit calibrate.  --provenance\n"
         "prints the dimensions and numbers used (## model=, ## specs=, ## scope=).\n"
         "The paper prints eq. (29) without the factor N_e/card that eq. (31) keeps;\n"
-        "afdkit follows eq. (31).",
+        "afdkit follows eq. (31).\n"
+        "\n"
+        "--out FILE with --device also writes the prefill and decode laws, fit_max_rel_err,\n"
+        "model and device: what afdkit estimate --out writes for the model on the device\n"
+        "at --tp T (default 1), in --unit, for pd, goodput and serve.  They time a\n"
+        "collocated instance of T devices (BestServe's estimator); the six coefficients\n"
+        "are Appendix B's for the Attention and FFN stages, derived apart and independent\n"
+        "of T.  The laws take the model and device as described: the dimension options\n"
+        "and --hbm-bw ... --net-bw change only the six (a warning says so).  Raw numbers\n"
+        "without --device give no laws (the estimator needs the device's memory and\n"
+        "per-phase efficiencies), nor do weights that do not fit at the default TP 1;\n"
+        "the file says why in a comment and a warning repeats it.",
     .groups = hw_groups,
     .run = run,
 };

@@ -255,12 +255,14 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
                                     "already takes %g %s%s",
                                a->hw, a->tpot, a->unit, a->law_slots.step, a->unit,
                                a->law_slots.binding == 2 ? " or overflows the KV cache" : "");
+    a->step = a->law_slots.step;
     if (isnan(a->slots))
         a->slots = a->law_slots.slots;
     else if (a->slots > a->law_slots.slots)
         cli_warn(cmd, "--slots-per-instance %g exceeds the %g slots the decode law allows",
                  a->slots, a->law_slots.slots);
-    a->step = a->law_slots.step;
+    else if (a->slots < a->law_slots.slots)
+        a->step = afd_decode_law_step(&a->law_hw, a->slots, w->stats.theta); /* a full batch */
     return 0;
 }
 

@@ -188,6 +188,15 @@ AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s,
  * hw->unit.  AFD_EINVAL (hw unchanged) for another unit or an hw not in s. */
 AFD_API afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit);
 
+/* Copy the serving laws (prefill_a ... decode_alpha) and fit_max_rel_err of
+ * src into dst, converted from src->unit to dst->unit (each "s", "ms", "us"
+ * or "ns": a law coefficient is a time, or a time per token or per squared
+ * token, so every one scales by the ratio of the units, an exact power of
+ * ten applied by one multiplication or division; equal units copy exactly).
+ * dst's six coefficients, unit and names are kept.  AFD_EINVAL (dst
+ * unchanged) when a unit is not one of the four and the two differ. */
+AFD_API afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src);
+
 #ifdef __cplusplus
 }
 #endif

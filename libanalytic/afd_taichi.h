@@ -216,7 +216,10 @@ typedef struct afd_taichi_result {
  *       1 / sqrt(G - 1): P(TPOT <= slo) is averaged over the output
  *       quantiles output_q with sd(G) = sd(E[G]) sqrt((E[G] - 1) / (G - 1))
  *       (a request of one output token has no TPOT and counts as meeting
- *       it).
+ *       it).  The normal is censored at the shortest possible TPOT,
+ *       decode_beta + decode_gamma + decode_alpha (every iteration runs at
+ *       least one sequence holding a KV token): an SLO below it is met by
+ *       no request, where the uncensored tail would give a few percent.
  *  (T3) Two kinds: every decode moves to the D-heavy instances (Algorithm 1;
  *       the prefilled-on-P ones after the KV transfer, kv_time / m added to
  *       their TPOT) except the share x that flows to P-heavy instances above

@@ -514,3 +514,27 @@ afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
     snprintf(hw->unit, sizeof hw->unit, "%s", units[i].name);
     return AFD_OK;
 }
+
+afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
+{
+    static const char *const units[] = {"s", "ms", "us", "ns"};
+    int from = -1, to = -1, i, k;
+    double f = 1;
+    for (i = 0; i < 4; i++) {
+        if (strcmp(src->unit, units[i]) == 0)
+            from = i;
+        if (strcmp(dst->unit, units[i]) == 0)
+            to = i;
+    }
+    if (strcmp(src->unit, dst->unit) != 0 && (from < 0 || to < 0))
+        return AFD_EINVAL;
+    /* 10^(3 |to - from|), exact in double */
+    for (i = 0; from >= 0 && i < 3 * abs(to - from); i++)
+        f *= 10;
+    for (k = N_REQUIRED; k < N_NUMERIC - 1; k++) {
+        double v = *coef((afd_hw *)src, k);
+        *coef(dst, k) = to >= from ? v * f : v / f;
+    }
+    dst->fit_max_rel_err = src->fit_max_rel_err;
+    return AFD_OK;
+}

@@ -313,12 +313,26 @@ static double normal_below(double slo, double mean, double sd)
     return gsl_cdf_ugaussian_P((slo - mean) / sd);
 }
 
+/* The shortest TPOT any request can have: every iteration it takes part in
+ * runs at least one sequence holding at least one KV token, so it costs at
+ * least decode_beta + decode_gamma + decode_alpha (the decode step law), and
+ * a TPOT is a mean of such iterations (plus transfers, which only add). */
+static double tpot_floor(const afd_hw *hw)
+{
+    return hw->decode_beta + hw->decode_gamma + hw->decode_alpha;
+}
+
 /* P(TPOT <= slo) of a request population: Normal(mean, sd) at E[G], the
- * spread scaled by sqrt((E[G] - 1) / (G - 1)) over the output quantiles. */
-static double tpot_below(const afd_taichi_lengths *L, double slo, double mean, double sd)
+ * spread scaled by sqrt((E[G] - 1) / (G - 1)) over the output quantiles,
+ * censored at the floor: the normal's mass below it (no request is that
+ * fast) sits at the floor, so an SLO below the floor is met by none. */
+static double tpot_below(const afd_hw *hw, const afd_taichi_lengths *L, double slo, double mean,
+                         double sd)
 {
     double acc = 0, m = L->output_mean - 1;
     size_t j;
+    if (slo < tpot_floor(hw))
+        return 0;
     if (!(L->output_q[0] >= 1) || !(sd > 0) || !(m > 0))
         return normal_below(slo, mean, sd);
     for (j = 0; j < AFD_TAICHI_PQ; j++) {
@@ -406,7 +420,7 @@ static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out,
         out->share_p = 1;
         out->service_p = kp.D;
         out->tpot_p = m > 0 ? kp.T : NAN;
-        out->attain_tpot = m > 0 ? tpot_below(L, p->tpot_slo, kp.T, kp.sd) : 1;
+        out->attain_tpot = m > 0 ? tpot_below(p->hw, L, p->tpot_slo, kp.T, kp.sd) : 1;
         if (need > 0 && out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo) < need) {
             out->attainment = out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo);
             return AFD_OK; /* an upper bound below need */
@@ -506,9 +520,10 @@ static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out,
          * prefilled on a P-heavy one; flowed: half the steps on each kind,
          * one more transfer */
         double sdm = sqrt(0.5 * (kd.sd * kd.sd + kp.sd * kp.sd));
-        double stay = sp * tpot_below(L, p->tpot_slo, kd.T + kvm, kd.sd) +
-                      (1 - sp) * tpot_below(L, p->tpot_slo, kd.T, kd.sd);
-        double flow = x > 0 ? tpot_below(L, p->tpot_slo, 0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
+        double stay = sp * tpot_below(p->hw, L, p->tpot_slo, kd.T + kvm, kd.sd) +
+                      (1 - sp) * tpot_below(p->hw, L, p->tpot_slo, kd.T, kd.sd);
+        double flow = x > 0 ? tpot_below(p->hw, L, p->tpot_slo,
+                                         0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
                             : 0;
         out->tpot_d = kd.T;
         out->tpot_p = x > 0 ? kp.T : NAN;

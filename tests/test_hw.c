@@ -398,6 +398,59 @@ static void seconds_to_unit(void **state)
     assert_true(h.alpha_a == 2e-8 * 1e9);
 }
 
+/* afd_hw_copy_laws: the laws and the fit error cross units by the power of
+ * ten between them (a per-token or per-squared-token coefficient is a time
+ * per count, so it scales like a time); the six coefficients stay. */
+static void copy_laws(void **state)
+{
+    afd_hw src, dst;
+    (void)state;
+    afd_hw_init(&src);
+    afd_hw_init(&dst);
+    src.prefill_a = 8.5;
+    src.prefill_b = 0.07;
+    src.prefill_c = 6.5e-7;
+    src.decode_beta = 15;
+    src.decode_gamma = 0.04;
+    src.decode_alpha = 2.5e-5;
+    src.fit_max_rel_err = 0.1;
+    snprintf(src.unit, sizeof src.unit, "ms");
+    dst.alpha_a = 1e-7;
+    snprintf(dst.unit, sizeof dst.unit, "s");
+    assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
+    /* ms to s: divided by 1000 (correctly rounded, so equal to the quotient) */
+    assert_true(dst.prefill_a == 8.5 / 1000);
+    assert_true(dst.prefill_b == 0.07 / 1000);
+    assert_true(dst.prefill_c == 6.5e-7 / 1000);
+    assert_true(dst.decode_beta == 15.0 / 1000);
+    assert_true(dst.decode_gamma == 0.04 / 1000);
+    assert_true(dst.decode_alpha == 2.5e-5 / 1000);
+    assert_true(dst.fit_max_rel_err == 0.1);
+    assert_true(dst.alpha_a == 1e-7);
+    assert_string_equal(dst.unit, "s");
+    /* ms to ns: times 10^6 */
+    snprintf(dst.unit, sizeof dst.unit, "ns");
+    assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
+    assert_true(dst.prefill_a == 8.5e6);
+    assert_true(dst.decode_alpha == 2.5e-5 * 1e6);
+    /* same unit, even one without a scale: an exact copy */
+    snprintf(src.unit, sizeof src.unit, "cycles");
+    snprintf(dst.unit, sizeof dst.unit, "cycles");
+    assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
+    assert_true(dst.prefill_c == 6.5e-7);
+    /* cycles to ms: no scale between them, refused and dst unchanged */
+    snprintf(dst.unit, sizeof dst.unit, "ms");
+    dst.prefill_c = 1;
+    assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_EINVAL);
+    assert_true(dst.prefill_c == 1);
+    /* absent laws stay absent */
+    afd_hw_init(&src);
+    snprintf(src.unit, sizeof src.unit, "ms");
+    assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
+    assert_false(afd_hw_has_prefill(&dst));
+    assert_false(afd_hw_has_decode(&dst));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +460,7 @@ int main(void)
         cmocka_unit_test(derive_table3),     cmocka_unit_test(serving_laws),
         cmocka_unit_test(dims_from_model),   cmocka_unit_test(specs_ranges),
         cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
+        cmocka_unit_test(copy_laws),
     };
     RUN_TESTS(tests);
 }

@@ -316,6 +316,45 @@ static void agg_by_hand(void **state)
     assert_true(r.attainment == 0);
 }
 
+/* No request's TPOT is below one decode step of one sequence holding one
+ * KV token, 30 + 0.1 + 1e-4 = 30.1001 ms with these laws: every iteration
+ * a decoding request takes part in costs at least that, and a TPOT is a
+ * mean of such iterations.  So a TPOT SLO of 30.1 ms is met by no request,
+ * in aggregation (whose TPOT spread, sqrt(0.02 T) 11 = 9.7 ms around
+ * T = 38.9 ms, put 18% of the normal below 30.1) and in the hybrid; just
+ * above the floor the normal law of agg_by_hand is unchanged. */
+static void tpot_floor(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_result r;
+    afd_taichi_config best[3];
+    double T = 30.20055 / 0.775989, sd = sqrt(0.02 * T) * 11, att[3];
+    const unsigned chunks[] = {64, 300};
+    (void)state;
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    p = mode_params(&hw, &L);
+    p.config.p_heavy = 1;
+    p.config.chunk_p = p.config.chunk_d = 300;
+    p.tpot_slo = 30.1;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.attain_tpot == 0 && r.attainment == 0);
+    p.tpot_slo = 30.2;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(fabs(r.attain_tpot - gsl_cdf_ugaussian_P((30.2 - T) / sd)) < 1e-6);
+    assert_true(r.attain_tpot > 0.1);
+    /* the hybrid, one P-heavy of chunk 300 beside a D-heavy of chunk 64 */
+    p.config.p_heavy = p.config.d_heavy = 1;
+    p.config.chunk_d = 64;
+    p.tpot_slo = 30.1;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.attain_tpot == 0 && r.attainment == 0);
+    /* every mode's best attainment on two instances at 10/s */
+    assert_int_equal(afd_taichi_best_at(&p, 2, chunks, 2, 0.01, best, att), AFD_OK);
+    assert_true(att[0] == 0 && att[1] == 0 && att[2] == 0);
+}
+
 /* Goodput of the disaggregated pair with a TPOT SLO always met: the rate at
  * which the M/D/1 wait meets 170 ms with probability 0.9, found here by
  * plain bisection on the M/D/1 closed form. */
@@ -380,6 +419,7 @@ int main(void)
         cmocka_unit_test(flows_against_simulator),
         cmocka_unit_test(disagg_by_hand),
         cmocka_unit_test(agg_by_hand),
+        cmocka_unit_test(tpot_floor),
         cmocka_unit_test(goodput_by_hand),
         cmocka_unit_test(hybrid_contains),
     };
