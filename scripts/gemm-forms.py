@@ -5,8 +5,9 @@
 Usage:
   scripts/gemm-forms.py [--forms F,F,...] FILE...
       FILE: Vidur mlp.csv files (data/profiling/compute/GPU/ORG/MODEL/mlp.csv of
-      a microsoft/vidur checkout); the GPU (a100 or h100) is the path component
-      that names it, the model the directory (or file) name.  For each form,
+      a microsoft/vidur checkout, or the bundled data/profiling/GPU.MODEL.csv);
+      the GPU (a100 or h100) is the directory that names it or the file
+      name's first word, the model the directory (or file) name.  For each form,
       the parameters are fitted to the file of each GPU whose path contains
       Llama-2-70b-hf, and every file is evaluated: one line per file and module
       with the rows at >= 512 tokens (n, median and worst |estimate / measured
@@ -61,11 +62,13 @@ TILES = [[128, 256, 1.0], [256, 128, 1.0], [128, 128, 0.95], [64, 128, 0.85], [6
 
 
 def gpu_of(path):
+    """the directory named a100 or h100 in the path, or the file name's first
+    dot-separated word (data/profiling/h100.llama-2-70b.csv)"""
     parts = os.path.normpath(path).split(os.sep)
     for g in DEV:
-        if g in parts:
+        if g in parts or parts[-1].split(".")[0] == g:
             return g
-    sys.exit("%s: no a100 or h100 directory in the path" % path)
+    sys.exit("%s: names no a100 or h100 directory or file" % path)
 
 
 def label_of(path):
