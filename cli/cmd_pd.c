@@ -436,7 +436,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(kvq_col, sizeof kvq_col, "kv_gb", a.slotq, "");
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
-        cli_table_meta(t, "unit", "%s", a.unit);
+        cli_table_unit(t, "%s", a.unit);
     if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
         cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
                        a.law_slots.slots, a.law_slots.step, a.law_slots.kv_tokens,
@@ -733,7 +733,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
-        cli_table_meta(t, "unit", "%s", a.unit);
+        cli_table_unit(t, "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
         cli_table_real(t, pp[i]);
