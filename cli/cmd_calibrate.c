@@ -273,7 +273,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "ms");
+    cli_table_unit(t, "ms");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
     cli_table_meta(t, "mfu", "%.3g%s", d.mfu[0], a->no_fit ? " (device)" : " (fitted)");
@@ -517,6 +517,13 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
+    /* The measurements' unit (--unit), else that of the base (--hw), which
+     * the measured stages are then taken to share; none known: no line. */
+    if (a.unit != NULL || hw.unit[0] != '\0') {
+        cli_table_unit(t, "%s", a.unit != NULL ? a.unit : hw.unit);
+        if (rt != NULL)
+            cli_table_unit(rt, "%s", a.unit != NULL ? a.unit : hw.unit);
+    }
     cli_table_begin(t, "stage", "n", "alpha", "alpha_se", "beta", "beta_se", "r2", "sigma",
                     "alpha_robust", "beta_robust", "outliers");
     if (rt != NULL)

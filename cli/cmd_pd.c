@@ -243,6 +243,14 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
             return cli_file_error(cmd, a->model, st, &err);
         if ((st = afd_device_load(a->device, &d, &err)) != AFD_OK)
             return cli_file_error(cmd, a->device, st, &err);
+        /* the file's latencies and this memory should describe one system */
+        if ((a->law_hw.model[0] && strcmp(a->law_hw.model, m.name) != 0) ||
+            (a->law_hw.device[0] && strcmp(a->law_hw.device, d.name) != 0))
+            cli_warn(cmd, "%s holds the latencies of %s on %s, but --model %s --device %s size "
+                          "the memory: two different systems",
+                     a->hw, a->law_hw.model[0] ? a->law_hw.model : "an unnamed model",
+                     a->law_hw.device[0] ? a->law_hw.device : "an unnamed device", m.name,
+                     d.name);
         if ((st = afd_kv_capacity_tokens(&m, &d, a->tp, &cap, &err)) != AFD_OK)
             return cli_usage_error(cmd, "%s", err.text);
         if (isnan(a->kvb))
@@ -262,6 +270,8 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
     else if (a->slots > a->law_slots.slots)
         cli_warn(cmd, "--slots-per-instance %g exceeds the %g slots the decode law allows",
                  a->slots, a->law_slots.slots);
+    /* fewer slots than the law allows only cap the batch: the step is the
+     * law's at the batch the load brings, as with the law's own slots */
     a->dlaw.beta = a->step = a->law_hw.decode_beta;
     a->dlaw.gamma = a->law_hw.decode_gamma;
     a->dlaw.alpha = a->law_hw.decode_alpha;
@@ -430,7 +440,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(tpotq_col, sizeof tpotq_col, "tpot", a.slotq, "");
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
-        cli_table_meta(t, "unit", "%s", a.unit);
+        cli_table_unit(t, "%s", a.unit);
     if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
         cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
                        a.law_slots.slots, a.law_slots.step, a.law_slots.kv_tokens,
@@ -730,7 +740,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
-        cli_table_meta(t, "unit", "%s", a.unit);
+        cli_table_unit(t, "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
         cli_table_real(t, pp[i]);
