@@ -41,15 +41,22 @@
  * stable only while l E[D] (gamma + alpha theta) < 1 (otherwise every step
  * adds more work than it serves and the batch grows without bound).  The
  * pool holds N n sequences on average, Poisson as above (M/G/infinity), and
- * TPOT is the mean step S(n).  How far from exact: S is linear, so the mean
- * step over any law of the batch is S at its mean, E[S(N)] = S(E[N]), with
- * no term in the variance of the batch; what the fixed point leaves out is
- * that a request sees the batches it is in, a size-biased sample (mean
- * n + 1 for Poisson occupancy: its own slot and n others), so the TPOT a
- * request sees is S(n + 1) = S(n) + gamma + alpha theta, and the occupancy
- * l E[D] S(n + 1).  Against the serving simulator (docs/queues.md) the
- * difference is below the standard error at the loads checked.  A constant
- * step is gamma = alpha = 0: n = l E[D] beta, the formula above.
+ * TPOT is the mean step S(n).  How far from exact: counting steps makes the
+ * fixed point exact for the averages over steps.  An instance that never
+ * idles and serves M requests in time T runs K steps holding E[D] M
+ * sequence-steps in all, so T = K beta + (gamma + alpha theta) E[D] M with
+ * M = lambda T: the mean batch per step is exactly n and the mean step
+ * exactly S(n), E[S(N)] = S(E[N]) because S is linear, with no term in the
+ * variance of the batch.  Idle time (probability about e^-n) lowers the
+ * step rate and raises the batch per step by the factor 1 / (1 - idle /
+ * (T (1 - x))), x = l E[D] (gamma + alpha theta).  What the fixed point
+ * leaves out is that a request sees the batches it is in: its TPOT is the
+ * token-weighted step S(n) + (gamma + alpha theta) Var(N) / n, above S(n)
+ * by the slope times the batch's index of dispersion (1 for Poisson, more
+ * when long steps let more requests join), and the time-averaged
+ * occupancy is n + (gamma + alpha theta) Var(N) / S(n).  docs/queues.md
+ * measures both against the serving simulator.  A constant step is
+ * gamma = alpha = 0: n = l E[D] beta, the formula above, exactly.
  */
 #ifndef AFD_PD_H
 #define AFD_PD_H
