@@ -201,6 +201,12 @@ static int latency_law(const char *cmd, struct args *a)
         }
     } else if (a->model != NULL || a->device != NULL)
         return cli_usage_error(cmd, "--model and --device size decode memory with --hw FILE");
+    if ((a->model != NULL || a->device != NULL) && a->hw != NULL &&
+        !afd_hw_has_decode(&a->law_hw))
+        return cli_usage_error(cmd, "--model and --device size decode memory with the decode "
+                                    "law of --hw FILE: %s has none (decode_beta, decode_gamma, "
+                                    "decode_alpha)",
+                               a->hw);
     snprintf(a->unit, sizeof a->unit, "%s", unit);
     for (k = 0; k < 3; k++) {
         char ex[64];
@@ -235,6 +241,11 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
     afd_status st;
     if ((a->model != NULL) != (a->device != NULL))
         return cli_usage_error(cmd, "--model and --device go together");
+    /* the model's KV bytes per token size both the slots and kv_gb: another
+     * figure beside it would size them differently in one table */
+    if (a->model != NULL && !isnan(a->kvb))
+        return cli_usage_error(cmd, "--kv-bytes-per-token: --model gives the KV bytes per token "
+                                    "(afdkit model); give one or the other");
     if (a->model != NULL) {
         afd_model m;
         afd_device d;
@@ -307,6 +318,9 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
     if (!(a->pa > 0 || a->pb > 0 || a->pc > 0))
         return cli_usage_error(cmd, "the prefill time is zero: give --prefill-a, --prefill-b or "
                                     "--prefill-c");
+    if (a->model != NULL && !isnan(a->kvbudget))
+        return cli_usage_error(cmd, "--kv-budget: --model and --device give the KV memory of a "
+                                    "decode instance; give one or the other");
     if (isnan(a->kvb) != isnan(a->kvbudget) && !isnan(a->kvbudget))
         return cli_usage_error(cmd, "--kv-budget needs --kv-bytes-per-token");
     if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w)) != 0)

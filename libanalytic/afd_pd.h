@@ -64,7 +64,6 @@
 
 #include <stddef.h>
 
-#include "afd_hw.h"
 #include "afd_status.h"
 #include "afd_workload.h"
 
@@ -169,15 +168,6 @@ AFD_API afd_status afd_decode_demand(double lambda, const afd_workload *w, doubl
 AFD_API afd_status afd_decode_demand_law(double lambda, const afd_workload *w,
                                          const afd_decode_law *law, double instances, double q,
                                          afd_decode_need *out);
-
-/* The decode step of a latency file's decode law with b sequences in the
- * batch, each holding theta KV tokens on average (Lemma 4.1):
- *     step(b) = decode_beta + decode_gamma b + decode_alpha b theta,
- * the step(b) of afd_decode_slots_from_law (afd_estimate.h) and of
- * afd_decode_law with the file's coefficients.
- * NaN when hw has no decode law or b < 0 or theta < 0 (or either is not
- * finite). */
-AFD_API double afd_decode_law_step(const afd_hw *hw, double b, double theta);
 
 /* One decode instance.  NaN marks a figure that is not given. */
 typedef struct afd_decode_instance {
