@@ -211,6 +211,11 @@ typedef struct cli_table cli_table;
 cli_table *cli_table_new(const cli_output *o);
 /* "## key=value" provenance line (dropped unless --provenance, and in CSV). */
 void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...) CLI_PRINTF(3, 4);
+/* The unit of the table's numbers ("ms", "s", "cycles", "requests/s", ...):
+ * "## unit=U" as the last line before the first header, always (also
+ * without --provenance; not in CSV); "unit" in the JSON provenance object.
+ * Call it before cli_table_begin; a table without times or rates has none. */
+void cli_table_unit(cli_table *t, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Start a block with the given column names: cli_table_begin(t, "r", "kappa").
  * The macro appends the typed NULL that ends the list, so no call site can
  * forget it or pass an untyped NULL through the variadic part. */

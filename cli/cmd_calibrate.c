@@ -284,7 +284,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "ms");
+    cli_table_unit(t, "ms");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
     cli_table_meta(t, "mfu", "%.3g%s", d.mfu[0], a->no_fit ? " (device)" : " (fitted)");
@@ -562,8 +562,13 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    if (a.unit != NULL)
-        cli_table_meta(t, "unit", "%s", a.unit);
+    /* The measurements' unit (--unit), else that of the base (--hw), which
+     * the measured stages are then taken to share; none known: no line. */
+    if (a.unit != NULL || hw.unit[0] != '\0') {
+        cli_table_unit(t, "%s", a.unit != NULL ? a.unit : hw.unit);
+        if (rt != NULL)
+            cli_table_unit(rt, "%s", a.unit != NULL ? a.unit : hw.unit);
+    }
     if (a.model != NULL)
         cli_table_meta(t, "model", "%s", lmodel.name);
     if (a.device != NULL)

@@ -180,7 +180,7 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
     if (t == NULL)
         return cli_runtime_error(cmd, "out of memory");
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "ms");
+    cli_table_unit(t, "ms");
     model_meta(t, &m);
     cli_table_meta(t, "device", "%s peak_tflops=%g hbm_tbps=%.10g net_gbps=%g mfu=%g mbu=%g "
                                 "comm_eff=%g",

@@ -292,6 +292,7 @@ static int run(const cli_command *self, int argc, char **argv)
                    "one decode step of the whole model: alpha_a x %g attention layers, "
                    "alpha_f and alpha_c x %g FFN layers",
                    m.attn_layers, m.ffn_layers);
+    cli_table_unit(t, "%s", hw.unit);
     cli_table_begin(t, "alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c", "unit");
     cli_table_real(t, hw.alpha_a);
     cli_table_real(t, hw.beta_a);

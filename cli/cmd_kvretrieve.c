@@ -209,7 +209,7 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "s");
+    cli_table_unit(t, "s");
     cli_table_meta(t, "kv_bytes_per_token", "%.10g", a.kvb);
     if (a.mc > 0) {
         cli_table_meta(t, "seed", "%lld", (long long)a.seed);

@@ -46,6 +46,22 @@ struct own_ctx {
     struct mc_args *a;
 };
 
+/* A time (rate != 0: a rate) with an optional unit, in seconds (per second)
+ * as every command without a latency file takes them: 130ms, 5/s, 300/min,
+ * or a bare number; then > lo (lo_open) or >= lo. */
+static int seconds_min(const char *cmd, const char *opt, const char *arg, int rate, double lo,
+                       int lo_open, double *out)
+{
+    char ex[200];
+    int rc = rate ? cli_rate(cmd, opt, arg, "s", out) : cli_time(cmd, opt, arg, "s", out);
+    if (rc != 0)
+        return rc;
+    if (!isfinite(*out) || (lo_open ? !(*out > lo) : !(*out >= lo)))
+        return cli_usage_error(cmd, "--%s must be %s %g: '%s'", opt, lo_open ? ">" : ">=", lo,
+                               cli_excerpt(arg, ex, sizeof ex));
+    return 0;
+}
+
 static int own(void *vctx, const cli_option *opt, const char *arg)
 {
     struct own_ctx *ctx = vctx;
@@ -73,8 +89,8 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
     case OPT_CUSTOMERS:
         return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_QUEUE_SIM_MAX_CUSTOMERS, &a->customers);
-    case OPT_LAMBDA: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->lambda);
-    case OPT_SERVICE: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->service);
+    case OPT_LAMBDA: return seconds_min(cmd, opt->name, arg, 1, 0, 1, &a->lambda);
+    case OPT_SERVICE: return seconds_min(cmd, opt->name, arg, 0, 0, 1, &a->service);
     case OPT_SERVICE_TRACE: a->service_trace = arg; return 0;
     case OPT_ARRIVALS:
         if (strcmp(arg, "trace") == 0 || strcmp(arg, "poisson") == 0) {
@@ -82,9 +98,9 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
             return 0;
         }
         return cli_usage_error(ctx->cmd, "--arrivals: expected poisson or trace: '%.40s'", arg);
-    case OPT_SERVICE_A: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->sa);
-    case OPT_SERVICE_B: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->sb);
-    case OPT_SERVICE_C: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->sc);
+    case OPT_SERVICE_A: return seconds_min(cmd, opt->name, arg, 0, 0, 0, &a->sa);
+    case OPT_SERVICE_B: return seconds_min(cmd, opt->name, arg, 0, 0, 0, &a->sb);
+    case OPT_SERVICE_C: return seconds_min(cmd, opt->name, arg, 0, 0, 0, &a->sc);
     case OPT_PERCENTILE:
         if (cli_real(cmd, opt->name, arg, &a->percentile) != 0)
             return EXIT_USAGE;
@@ -378,11 +394,11 @@ const cli_command cli_cmd_mc_slot = {
 /* ---------------------------------------------------------------- mc mdc */
 
 static const cli_option mdc_options[] = {
-    {"lambda", 'l', "L", "Poisson arrival rate (required; with --arrivals trace: rescale)",
+    {"lambda", 'l', "L", "Poisson arrival rate, e.g. 5/s (required; with --arrivals trace: rescale)",
      OPT_LAMBDA},
     {"arrivals", 0, "KIND", "poisson (default), or trace: replay --service-trace's timestamps",
      OPT_ARRIVALS},
-    {"service", 0, "D", "deterministic service time (or --service-trace)", OPT_SERVICE},
+    {"service", 0, "D", "deterministic service time, e.g. 130ms (or --service-trace)", OPT_SERVICE},
     {"c", 'c', "LIST", "numbers of servers (required)", OPT_C},
     {"customers", 'n', "N", "customers measured (default 10^6)", OPT_CUSTOMERS},
     {"warmup", 0, "N", "customers simulated and discarded first (default customers/10)",
@@ -394,7 +410,7 @@ static const cli_option mdc_options[] = {
     {"service-trace", 0, "FILE", "service time a + b P + c P^2 of uniformly drawn trace rows",
      OPT_SERVICE_TRACE},
     {"service-a", 0, "A", "with --service-trace: fixed part a (default 0)", OPT_SERVICE_A},
-    {"service-b", 0, "B", "with --service-trace: per prompt token b (default 0)",
+    {"service-b", 0, "B", "with --service-trace: per prompt token b (default 0; 100us)",
      OPT_SERVICE_B},
     {"service-c", 0, "C", "with --service-trace: per squared prompt token c (default 0)",
      OPT_SERVICE_C},
@@ -625,6 +641,9 @@ const cli_command cli_cmd_mc_mdc = {
         "independent.  A warning says when the trace's dispersion indices are far from\n"
         "Poisson.\n"
         "rho = L E[S] / c >= 1 is an error (exit 1) naming the smallest stable c.\n"
+        "Units: bare numbers are seconds (rates per second), or any one unit used\n"
+        "throughout; a suffix (130ms, 800us, 2s; 5/s, 300/min) converts to seconds, as\n"
+        "afdkit pd does without --hw.\n"
         "\n"
         "Memory: --service-trace keeps every row (16 bytes, 24 with a time column; at\n"
         "most 2^26 rows), since --arrivals trace replays the rows in their order.",

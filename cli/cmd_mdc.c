@@ -217,6 +217,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if (lambdas.n == 1)
         cli_table_meta(t, "lambda", "%.17g", lambdas.v[0]);
     cli_table_meta(t, "service", "%.17g", service);
+    cli_table_unit(t, "%s", unit); /* times in --unit, rates per --unit */
     if (extra)
         cli_table_begin(t, "c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90", pcol,
                         "wq_allen_cunneen", "wq_kingman", "err_cosmetatos", "err_allen_cunneen",

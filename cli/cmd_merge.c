@@ -40,6 +40,8 @@ typedef struct part {
     unsigned k, n;
     size_t shard_line;
     char *order;  /* "COLUMN asc|desc" or NULL */
+    char *unit;   /* the "## unit=" value, or NULL */
+    size_t unit_line;
     char *header; /* TSV: the header line without "# " */
     size_t header_line;
     meta meta[MAX_META];
@@ -171,6 +173,13 @@ static int add_meta(const char *cmd, part *p, char *key, char *value, size_t lin
         p->order = value;
         return 0;
     }
+    if (strcmp(key, "unit") == 0) {
+        if (p->unit != NULL)
+            return cli_input_error(cmd, "%s:%zu: a second unit line", p->path, lineno);
+        p->unit = value;
+        p->unit_line = lineno;
+        return 0;
+    }
     if (p->n_meta == MAX_META)
         return cli_input_error(cmd, "%s:%zu: more than %d provenance entries", p->path, lineno,
                                MAX_META);
@@ -275,7 +284,8 @@ static int parse_json(const char *cmd, part *p)
                 /* The part owns the copies (part_free); shard is parsed,
                  * order kept as p->order. */
                 char *k = strdup(key), *text = json_value_text(val);
-                int shard = strcmp(key, "shard") == 0, order = strcmp(key, "order") == 0;
+                int shard = strcmp(key, "shard") == 0;
+                int order = strcmp(key, "order") == 0 || strcmp(key, "unit") == 0;
                 if (k == NULL || text == NULL) {
                     free(k);
                     free(text);
@@ -325,6 +335,7 @@ static void part_free(part *p)
             free(p->meta[k].value);
         }
         free(p->order);
+        free(p->unit);
         for (k = 0; k < p->n_rows; k++)
             json_decref(p->objs[k]);
     }
@@ -540,6 +551,16 @@ static int run(const cli_command *self, int argc, char **argv)
                                  parts[0].order ? parts[0].order : "nothing");
             goto out;
         }
+        /* The unit: every part's numbers in the same one. */
+        if ((p->unit == NULL) != (parts[0].unit == NULL) ||
+            (p->unit != NULL && strcmp(p->unit, parts[0].unit) != 0)) {
+            rc = cli_input_error(cmd, "%s:%zu: unit=%s, but %s has unit=%s: parts of different "
+                                      "runs",
+                                 p->path, p->unit != NULL ? p->unit_line : p->json ? 1 : p->header_line,
+                                 p->unit != NULL ? p->unit : "(none)", parts[0].path,
+                                 parts[0].unit != NULL ? parts[0].unit : "(none)");
+            goto out;
+        }
         /* Provenance (with --provenance on the parts): all but the command
          * line must agree, or the parts come from different runs. */
         for (i = 0; i < p->n_meta; i++) {
@@ -708,6 +729,8 @@ static int run(const cli_command *self, int argc, char **argv)
         if (strcmp(parts[0].meta[i].key, "command") != 0 &&
             strcmp(parts[0].meta[i].key, "version") != 0)
             cli_table_meta(t, parts[0].meta[i].key, "%s", parts[0].meta[i].value);
+    if (parts[0].unit != NULL)
+        cli_table_unit(t, "%s", parts[0].unit);
     if (!parts[0].json) {
         char *h;
         header_copy = strdup(parts[0].header);
@@ -775,7 +798,8 @@ const cli_command cli_cmd_merge = {
         "\n"
         "Refused, with the file and line: a file that is not a part (no '## shard=K/N'\n"
         "line), a part missing or given twice, parts with different N, columns, row\n"
-        "counts or provenance (seed, trials, ...: parts of different runs).\n"
+        "counts, units ('## unit=') or provenance (seed, trials, ...: parts of\n"
+        "different runs).  The merged table states the parts' unit.\n"
         "\n"
         "Parts in JSON Lines give JSON Lines.  Parts in the default format give that\n"
         "format, or CSV with --csv, or JSON Lines with --json (cells that are numbers\n"

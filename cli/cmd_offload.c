@@ -223,7 +223,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     if (unit[0] != '\0')
-        cli_table_meta(t, "unit", "%s", unit);
+        cli_table_unit(t, "%s", unit);
     cli_table_meta(t, "method", "%s",
                    a.method == M_CLOSED ? "closed" : a.method == M_NUMERIC ? "numeric" : "sim");
     cli_table_meta(t, "rho", "%.10g", lambda * afd_svc_law_mean(law) / (double)a.c);

@@ -302,7 +302,7 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "requests/s; price_per_hour in dollars");
+    cli_table_unit(t, "requests/s; price_per_hour in dollars");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
     if (!x.throughput)

@@ -241,6 +241,14 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
             return cli_file_error(cmd, a->model, st, &err);
         if ((st = afd_device_load(a->device, &d, &err)) != AFD_OK)
             return cli_file_error(cmd, a->device, st, &err);
+        /* the file's latencies and this memory should describe one system */
+        if ((a->law_hw.model[0] && strcmp(a->law_hw.model, m.name) != 0) ||
+            (a->law_hw.device[0] && strcmp(a->law_hw.device, d.name) != 0))
+            cli_warn(cmd, "%s holds the latencies of %s on %s, but --model %s --device %s size "
+                          "the memory: two different systems",
+                     a->hw, a->law_hw.model[0] ? a->law_hw.model : "an unnamed model",
+                     a->law_hw.device[0] ? a->law_hw.device : "an unnamed device", m.name,
+                     d.name);
         if ((st = afd_kv_capacity_tokens(&m, &d, a->tp, &cap, &err)) != AFD_OK)
             return cli_usage_error(cmd, "%s", err.text);
         if (isnan(a->kvb))
@@ -255,12 +263,14 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
                                     "already takes %g %s%s",
                                a->hw, a->tpot, a->unit, a->law_slots.step, a->unit,
                                a->law_slots.binding == 2 ? " or overflows the KV cache" : "");
+    a->step = a->law_slots.step;
     if (isnan(a->slots))
         a->slots = a->law_slots.slots;
     else if (a->slots > a->law_slots.slots)
         cli_warn(cmd, "--slots-per-instance %g exceeds the %g slots the decode law allows",
                  a->slots, a->law_slots.slots);
-    a->step = a->law_slots.step;
+    else if (a->slots < a->law_slots.slots)
+        a->step = afd_decode_law_step(&a->law_hw, a->slots, w->stats.theta); /* a full batch */
     return 0;
 }
 
@@ -429,7 +439,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(kvq_col, sizeof kvq_col, "kv_gb", a.slotq, "");
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
-        cli_table_meta(t, "unit", "%s", a.unit);
+        cli_table_unit(t, "%s", a.unit);
     if (a.hw != NULL && afd_hw_has_decode(&a.law_hw))
         cli_table_meta(t, "decode_law", "slots=%g step=%.10g kv_tokens_q=%.10g binding=%s",
                        a.law_slots.slots, a.law_slots.step, a.law_slots.kv_tokens,
@@ -726,7 +736,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
-        cli_table_meta(t, "unit", "%s", a.unit);
+        cli_table_unit(t, "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
         cli_table_real(t, pp[i]);

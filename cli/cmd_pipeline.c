@@ -176,7 +176,7 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "s");
+    cli_table_unit(t, "s");
     cli_table_meta(t, "method", "%s", a.sim ? "sim" : "closed");
     if (!a.sim) {
         afd_stage_result *r = calloc(sg.n + 1, sizeof *r);

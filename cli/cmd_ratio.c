@@ -201,7 +201,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     if (s.hw.unit[0] != '\0')
-        cli_table_meta(t, "unit", "%s", s.hw.unit);
+        cli_table_unit(t, "%s", s.hw.unit);
     {
         static const char *const cols[] = {"rule", "r",      "thr",  "tau",
                                            "bind", "r_cont", "r_se", "r_lo",

@@ -458,7 +458,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if (t == NULL)
         FAIL(cli_runtime_error(cmd, "out of memory"));
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "ms (SLOs), %s", sh.lambda > 0 ? "fraction (attainment)"
+    cli_table_unit(t, "ms (SLOs), %s", sh.lambda > 0 ? "fraction (attainment)"
                                                              : "requests/s (goodput)");
     cli_table_meta(t, "method", "%s", x.sim ? "sim" : "closed");
     cli_table_meta(t, "instances", "%u", sh.instances);

@@ -454,7 +454,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_runtime_error(cmd, "out of memory");
     }
     cli_table_provenance(t);
-    cli_table_meta(t, "unit", "ms");
+    cli_table_unit(t, "ms");
     cli_table_meta(t, "arch", "%s", su.params.policy->name);
     cli_table_meta(t, "events", "%llu", (unsigned long long)r.events);
     cli_table_meta(t, "stable", "%s", r.unstable ? "no" : "yes");

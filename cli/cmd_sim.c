@@ -205,6 +205,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_runtime_error(cmd, "out of memory");
         goto out;
     }
+    if (gt != NULL && hw.unit[0] != '\0')
+        cli_table_unit(gt, "%s", hw.unit);
     if (gt != NULL)
         cli_table_begin(gt, "step", "microbatch", "stage", "worker", "start", "end");
 
@@ -238,7 +240,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "start", "%s", a.start == AFD_START_FRESH ? "fresh" : "stationary");
     cli_table_meta(t, "microbatches", "%lld", (long long)a.mb);
     if (hw.unit[0] != '\0')
-        cli_table_meta(t, "unit", "%s", hw.unit);
+        cli_table_unit(t, "%s", hw.unit);
     cli_table_begin(t, "r", "thr_sim", "tpot", "eta_a", "eta_f", "thr_g", "thr_steady",
                     "thr_steady_se", "thr_mf", "tau", "barrier", "x", "y", "completed", "steps",
                     "tpot_p50", "tpot_p50_se", "tpot_p90", "tpot_p90_se", "tpot_p99",

@@ -45,6 +45,10 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_runtime_error(cmd, "out of memory");
     cli_table_provenance(t);
     cli_table_meta(t, "workload", "%s", afd_workload_kind_name(w.kind));
+    /* lambda per second, span_s in seconds: stated when the trace has
+     * arrival times (without them those columns are nan) */
+    if (isfinite(w.arrivals.lambda) || isfinite(w.arrivals.span))
+        cli_table_unit(t, "s");
     cli_table_begin(t, "n", "theta", "nu", "theta_se", "nu_se", "mean_p", "mean_d", "tail_alpha",
                     "tail_alpha_se", "tail_k", "lambda", "span_s", "idc_1s", "idc_10s", "idc_60s");
     cli_table_uint(t, w.stats.n);

@@ -140,7 +140,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_table_provenance(t);
     if (unit[0] != '\0')
-        cli_table_meta(t, "unit", "%s", unit);
+        cli_table_unit(t, "%s", unit);
     cli_table_meta(t, "target", "%g", a.target);
     cli_table_begin(t, "lp", "hp", "capacity", "p_offload", "rho_hp");
     for (k = 0; k < (size_t)a.n; k++) {

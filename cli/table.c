@@ -15,6 +15,11 @@
  * "## order=COLUMN asc|desc" when the command sorts) before its header, or
  * "shard"/"order" in the provenance object, even without --provenance:
  * afdkit merge reads them to put the rows of the shards back in order.
+ *
+ * Units: a table whose numbers carry a unit (times, rates) states it in a
+ * "## unit=U" line, always (not only with --provenance): the last line before
+ * the first header, after any provenance and shard lines (cli_table_unit).
+ * In JSON Lines it is "unit" in the provenance object; CSV has no '#' lines.
  */
 #include <config.h>
 
@@ -45,6 +50,7 @@ struct cli_table {
     int oom;      /* a JSON value could not be allocated */
     /* --shard */
     char order[96]; /* "COLUMN asc|desc" from cli_table_shard_order, or "" */
+    char *unit;     /* from cli_table_unit, or NULL */
 };
 
 static int cmdline_argc;
@@ -340,6 +346,33 @@ void cli_table_provenance(cli_table *t)
     free(cmdline);
 }
 
+void cli_table_unit(cli_table *t, const char *fmt, ...)
+{
+    va_list ap;
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL) {
+        t->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    if (fclose(f) != 0 || text == NULL) {
+        free(text);
+        t->oom = 1;
+        return;
+    }
+    if (t->o.json) { /* the provenance object is written first anyway */
+        json_meta(t, "unit", text);
+        free(text);
+        return;
+    }
+    free(t->unit);
+    t->unit = text;
+}
+
 void cli_table_shard_order(cli_table *t, const char *column, int descending)
 {
     snprintf(t->order, sizeof t->order, "%s %s", column, descending ? "desc" : "asc");
@@ -366,6 +399,8 @@ void cli_table_begin_array(cli_table *t, size_t n, const char *const *names)
         if (t->order[0] != '\0')
             meta_text(t, "order", t->order);
     }
+    if (t->blocks == 0 && t->unit != NULL)
+        meta_text(t, "unit", t->unit);
     free_names(t);
     t->col = 0;
     t->ncols = 0;
@@ -539,6 +574,7 @@ static void release(cli_table *t)
     free_names(t);
     json_decref(t->row);
     json_decref(t->prov);
+    free(t->unit);
     free(t);
 }
 

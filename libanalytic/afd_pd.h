@@ -35,6 +35,7 @@
 
 #include <stddef.h>
 
+#include "afd_hw.h"
 #include "afd_status.h"
 #include "afd_workload.h"
 
@@ -114,6 +115,15 @@ typedef struct afd_decode_need {
  * and -1%). */
 AFD_API afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
                                    afd_decode_need *out);
+
+/* The decode step of a latency file's decode law with b sequences in the
+ * batch, each holding theta KV tokens on average (Lemma 4.1):
+ *     step(b) = decode_beta + decode_gamma b + decode_alpha b theta,
+ * the step(b) of afd_decode_slots_from_law (afd_estimate.h).  An instance
+ * given fewer slots than the law allows runs its full batch at this step.
+ * NaN when hw has no decode law or b < 0 or theta < 0 (or either is not
+ * finite). */
+AFD_API double afd_decode_law_step(const afd_hw *hw, double b, double theta);
 
 /* One decode instance.  NaN marks a figure that is not given. */
 typedef struct afd_decode_instance {

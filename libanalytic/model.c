@@ -161,6 +161,10 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
                            "hidden_size / num_attention_heads is not an integer; give head_dim");
         goto done;
     }
+    if (!m.mla && !(m.head_dim >= 1)) {
+        st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "head_dim must be >= 1: %g", m.head_dim);
+        goto done;
+    }
     if (m.moe) {
         if (m.experts_per_tok < 1 || m.experts_per_tok > m.n_routed_experts ||
             m.moe_intermediate < 1) {
@@ -206,10 +210,22 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
         if (json_is_string(q) && strcmp(json_string_value(q), "fp8") == 0)
             m.weight_bytes_per_param = 1;
     }
-    v = json_object_get(root, "tie_word_embeddings");
-    m.tied_embeddings = json_is_true(v);
-    v = json_object_get(root, "attention_bias");
-    m.qkv_bias = json_is_true(v);
+    /* flags: true, false or absent (null); anything else is a typo that
+     * would silently count the weights otherwise */
+    {
+        static const char *const flags[2] = {"tie_word_embeddings", "attention_bias"};
+        int k;
+        for (k = 0; k < 2; k++) {
+            v = json_object_get(root, flags[k]);
+            if (v && !json_is_boolean(v) && !json_is_null(v)) {
+                st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "'%s' must be true or false",
+                                   flags[k]);
+                goto done;
+            }
+        }
+    }
+    m.tied_embeddings = json_is_true(json_object_get(root, "tie_word_embeddings"));
+    m.qkv_bias = json_is_true(json_object_get(root, "attention_bias"));
     v = json_object_get(root, "model_type");
     if (json_is_string(v) && strcmp(json_string_value(v), "qwen2") == 0)
         m.qkv_bias = 1; /* Qwen2 has Q, K, V biases without a config key */

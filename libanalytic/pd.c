@@ -313,6 +313,15 @@ static afd_status kv_quantile(double L, double theta, double nu, double q, doubl
     return AFD_OK;
 }
 
+double afd_decode_law_step(const afd_hw *hw, double b, double theta)
+{
+    if (hw == NULL || !afd_hw_has_decode(hw) || !(b >= 0 && isfinite(b)) ||
+        !(theta >= 0 && isfinite(theta)))
+        return NAN;
+    /* afd_estimate.h: step(b) = beta + gamma b + alpha b theta */
+    return hw->decode_beta + hw->decode_gamma * b + hw->decode_alpha * b * theta;
+}
+
 afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
                            afd_decode_need *out)
 {

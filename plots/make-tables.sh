@@ -264,7 +264,7 @@ map() {
                 2>/dev/null)
             echo "$rows" |
                 awk -v t="$t" -v B="$b" -v first="${prov:+1}" '
-                    /^## / { print; next }
+                    /^## / { if (first) print; next }
                     /^# / { next }
                     $1 == "mf" { rmf = $2; tmf = $3 }
                     $1 == "g" { rg = $2; tg = $3 }
@@ -289,7 +289,7 @@ gantt() {
             --start stationary --gantt gantt.tsv --gantt-steps 12 --provenance -q" \
             >gantt-sim.tsv.tmp
         {
-            grep '^## ' gantt-sim.tsv.tmp
+            grep '^## ' gantt-sim.tsv.tmp | grep -v '^## unit='
             cat gantt.tsv
         } >gantt.tsv.tmp
         rm -f gantt-sim.tsv.tmp

@@ -2,6 +2,11 @@
 """--json on every table command: the JSON Lines parse (Python's json module)
 and carry exactly the values of the tab-separated table.
 
+Every case also states the unit its table must print ("## unit=U", without
+--provenance too; "unit" in the JSON provenance), by the rule of docs/cli.md
+("Table output"), in UNITS: a command without an entry fails, so a new
+command that prints times cannot leave its unit out.
+
 Every command and subcommand that 'afdkit --help' lists needs an entry in
 CASES below (arguments that make it print a table) or in NO_TABLE; a command
 without one fails this test, so a new command cannot ship without --json
@@ -78,6 +83,46 @@ def cases(nbdata, tmp):
     }
 
 
+# The unit each case's table states (None: no times or rates, or a unit the
+# command cannot know), from the rule, not from the program's output:
+# paper-910c is Table 3, in cycles; lat.hw says "unit = ms"; without a latency
+# file times are seconds (hw's --unit, mdc's --unit default to s); the
+# estimator works in ms; theta's lambda and span_s come from the Azure
+# trace's timestamps in seconds; calibrate without --unit or a base, mc mdc
+# (times in the unit of --service) and the tables of counts, tokens and bytes
+# state none.
+UNITS = {
+    "theta": "s",
+    "kappa": None,
+    "ratio": "cycles",
+    "sweep": "cycles",
+    "hw": "s",
+    "calibrate": None,
+    "sim": "cycles",
+    "mc barrier": None,
+    "mc slot": None,
+    "mc mdc": None,
+    "mdc": "s",
+    "pd": "s",
+    "goodput": "s",
+    "serve": "ms",
+    "hist": None,
+    "model": None,
+    "kvretrieve": "s",
+    "pareto": "requests/s; price_per_hour in dollars",
+    "strategies": "requests/s",
+    "regime": "ms (SLOs), requests/s (goodput)",
+    "pipeline": "s",
+    "offload": "s",
+    "twotier": "s",
+    "estimate": "ms",
+    "plot": None,
+    "merge": "cycles",  # the parts are sweep's with paper-910c
+    "calibrate --profile": "ms",
+    "calibrate --prefill": "ms",
+}
+
+
 def extra_cases(nbdata):
     """Second modes of commands already in cases(): (path, arguments)."""
     prof = os.path.join(nbdata, os.pardir, "data", "profiling")
@@ -88,7 +133,8 @@ def extra_cases(nbdata):
         ("calibrate", ["--profile", os.path.join(prof, "a100.codellama-34b.csv"),
                        "--model", "codellama-34b", "--device", "a100-80g", "--summary"]),
         ("calibrate", ["--prefill", os.path.join(nbdata, "measured", "prefill.csv"),
-                       "--decode", os.path.join(nbdata, "measured", "decode.csv")]),
+                       "--decode", os.path.join(nbdata, "measured", "decode.csv"),
+                       "--unit", "ms"]),
     ]
 
 
@@ -178,8 +224,23 @@ def same_cell(text, value):
     return isinstance(value, str) and text == value
 
 
-def check(afdkit, path, args, failures):
+def check(afdkit, path, args, failures, unit_key=None):
     table = run(afdkit, path, args, ["--provenance"])
+    key = unit_key or path
+    if key not in UNITS:
+        failures.append("%s: no entry in UNITS (tests/check_json.py): give the unit its "
+                        "table states, or None" % key)
+    else:
+        plain_meta, _ = parse_table(run(afdkit, path, args, []))
+        if plain_meta.get("unit") != UNITS[key]:
+            failures.append("%s: '## unit=%s' without --provenance, expected %s" %
+                            (key, plain_meta.get("unit"), UNITS[key]))
+        units = [l for l in table.split("\n") if l.startswith("## unit=")]
+        lines = table.split("\n")
+        first = next((i for i, l in enumerate(lines) if l.startswith("# ")), None)
+        if units and (len(units) != 1 or first is None or lines[first - 1] != units[0]):
+            failures.append("%s: the unit line is not the one line right before the first "
+                            "header" % key)
     lines = run(afdkit, path, args, ["--provenance", "--json"]).split("\n")
     if lines[-1] != "":
         failures.append("%s: the JSON output does not end with a newline" % path)
@@ -216,9 +277,18 @@ def check(afdkit, path, args, failures):
             if not same_cell(text, obj[c]):
                 failures.append("%s: row %d column %s: JSON %r, table %r" % (path, i, c,
                                                                             obj[c], text))
-    # Without --provenance: rows only; the digits follow --precision.
+    # Without --provenance: the rows, after {"provenance": {"unit": U}} when
+    # the table states a unit ("## unit=U" is printed without --provenance
+    # too); the digits follow --precision.
     plain = run(afdkit, path, args,
                 ["--json"] + (["--precision", "17"] if path != "merge" else [])).split("\n")[:-1]
+    if "unit" in meta:
+        want = {"provenance": {"unit": meta["unit"]}}
+        if not plain or json.loads(plain[0]) != want:
+            failures.append("%s: --json without --provenance does not start with %s" %
+                            (path, json.dumps(want)))
+            return len(rows)
+        plain = plain[1:]
     if len(plain) != len(rows) or "provenance" in json.loads(plain[0]):
         failures.append("%s: --json without --provenance is not the rows alone" % path)
     return len(rows)
@@ -271,7 +341,7 @@ def main():
             except AssertionError as e:
                 failures.append(str(e))
         for path, args in extra_cases(nbdata):
-            n = check(afdkit, path, args, failures)
+            n = check(afdkit, path, args, failures, path + " " + args[0])
             print("ok   %s %s (%s rows)" % (path, args[0], n))
     for f in failures:
         print("FAIL " + f)

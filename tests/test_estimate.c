@@ -95,6 +95,14 @@ static void model_errors(void **state)
                         "\"num_hidden_layers\": 2, \"vocab_size\": 10, "
                         "\"intermediate_size\": 100, \"torch_dtype\": \"int3\"}";
     const char *frac = "{\"hidden_size\": 4096.5, \"num_attention_heads\": 32}";
+    /* a zero head_dim would give attention and a KV cache of nothing */
+    const char *hd0 = "{\"hidden_size\": 4096, \"num_attention_heads\": 32, "
+                      "\"num_hidden_layers\": 2, \"vocab_size\": 10, "
+                      "\"intermediate_size\": 100, \"head_dim\": 0}";
+    /* "yes" is no JSON boolean: it would have been read as untied */
+    const char *tie = "{\"hidden_size\": 4096, \"num_attention_heads\": 32, "
+                      "\"num_hidden_layers\": 2, \"vocab_size\": 10, "
+                      "\"intermediate_size\": 100, \"tie_word_embeddings\": \"yes\"}";
     (void)state;
     assert_int_equal(afd_model_parse(bad_json, strlen(bad_json), NULL, &m, &e), AFD_EPARSE);
     assert_int_equal(e.line, 3);
@@ -107,6 +115,10 @@ static void model_errors(void **state)
     assert_non_null(strstr(e.text, "int3"));
     assert_int_equal(afd_model_parse(frac, strlen(frac), NULL, &m, &e), AFD_EPARSE);
     assert_non_null(strstr(e.text, "hidden_size"));
+    assert_int_equal(afd_model_parse(hd0, strlen(hd0), NULL, &m, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "head_dim must be >= 1"));
+    assert_int_equal(afd_model_parse(tie, strlen(tie), NULL, &m, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "'tie_word_embeddings' must be true or false"));
     assert_int_equal(afd_model_parse("[1]", 3, NULL, &m, &e), AFD_EPARSE);
     assert_int_equal(afd_model_load("no-such-model.json", &m, &e), AFD_EIO);
     assert_int_equal(afd_model_preset_load("llama-9", &m, &e), AFD_EINVAL);

@@ -32,11 +32,13 @@ PROGRAM = os.environ.get("AFDKIT") or os.path.join(os.environ.get("AFDKIT_BUILD_
 
 
 def cli(*args):
-    """The rows of `afdkit ARGS --json --precision 17` as dicts."""
+    """The rows of `afdkit ARGS --json --precision 17` as dicts (without the
+    {"provenance": {"unit": ...}} line a table with times or rates starts with)."""
     out = subprocess.run([PROGRAM, *map(str, args), "--json", "--precision", "17"],
                          capture_output=True, text=True, check=True,
                          env=dict(os.environ, OMP_NUM_THREADS="2"))
-    return [json.loads(line) for line in out.stdout.splitlines()]
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    return [r for r in rows if list(r) != ["provenance"]]
 
 
 def cli_error(*args):
@@ -353,7 +355,9 @@ def test_sim_gantt(tmp_path):
     py = afdkit.sim(B=64, r=[4], hw="paper-910c", requests=200, geometric=(100, 500),
                     gantt_steps=5)
     assert_table(py, rows, columns=list(rows[0]))
-    want = [json.loads(line) for line in g.read_text().splitlines()]
+    lines = [json.loads(line) for line in g.read_text().splitlines()]
+    assert lines[0] == {"provenance": {"unit": "cycles"}}  # paper-910c: Table 3, in cycles
+    want = lines[1:]
     assert_table(py["gantt"], want)
     # 5 steps of 4 Attention workers and the three shared stages
     assert len(want) == 5 * (4 + 3)
