@@ -284,7 +284,8 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_unit(t, "ms");
+    if (!a->summary) /* the summary's errors are relative */
+        cli_table_unit(t, "ms");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
     cli_table_meta(t, "mfu", "%.3g%s", d.mfu[0], a->no_fit ? " (device)" : " (fitted)");

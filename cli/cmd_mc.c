@@ -547,6 +547,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     cli_table_provenance(t);
     cli_table_meta(t, "seed", "%lld", (long long)a.seed);
     cli_table_meta(t, "customers", "%lld", (long long)a.customers);
+    cli_table_unit(t, "s"); /* bare numbers are seconds, suffixes convert to them */
     {
         char qname[64], qse[64], tname[64], tse[64];
         cli_percentile_name(qname, sizeof qname, "wq", a.percentile, "_mc");

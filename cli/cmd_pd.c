@@ -85,6 +85,7 @@ struct args {
     double tp;
     afd_hw law_hw;              /* --hw FILE */
     afd_decode_slots law_slots; /* with --hw: slots from the decode law */
+    afd_decode_law dlaw;        /* the decode step: the law's, or --decode-step */
     char unit[16];
 };
 
@@ -226,7 +227,8 @@ static int latency_law(const char *cmd, struct args *a)
 
 /* With a decode law: slots per instance = the largest batch meeting the TPOT
  * SLO and, with --model/--device, the KV memory left after the weights, at
- * the slot quantile; the decode step is the law at that batch. */
+ * the slot quantile; the step follows the law at the batch the load brings
+ * (afd_decode_pool_law), not the step of a full instance. */
 static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
 {
     double cap = INFINITY;
@@ -263,14 +265,16 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
                                     "already takes %g %s%s",
                                a->hw, a->tpot, a->unit, a->law_slots.step, a->unit,
                                a->law_slots.binding == 2 ? " or overflows the KV cache" : "");
-    a->step = a->law_slots.step;
     if (isnan(a->slots))
         a->slots = a->law_slots.slots;
     else if (a->slots > a->law_slots.slots)
         cli_warn(cmd, "--slots-per-instance %g exceeds the %g slots the decode law allows",
                  a->slots, a->law_slots.slots);
-    else if (a->slots < a->law_slots.slots)
-        a->step = afd_decode_law_step(&a->law_hw, a->slots, w->stats.theta); /* a full batch */
+    /* fewer slots than the law allows only cap the batch: the step is the
+     * law's at the batch the load brings, as with the law's own slots */
+    a->dlaw.beta = a->step = a->law_hw.decode_beta;
+    a->dlaw.gamma = a->law_hw.decode_gamma;
+    a->dlaw.alpha = a->law_hw.decode_alpha;
     return 0;
 }
 
@@ -313,6 +317,8 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
     st = afd_service_law_from_workload(w, &m, law);
     if (st != AFD_OK)
         return cli_usage_error(cmd, "cannot form the prefill-time law: %s", afd_strerror(st));
+    a->dlaw.beta = a->step; /* a constant step, unless the law follows */
+    a->dlaw.gamma = a->dlaw.alpha = 0;
     if (a->hw != NULL && afd_hw_has_decode(&a->law_hw) && (rc = decode_law(cmd, a, w)) != 0)
         return rc;
     return 0;
@@ -347,15 +353,12 @@ static int size_one(const char *cmd, const struct args *a, const afd_workload *w
                               law->max);
     if (st != AFD_OK)
         return cli_runtime_error(cmd, "%sprefill sizing: %s", at, afd_strerror(st));
-    st = afd_decode_demand(lambda, w, a->step, a->slotq, &r->need);
-    if (st != AFD_OK)
-        return cli_runtime_error(cmd, "%sdecode sizing: %s", at, afd_strerror(st));
     inst.slots = a->slots;
     inst.kv_bytes_per_token = a->kvb;
     inst.kv_budget = a->kvbudget;
-    st = afd_decode_pool_size(&r->need, &inst, &r->pool);
+    st = afd_decode_pool_law(lambda, w, &a->dlaw, a->slotq, &inst, &r->need, &r->pool);
     if (st != AFD_OK)
-        return cli_runtime_error(cmd, "%sdecode pool: %s", at, afd_strerror(st));
+        return cli_runtime_error(cmd, "%sdecode sizing: %s", at, afd_strerror(st));
     r->gpus = r->mg.c * a->pgpu + r->pool.instances * a->dgpu;
     return 0;
 }
@@ -378,7 +381,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_table *t = NULL;
     cli_list lambdas = {0, NULL};
     struct pd_row *rows = NULL;
-    char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48], kvq_col[48];
+    char ttft_col[48], ttft_md_col[48], wq_col[48], slots_col[48], kvq_col[48], tpotq_col[48];
     size_t li;
     int rc, many;
     cli_progress prog;
@@ -437,6 +440,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     cli_percentile_name(wq_col, sizeof wq_col, "wq", a.pct, "_md");
     cli_percentile_name(slots_col, sizeof slots_col, "decode_slots", a.slotq, "");
     cli_percentile_name(kvq_col, sizeof kvq_col, "kv_gb", a.slotq, "");
+    cli_percentile_name(tpotq_col, sizeof tpotq_col, "tpot", a.slotq, "");
     cli_table_provenance(t);
     if (a.unit[0]) /* the file's unit, or seconds without one */
         cli_table_unit(t, "%s", a.unit);
@@ -446,7 +450,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                        a.law_slots.binding == 1 ? "tpot" : a.law_slots.binding == 2 ? "kv" : "none");
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", kvq_col,
-                    "decode_instances", "tpot", "gpus", "goodput_per_gpu");
+                    "decode_instances", "tpot", "gpus", "goodput_per_gpu", tpotq_col);
     for (li = 0; li < lambdas.n; li++) {
         const struct pd_row *r = &rows[li];
         cli_table_real(t, lambdas.v[li]);
@@ -461,9 +465,10 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_table_real(t, r->pool.kv_bytes / 1e9);
         cli_table_real(t, r->pool.kv_bytes_q / 1e9);
         cli_table_real(t, r->pool.instances);
-        cli_table_real(t, a.step);
+        cli_table_real(t, r->need.step);
         cli_table_real(t, r->gpus);
         cli_table_real(t, lambdas.v[li] / r->gpus);
+        cli_table_real(t, r->need.step_q);
         cli_table_end_row(t);
     }
 
@@ -565,7 +570,7 @@ const cli_command cli_cmd_pd = {
         "Prints two blocks.  First one row:\n"
         "  lambda prefill prefill_md ttft_p90 ttft_p90_md service_mean service_scv\n"
         "  decode_slots decode_slots_p99 kv_gb kv_gb_p99 decode_instances tpot gpus\n"
-        "  goodput_per_gpu\n"
+        "  goodput_per_gpu tpot_p99\n"
         "then the prefill curve: c rho wq_p90_md ttft_p90_md ttft_p90.\n"
         "--lambda takes a list (1,2,5:10: one row per rate, and the curve of each with a\n"
         "last column lambda), rates with units (5/s) or trace, the rate of the trace's\n"
@@ -590,6 +595,11 @@ const cli_command cli_cmd_pd = {
         "loads of mean theta and sd nu normal).  decode_instances needs\n"
         "--slots-per-instance (and --kv-budget to count memory, against kv_gb_p99);\n"
         "goodput_per_gpu = L / gpus.\n"
+        "With the decode law of --hw the step of a batch of b is beta + (gamma + alpha\n"
+        "theta) b: N decode instances sharing L each hold n = (L/N) E[D] beta / (1 -\n"
+        "(L/N) E[D] (gamma + alpha theta)) on average (Little's law), decode_slots = N n,\n"
+        "tpot the mean step at n and tpot_p99 the step at decode_slots_p99 / N;\n"
+        "decode_instances is the smallest N whose occupancy and KV quantiles fit.\n"
         "Units: without --hw bare numbers are seconds (rates per second) and suffixes\n"
         "(500ms, 2s, 300/min) convert to seconds; with --hw FILE they are in the file's\n"
         "unit, and a suffix against a file in cycles or without a unit is refused.\n"
@@ -696,7 +706,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     pool.percentile = a.pct;
     pool.ttft_slo = a.ttft;
     pool.mg = !a.md;
-    pool.decode_step = a.step;
+    pool.decode_step = a.dlaw.beta;
+    pool.decode_gamma = a.dlaw.gamma;
+    pool.decode_alpha = a.dlaw.alpha;
     pool.tpot_slo = a.tpot;
     pool.slots_per_instance = a.slots;
     pool.slot_quantile = a.slotq;

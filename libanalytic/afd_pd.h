@@ -29,6 +29,34 @@
  * K = Y_1 + ... + Y_N, N ~ Poisson(L): mean L theta, variance
  * L (theta^2 + nu^2).  Memory is provisioned at the same quantile as the
  * slots (afd_decode_demand).  TPOT is s_d.
+ *
+ * A step that grows with the batch (afd_decode_demand_law).  With the step
+ * law S(b) = beta + gamma b + alpha b theta of afd_estimate.h (b sequences
+ * holding theta KV tokens each on average, Lemma 4.1) and N instances
+ * sharing the rate, Little's law for one instance (rate l = lambda / N)
+ * gives its mean occupancy as the fixed point
+ *     n = l E[D] S(n) = l E[D] (beta + (gamma + alpha theta) n),
+ * linear in n, so
+ *     n = l E[D] beta / (1 - l E[D] (gamma + alpha theta)),
+ * stable only while l E[D] (gamma + alpha theta) < 1 (otherwise every step
+ * adds more work than it serves and the batch grows without bound).  The
+ * pool holds N n sequences on average, Poisson as above (M/G/infinity), and
+ * TPOT is the mean step S(n).  How far from exact: counting steps makes the
+ * fixed point exact for the averages over steps.  An instance that never
+ * idles and serves M requests in time T runs K steps holding E[D] M
+ * sequence-steps in all, so T = K beta + (gamma + alpha theta) E[D] M with
+ * M = lambda T: the mean batch per step is exactly n and the mean step
+ * exactly S(n), E[S(N)] = S(E[N]) because S is linear, with no term in the
+ * variance of the batch.  Idle time (probability about e^-n) lowers the
+ * step rate and raises the batch per step by the factor 1 / (1 - idle /
+ * (T (1 - x))), x = l E[D] (gamma + alpha theta).  What the fixed point
+ * leaves out is that a request sees the batches it is in: its TPOT is the
+ * token-weighted step S(n) + (gamma + alpha theta) Var(N) / n, above S(n)
+ * by the slope times the batch's index of dispersion (1 for Poisson, more
+ * when long steps let more requests join), and the time-averaged
+ * occupancy is n + (gamma + alpha theta) Var(N) / S(n).  docs/queues.md
+ * measures both against the serving simulator.  A constant step is
+ * gamma = alpha = 0: n = l E[D] beta, the formula above, exactly.
  */
 #ifndef AFD_PD_H
 #define AFD_PD_H
@@ -90,11 +118,24 @@ AFD_API afd_status afd_prefill_pool(double lambda, const afd_service_law *s, dou
                                     int mg, unsigned c_max, afd_ttft *out);
 
 typedef struct afd_decode_need {
-    double slots_mean; /* L = lambda E[D] s_d */
+    double slots_mean; /* L = lambda E[D] s_d (all instances) */
     double slots_q;    /* q-quantile of Poisson(L) */
     double kv_tokens;  /* L theta, mean KV tokens held */
     double kv_tokens_q; /* q-quantile of the KV tokens held (below) */
+    /* afd_decode_demand_law (afd_decode_demand: one instance, a constant step) */
+    double instances;  /* N the demand is for */
+    double occupancy;  /* n = L / N, mean sequences per instance */
+    double step;       /* S(n), the mean step: TPOT */
+    double step_q;     /* S(slots_q / N): the step when the pool holds its
+                          q-quantile occupancy, spread evenly */
 } afd_decode_need;
+
+/* The decode step of an instance holding b sequences (afd_estimate.h):
+ *     S(b) = beta + gamma b + alpha b theta;
+ * a constant step is gamma = alpha = 0. */
+typedef struct afd_decode_law {
+    double beta, gamma, alpha; /* each >= 0 and finite, beta > 0 */
+} afd_decode_law;
 
 /* Decode demand at rate lambda for a workload (E[D] = stats.mean_d, or mu_d;
  * theta = stats.theta, nu = stats.nu) and step time s_d; q in (0, 1).
@@ -116,11 +157,23 @@ typedef struct afd_decode_need {
 AFD_API afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
                                    afd_decode_need *out);
 
+/* Decode demand of N = instances decode instances sharing the rate lambda
+ * when the step follows law (see the top of this file):
+ *     L = lambda E[D] beta / (1 - (lambda / N) E[D] (gamma + alpha theta)),
+ * the pool's mean occupancy N n; the slot and KV quantiles of Poisson(L) as
+ * afd_decode_demand, the step S(n) and S(slots_q / N).  With gamma = alpha = 0
+ * it is afd_decode_demand with step beta, the same numbers to the last bit.
+ * AFD_EUNSTABLE (the figures +inf) when (lambda / N) E[D] (gamma + alpha
+ * theta) >= 1; AFD_EINVAL as afd_decode_demand, for a bad law or N < 1. */
+AFD_API afd_status afd_decode_demand_law(double lambda, const afd_workload *w,
+                                         const afd_decode_law *law, double instances, double q,
+                                         afd_decode_need *out);
+
 /* The decode step of a latency file's decode law with b sequences in the
  * batch, each holding theta KV tokens on average (Lemma 4.1):
  *     step(b) = decode_beta + decode_gamma b + decode_alpha b theta,
- * the step(b) of afd_decode_slots_from_law (afd_estimate.h).  An instance
- * given fewer slots than the law allows runs its full batch at this step.
+ * the step(b) of afd_decode_slots_from_law (afd_estimate.h) and of
+ * afd_decode_law with the file's coefficients.
  * NaN when hw has no decode law or b < 0 or theta < 0 (or either is not
  * finite). */
 AFD_API double afd_decode_law_step(const afd_hw *hw, double b, double theta);
@@ -149,6 +202,23 @@ typedef struct afd_decode_pool {
 AFD_API afd_status afd_decode_pool_size(const afd_decode_need *need,
                                         const afd_decode_instance *inst, afd_decode_pool *out);
 
+/* The decode pool for rate lambda under a step law: the smallest N for
+ * which the demand of N instances (afd_decode_demand_law) fits N of them,
+ * afd_decode_pool_size(need(N)) <= N, i.e. the q-quantile of the pool's
+ * occupancy within N slots and of its KV cache within N budgets; *need is
+ * the demand at that N, *out its pool.  A larger pool spreads the rate, so
+ * each instance holds fewer sequences at a shorter step and the demand
+ * shrinks: feasibility is monotone in N, found by doubling and bisection
+ * from the smallest stable N, floor(lambda E[D] (gamma + alpha theta)) + 1.
+ * With a constant step the demand does not depend on N and this is
+ * afd_decode_demand and afd_decode_pool_size at step beta.  Without
+ * inst->slots (NaN) the demand is that of one instance and out->instances
+ * NaN.  AFD_EINVAL as those two; AFD_ERANGE past 10^9 instances. */
+AFD_API afd_status afd_decode_pool_law(double lambda, const afd_workload *w,
+                                       const afd_decode_law *law, double q,
+                                       const afd_decode_instance *inst, afd_decode_need *need,
+                                       afd_decode_pool *out);
+
 typedef struct afd_pd_pool {
     const afd_service_law *prefill; /* service law of S */
     const afd_workload *workload;   /* for E[D] and theta */
@@ -157,12 +227,14 @@ typedef struct afd_pd_pool {
     double percentile;      /* of TTFT, e.g. 0.9 */
     double ttft_slo;
     int mg;                 /* use the M/G/c correction */
-    double decode_step;     /* s_d = TPOT */
+    double decode_step;     /* s_d = TPOT; with decode_gamma or decode_alpha, the
+                               law's beta (afd_decode_law) */
     double tpot_slo;
     double slots_per_instance; /* decode slots per instance */
     double slot_quantile;   /* quantile of the occupancy to provision, e.g. 0.99 */
     double kv_budget_tokens;/* KV tokens per decode instance (0: no limit), held
                                against the slot_quantile of the KV in use */
+    double decode_gamma, decode_alpha; /* the step law's (0, 0: a constant step) */
 } afd_pd_pool;
 
 /* AFD_LIMIT_SATURATION: the prefill load is too close to 1 for the exact
@@ -185,7 +257,15 @@ AFD_API const char *afd_limit_name(int limit);
  * *limit says which constraint binds at the goodput (AFD_LIMIT_TPOT: the step
  * time alone breaks the TPOT SLO, goodput 0).  A rate that loads the prefill
  * pool too close to 1 for the exact solution counts as infeasible, as in
- * afd_prefill_pool; when that binds, *limit is AFD_LIMIT_SATURATION. */
+ * afd_prefill_pool; when that binds, *limit is AFD_LIMIT_SATURATION.
+ * With a step law (decode_gamma or decode_alpha > 0) the decode demand at
+ * each rate is afd_decode_demand_law's for the decode_instances: the step,
+ * and so the occupancy, grows with the rate; the step of one sequence,
+ * S(1), above the TPOT SLO is AFD_LIMIT_TPOT.  The bisection's upper end is
+ * the rate at which the mean occupancy fills every slot,
+ *     N slots / (E[D] S(slots)),
+ * below the rate at which the decode pool turns unstable, so every rate it
+ * tries has a finite demand. */
 AFD_API afd_status afd_pd_goodput(const afd_pd_pool *pool, double *lambda, int *limit);
 
 #ifdef __cplusplus

@@ -322,22 +322,45 @@ double afd_decode_law_step(const afd_hw *hw, double b, double theta)
     return hw->decode_beta + hw->decode_gamma * b + hw->decode_alpha * b * theta;
 }
 
-afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
-                           afd_decode_need *out)
+static int law_ok(const afd_decode_law *law)
 {
-    double L, k, theta = w->stats.theta, nu = w->stats.nu;
+    return law != NULL && law->beta > 0 && isfinite(law->beta) && law->gamma >= 0 &&
+           isfinite(law->gamma) && law->alpha >= 0 && isfinite(law->alpha);
+}
+
+afd_status afd_decode_demand_law(double lambda, const afd_workload *w, const afd_decode_law *law,
+                                 double instances, double q, afd_decode_need *out)
+{
+    double L, k, x, slope, theta = w->stats.theta, nu = w->stats.nu;
     afd_status st;
     out->slots_mean = out->slots_q = out->kv_tokens = out->kv_tokens_q = NAN;
-    if (!(lambda >= 0) || !isfinite(lambda) || !(step > 0) || !isfinite(step) ||
-        !(q > 0 && q < 1) || !(mean_d(w) >= 1) || !(theta >= 0) || !isfinite(theta) ||
-        !(nu >= 0) || !isfinite(nu))
+    out->instances = instances;
+    out->occupancy = out->step = out->step_q = NAN;
+    if (!(lambda >= 0) || !isfinite(lambda) || !law_ok(law) || !(instances >= 1) ||
+        !isfinite(instances) || !(q > 0 && q < 1) || !(mean_d(w) >= 1) || !(theta >= 0) ||
+        !isfinite(theta) || !(nu >= 0) || !isfinite(nu))
         return AFD_EINVAL;
-    L = lambda * mean_d(w) * step;
+    /* Little's law for one instance with the step law (afd_pd.h):
+     * n = l E[D] (beta + slope n), l = lambda / N, so n = l E[D] beta /
+     * (1 - l E[D] slope) and the pool holds L = N n = lambda E[D] beta /
+     * (1 - x), x = l E[D] slope (x = 0 exactly for a constant step: then
+     * L = lambda E[D] beta, bit for bit). */
+    slope = law->gamma + law->alpha * theta;
+    x = lambda / instances * mean_d(w) * slope;
+    if (!(x < 1)) {
+        out->slots_mean = out->slots_q = out->kv_tokens = out->kv_tokens_q = INFINITY;
+        out->occupancy = out->step = out->step_q = INFINITY;
+        return AFD_EUNSTABLE;
+    }
+    L = lambda * mean_d(w) * law->beta / (1 - x);
     out->slots_mean = L;
     out->kv_tokens = L * theta;
+    out->occupancy = L / instances;
+    out->step = law->beta + slope * out->occupancy;
     if (L == 0) {
         out->slots_q = 0;
         out->kv_tokens_q = 0;
+        out->step_q = law->beta;
         return AFD_OK;
     }
     if (L > 1e15)
@@ -351,9 +374,17 @@ afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, 
     while (gsl_cdf_poisson_P((unsigned)k, L) < q)
         k++;
     out->slots_q = k;
+    out->step_q = law->beta + slope * (k / instances);
     if ((st = kv_quantile(L, theta, nu, q, &out->kv_tokens_q)) != AFD_OK)
         return st;
     return AFD_OK;
+}
+
+afd_status afd_decode_demand(double lambda, const afd_workload *w, double step, double q,
+                           afd_decode_need *out)
+{
+    afd_decode_law law = {step, 0, 0};
+    return afd_decode_demand_law(lambda, w, &law, 1, q, out);
 }
 
 static int given_ok(double v)
@@ -384,6 +415,84 @@ afd_status afd_decode_pool_size(const afd_decode_need *need, const afd_decode_in
     return AFD_OK;
 }
 
+/* Pool of N instances: AFD_OK with *fits 1 when need(N) fits N of them. */
+static afd_status pool_at(double lambda, const afd_workload *w, const afd_decode_law *law,
+                          double q, const afd_decode_instance *inst, double n, int *fits,
+                          afd_decode_need *need, afd_decode_pool *out)
+{
+    afd_status st = afd_decode_demand_law(lambda, w, law, n, q, need);
+    *fits = 0;
+    if (st == AFD_EUNSTABLE)
+        return AFD_OK;
+    if (st != AFD_OK)
+        return st;
+    if ((st = afd_decode_pool_size(need, inst, out)) != AFD_OK)
+        return st;
+    *fits = out->instances <= n;
+    return AFD_OK;
+}
+
+afd_status afd_decode_pool_law(double lambda, const afd_workload *w, const afd_decode_law *law,
+                               double q, const afd_decode_instance *inst, afd_decode_need *need,
+                               afd_decode_pool *out)
+{
+    const double n_max = 1e9;
+    double slope, lo, hi;
+    afd_status st;
+    int fits;
+
+    out->kv_bytes = out->instances = out->kv_bytes_q = NAN;
+    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta)) {
+        afd_decode_demand_law(lambda, w, law, 1, q, need); /* NaN figures */
+        return AFD_EINVAL;
+    }
+    slope = law->gamma + law->alpha * w->stats.theta;
+    if (slope == 0 || isnan(inst->slots)) {
+        /* the demand does not depend on N (or no N is asked for) */
+        if (slope > 0) {
+            afd_decode_demand_law(lambda, w, law, 1, q, need);
+            return AFD_EINVAL;
+        }
+        if ((st = afd_decode_demand_law(lambda, w, law, 1, q, need)) != AFD_OK)
+            return st;
+        return afd_decode_pool_size(need, inst, out);
+    }
+    /* the smallest stable pool: (lambda / N) E[D] slope < 1 */
+    lo = floor(lambda * mean_d(w) * slope) + 1;
+    if (!(lo <= n_max))
+        return AFD_ERANGE;
+    if ((st = pool_at(lambda, w, law, q, inst, lo, &fits, need, out)) != AFD_OK)
+        return st;
+    if (fits) {
+        out->instances = lo; /* pool_size asks for at most lo; the pool is lo */
+        return AFD_OK;
+    }
+    /* lo fails; double to a pool that fits, then bisect on integers */
+    hi = lo;
+    do {
+        lo = hi;
+        hi = fmin(2 * hi, n_max);
+        if ((st = pool_at(lambda, w, law, q, inst, hi, &fits, need, out)) != AFD_OK)
+            return st;
+    } while (!fits && hi < n_max);
+    if (!fits)
+        return AFD_ERANGE;
+    while (hi - lo > 1) {
+        double mid = floor((lo + hi) / 2);
+        if ((st = pool_at(lambda, w, law, q, inst, mid, &fits, need, out)) != AFD_OK)
+            return st;
+        if (fits)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    if ((st = pool_at(lambda, w, law, q, inst, hi, &fits, need, out)) != AFD_OK)
+        return st;
+    /* pool_size asks for at most hi; the pool is hi instances */
+    out->instances = hi;
+    return AFD_OK;
+}
+
 /* ---- goodput */
 
 const char *afd_limit_name(int limit)
@@ -404,6 +513,7 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
 {
     afd_ttft t;
     afd_decode_need d;
+    afd_decode_law law = {pl->decode_step, pl->decode_gamma, pl->decode_alpha};
     afd_status st;
 
     *limit = AFD_LIMIT_NONE;
@@ -422,7 +532,12 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
         *limit = AFD_LIMIT_TTFT;
         return AFD_OK;
     }
-    st = afd_decode_demand(lambda, pl->workload, pl->decode_step, pl->slot_quantile, &d);
+    st = afd_decode_demand_law(lambda, pl->workload, &law, pl->decode_instances,
+                               pl->slot_quantile, &d);
+    if (st == AFD_EUNSTABLE) { /* the occupancy grows without bound */
+        *limit = AFD_LIMIT_SLOTS;
+        return AFD_OK;
+    }
     if (st != AFD_OK)
         return st;
     if (d.slots_q > pl->decode_instances * pl->slots_per_instance)
@@ -435,7 +550,7 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
 
 afd_status afd_pd_goodput(const afd_pd_pool *pl, double *lambda, int *limit)
 {
-    double lo, hi, cap_p, cap_d;
+    double lo, hi, cap_p, cap_d, slope;
     afd_status st;
     int lim;
 
@@ -446,17 +561,25 @@ afd_status afd_pd_goodput(const afd_pd_pool *pl, double *lambda, int *limit)
         !(pl->decode_step > 0) || !(pl->slots_per_instance > 0) ||
         !(pl->percentile > 0 && pl->percentile < 1) ||
         !(pl->slot_quantile > 0 && pl->slot_quantile < 1) || !(pl->kv_budget_tokens >= 0) ||
-        !(pl->prefill->mean > 0) || !(mean_d(pl->workload) >= 1))
+        !(pl->prefill->mean > 0) || !(mean_d(pl->workload) >= 1) ||
+        !(pl->decode_gamma >= 0) || !isfinite(pl->decode_gamma) || !(pl->decode_alpha >= 0) ||
+        !isfinite(pl->decode_alpha) || !(pl->workload->stats.theta >= 0) ||
+        !isfinite(pl->workload->stats.theta))
         return AFD_EINVAL;
-    if (pl->decode_step > pl->tpot_slo) {
+    /* the step law's growth per sequence (0 for a constant step) */
+    slope = pl->decode_gamma + pl->decode_alpha * pl->workload->stats.theta;
+    if (pl->decode_step + slope > pl->tpot_slo) { /* S(1): one sequence alone */
         *lambda = 0;
         *limit = AFD_LIMIT_TPOT;
         return AFD_OK;
     }
-    /* Upper bound: prefill stability and the mean decode occupancy. */
+    /* Upper bound: prefill stability and the mean decode occupancy.  The
+     * pool holds N slots on average when lambda E[D] beta / (1 - (lambda /
+     * N) E[D] slope) = N slots, i.e. lambda = N slots / (E[D] S(slots)):
+     * there (lambda / N) E[D] slope = slope slots / S(slots) < 1, stable. */
     cap_p = pl->prefill_instances / pl->prefill->mean;
     cap_d = pl->decode_instances * pl->slots_per_instance /
-            (mean_d(pl->workload) * pl->decode_step);
+            (mean_d(pl->workload) * (pl->decode_step + slope * pl->slots_per_instance));
     hi = cap_p < cap_d ? cap_p : cap_d;
     lo = hi * 1e-9;
     if ((st = check_rate(pl, lo, &lim)) != AFD_OK)

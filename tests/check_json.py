@@ -88,9 +88,8 @@ def cases(nbdata, tmp):
 # paper-910c is Table 3, in cycles; lat.hw says "unit = ms"; without a latency
 # file times are seconds (hw's --unit, mdc's --unit default to s); the
 # estimator works in ms; theta's lambda and span_s come from the Azure
-# trace's timestamps in seconds; calibrate without --unit or a base, mc mdc
-# (times in the unit of --service) and the tables of counts, tokens and bytes
-# state none.
+# trace's timestamps in seconds; calibrate without --unit or a base and the
+# tables of counts, tokens, bytes and relative errors state none.
 UNITS = {
     "theta": "s",
     "kappa": None,
@@ -101,7 +100,7 @@ UNITS = {
     "sim": "cycles",
     "mc barrier": None,
     "mc slot": None,
-    "mc mdc": None,
+    "mc mdc": "s",
     "mdc": "s",
     "pd": "s",
     "goodput": "s",
@@ -120,6 +119,7 @@ UNITS = {
     "merge": "cycles",  # the parts are sweep's with paper-910c
     "calibrate --profile": "ms",
     "calibrate --prefill": "ms",
+    "calibrate --profile --summary": None,  # relative errors
 }
 
 
@@ -341,7 +341,8 @@ def main():
             except AssertionError as e:
                 failures.append(str(e))
         for path, args in extra_cases(nbdata):
-            n = check(afdkit, path, args, failures, path + " " + args[0])
+            key = path + " " + args[0] + (" --summary" if "--summary" in args else "")
+            n = check(afdkit, path, args, failures, key)
             print("ok   %s %s (%s rows)" % (path, args[0], n))
     for f in failures:
         print("FAIL " + f)

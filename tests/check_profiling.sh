@@ -51,6 +51,14 @@ for pair in a100:codellama-34b:codellama-34b a100:llama-2-70b:llama-3.1-70b \
         --no-fit --summary --precision 6) > "$tmp/summary" &&
     "$PYTHON" "$srcdir/scripts/profiling-errors.py" "$tmp/rows" > "$tmp/script" || {
         echo "$prof: calibrate or scripts/profiling-errors.py failed"; status=1; continue; }
+    # scripts/gemm-forms.py's preset form (docs/estimator.md, "Tile and wave
+    # forms tried") is the estimator written again from the module shapes of
+    # the file's own columns: it must give every row's estimate_ms to 1e-5.
+    check=$("$PYTHON" "$srcdir/scripts/gemm-forms.py" --check "$tmp/rows" "$srcdir/$prof") || {
+        echo "$prof: scripts/gemm-forms.py --check failed"; status=1; continue; }
+    if ! echo "$check" | awk -v f="$prof" '{ v = $NF + 0 } END { if (NR != 1 || !(v < 1e-5)) { print f ": gemm-forms.py preset form off by " v; exit 1 } }'; then
+        status=1
+    fi
     # the script's columns: module nL medL worstL >30 pow2 nW medW worstW >30
     if ! awk -v f="$prof" '
         FNR == NR { if ($1 !~ /^#/ && $2 == "all") { k = $1 "," $3; n[k] = $4; med[k] = $5; w[k] = $6 }; next }
@@ -65,5 +73,5 @@ for pair in a100:codellama-34b:codellama-34b a100:llama-2-70b:llama-3.1-70b \
         status=1
     fi
 done
-[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/; scripts/profiling-errors.py agrees with calibrate --summary"
+[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/; scripts/profiling-errors.py agrees with calibrate --summary; scripts/gemm-forms.py's preset form is the estimator"
 exit $status

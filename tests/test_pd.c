@@ -189,7 +189,7 @@ static void goodput(void **state)
  * bytes, would need only ceil(6.25) = 7). */
 static void decode_pool(void **state)
 {
-    afd_decode_need need = {30.2, 37, 2.5e6, 3.1e6};
+    afd_decode_need need = {30.2, 37, 2.5e6, 3.1e6, 1, 30.2, NAN, NAN};
     afd_decode_instance inst = {8, NAN, NAN};
     afd_decode_pool pool;
     (void)state;
@@ -290,6 +290,159 @@ static void kv_quantile(void **state)
     afd_workload_free(&g);
 }
 
+/* The step law S(b) = 0.01 + 1e-4 b + 1e-7 b theta on the geometric workload
+ * of mean prompt 100 and output 500: theta = 100 + 500 - 1 = 599 (Lemma
+ * 4.1), so S grows by 1e-4 + 599e-7 = 1.599e-4 a sequence.  At lambda 20
+ * over N = 4 instances each takes l = 5, l E[D] = 2500 and x = 2500 x
+ * 1.599e-4 = 0.39975; Little's law n = 2500 S(n) gives n = 2500 x 0.01 /
+ * (1 - 0.39975) = 25 / 0.60025 = 41.6493127863..., the pool L = 4 n =
+ * 166.597251145..., and the mean step S(n) = n / 2500 = 0.0166597251145...
+ * One instance (x = 1.599) is unstable, two (x = 0.7995) hold 249.38 each. */
+static void decode_demand_law(void **state)
+{
+    afd_workload g;
+    afd_decode_need n, c;
+    afd_decode_law law = {0.01, 1e-4, 1e-7}, flat = {0.03, 0, 0};
+    double k;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 500, &g), AFD_OK);
+    assert_close(g.stats.theta, 599, 1e-12, 0);
+    assert_int_equal(afd_decode_demand_law(20, &g, &law, 4, 0.99, &n), AFD_OK);
+    assert_close(n.occupancy, 25 / 0.60025, 1e-13, 0);
+    assert_close(n.slots_mean, 100 / 0.60025, 1e-13, 0);
+    assert_close(n.step, 0.01 / 0.60025, 1e-13, 0);
+    assert_close(n.step, n.occupancy / 2500, 1e-13, 0); /* n = l E[D] S(n) */
+    assert_close(n.kv_tokens, 599 * 100 / 0.60025, 1e-13, 0);
+    assert_close(n.instances, 4, 0, 0);
+    /* the quantile of Poisson(L) and the step at a quarter of it */
+    k = n.slots_q;
+    assert_true(gsl_cdf_poisson_P((unsigned)k, 100 / 0.60025) >= 0.99);
+    assert_true(gsl_cdf_poisson_P((unsigned)k - 1, 100 / 0.60025) < 0.99);
+    assert_close(n.step_q, 0.01 + 1.599e-4 * k / 4, 1e-13, 0);
+    /* two instances: x = 0.7995, n = 2 x 5000 x 0.01 / ... per instance 50 / 0.2005 */
+    assert_int_equal(afd_decode_demand_law(20, &g, &law, 2, 0.99, &n), AFD_OK);
+    assert_close(n.occupancy, 50 / 0.2005, 1e-12, 0);
+    /* one: every step adds more work than it serves */
+    assert_int_equal(afd_decode_demand_law(20, &g, &law, 1, 0.99, &n), AFD_EUNSTABLE);
+    assert_true(isinf(n.occupancy) && isinf(n.step) && isinf(n.slots_q));
+    /* a constant step is afd_decode_demand to the last bit, whatever N */
+    assert_int_equal(afd_decode_demand(20, &g, 0.03, 0.99, &c), AFD_OK);
+    assert_int_equal(afd_decode_demand_law(20, &g, &flat, 7, 0.99, &n), AFD_OK);
+    assert_true(n.slots_mean == c.slots_mean && n.slots_q == c.slots_q &&
+                n.kv_tokens == c.kv_tokens && n.kv_tokens_q == c.kv_tokens_q);
+    assert_true(n.step == 0.03 && n.step_q == 0.03 && c.step == 0.03);
+    assert_close(n.occupancy, 300.0 / 7, 1e-14, 0);
+    /* errors */
+    law.gamma = -1;
+    assert_int_equal(afd_decode_demand_law(20, &g, &law, 4, 0.99, &n), AFD_EINVAL);
+    law.gamma = 1e-4;
+    assert_int_equal(afd_decode_demand_law(20, &g, &law, 0.5, 0.99, &n), AFD_EINVAL);
+    assert_int_equal(afd_decode_demand_law(20, &g, NULL, 4, 0.99, &n), AFD_EINVAL);
+    afd_workload_free(&g);
+}
+
+/* The smallest pool N whose demand fits N instances of 64 slots, for the
+ * law above at lambda 20.  By hand: N = 2, 3 and 4 hold L = 498.75,
+ * 214.13 and 166.60 (100 / (1 - 20 / N 500 1.599e-4)); the 0.99 quantile
+ * of Poisson(214.13) is about 214.13 + 2.326 sqrt(214.13) = 248 > 3 x 64,
+ * that of Poisson(166.60) about 197 <= 4 x 64: N = 4.  Then against a
+ * plain scan over N at other rates, with a KV budget as well. */
+static void decode_pool_law(void **state)
+{
+    afd_workload g;
+    afd_decode_need n, m;
+    afd_decode_pool pool, p2;
+    afd_decode_law law = {0.01, 1e-4, 1e-7}, flat = {0.03, 0, 0};
+    afd_decode_instance inst = {64, NAN, NAN};
+    double lambda;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 500, &g), AFD_OK);
+    assert_int_equal(afd_decode_pool_law(20, &g, &law, 0.99, &inst, &n, &pool), AFD_OK);
+    assert_close(pool.instances, 4, 0, 0);
+    assert_close(n.instances, 4, 0, 0);
+    assert_close(n.slots_mean, 100 / 0.60025, 1e-13, 0);
+    assert_true(n.step_q <= 0.01 + 1.599e-4 * 64);
+    inst.kv_bytes_per_token = 1000;
+    inst.kv_budget = 2e7; /* 20000 tokens: 8.3 sequences of 599 at the mean */
+    for (lambda = 0.5; lambda < 200; lambda *= 1.7) {
+        double want = 0;
+        int fits;
+        for (want = 1;; want++) {
+            afd_status st = afd_decode_demand_law(lambda, &g, &law, want, 0.99, &m);
+            if (st == AFD_EUNSTABLE)
+                continue;
+            assert_int_equal(st, AFD_OK);
+            fits = m.slots_q <= 64 * want && m.kv_tokens_q * 1000 <= 2e7 * want;
+            if (fits)
+                break;
+        }
+        assert_int_equal(afd_decode_pool_law(lambda, &g, &law, 0.99, &inst, &n, &pool), AFD_OK);
+        assert_close(pool.instances, want, 0, 0);
+        assert_true(n.slots_mean == m.slots_mean && n.kv_tokens_q == m.kv_tokens_q);
+    }
+    /* a constant step: afd_decode_demand and afd_decode_pool_size, unchanged */
+    inst.kv_bytes_per_token = inst.kv_budget = NAN;
+    assert_int_equal(afd_decode_pool_law(20, &g, &flat, 0.99, &inst, &n, &pool), AFD_OK);
+    assert_int_equal(afd_decode_demand(20, &g, 0.03, 0.99, &m), AFD_OK);
+    assert_int_equal(afd_decode_pool_size(&m, &inst, &p2), AFD_OK);
+    assert_close(pool.instances, 6, 0, 0); /* ceil(341 / 64), as decode_demand */
+    assert_true(pool.instances == p2.instances && n.slots_q == m.slots_q);
+    /* without slots: the demand of one instance, a law needs a count */
+    inst.slots = NAN;
+    assert_int_equal(afd_decode_pool_law(20, &g, &flat, 0.99, &inst, &n, &pool), AFD_OK);
+    assert_true(isnan(pool.instances));
+    assert_int_equal(afd_decode_pool_law(20, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    afd_workload_free(&g);
+}
+
+/* Goodput with the law: at the rate found, the demand of the pool's decode
+ * instances fits and 0.1% more does not; S(1) above the SLO is tpot. */
+static void goodput_law(void **state)
+{
+    afd_workload g;
+    afd_prefill_model m = {0.02, 1e-4, 0};
+    afd_service_law s;
+    afd_pd_pool pool;
+    afd_decode_need n;
+    afd_decode_law law = {0.01, 1e-4, 1e-7};
+    double lambda, cap;
+    int limit;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 500, &g), AFD_OK);
+    assert_int_equal(afd_service_law_from_workload(&g, &m, &s), AFD_OK);
+    memset(&pool, 0, sizeof pool);
+    pool.prefill = &s;
+    pool.workload = &g;
+    pool.prefill_instances = 64;
+    pool.decode_instances = 4;
+    pool.percentile = 0.9;
+    pool.ttft_slo = 10;
+    pool.mg = 1;
+    pool.decode_step = 0.01;
+    pool.decode_gamma = 1e-4;
+    pool.decode_alpha = 1e-7;
+    pool.tpot_slo = 0.05;
+    pool.slots_per_instance = 64;
+    pool.slot_quantile = 0.99;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_int_equal(limit, AFD_LIMIT_SLOTS);
+    assert_int_equal(afd_decode_demand_law(lambda, &g, &law, 4, 0.99, &n), AFD_OK);
+    assert_true(n.slots_q <= 4 * 64);
+    assert_int_equal(afd_decode_demand_law(lambda * 1.001, &g, &law, 4, 0.99, &n), AFD_OK);
+    assert_true(n.slots_q > 4 * 64);
+    /* below the rate where the mean fills the slots: 256 / (500 S(64)) */
+    cap = 256 / (500 * (0.01 + 1.599e-4 * 64));
+    assert_true(lambda < cap && lambda > 0.8 * cap);
+    /* one sequence alone: 0.01 + 1.599e-4 > 0.0101 */
+    pool.tpot_slo = 0.0101;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_close(lambda, 0, 0, 0);
+    assert_int_equal(limit, AFD_LIMIT_TPOT);
+    pool.decode_alpha = -1;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
+    afd_workload_free(&g);
+}
+
 /* The decode law's step: 10 + 0.5 x 20 + 0.001 x 20 x 299 = 25.98 ms at 20
  * sequences of 299 KV tokens each; a file without a decode law has none. */
 static void decode_law_step(void **state)
@@ -315,6 +468,8 @@ int main(void)
         cmocka_unit_test(prefill_pool),  cmocka_unit_test(decode_demand),
         cmocka_unit_test(goodput),       cmocka_unit_test(decode_pool),
         cmocka_unit_test(kv_quantile),   cmocka_unit_test(decode_law_step),
+        cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
+        cmocka_unit_test(goodput_law),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
