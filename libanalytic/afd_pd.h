@@ -52,8 +52,9 @@
  * (T (1 - x))), x = l E[D] (gamma + alpha theta).  What the fixed point
  * leaves out is that a request sees the batches it is in: its TPOT is the
  * token-weighted step S(n) + (gamma + alpha theta) Var(N) / n, above S(n)
- * by the slope times the batch's index of dispersion (1 for Poisson, more
- * when long steps let more requests join), and the time-averaged
+ * by the slope times the batch's index of dispersion (1 for Poisson, about
+ * 1 / (1 - x) for one instance, whose long steps let more requests join),
+ * so about S(n) (1 + (gamma + alpha theta) / beta); and the time-averaged
  * occupancy is n + (gamma + alpha theta) Var(N) / S(n).  docs/queues.md
  * measures both against the serving simulator.  A constant step is
  * gamma = alpha = 0: n = l E[D] beta, the formula above, exactly.
