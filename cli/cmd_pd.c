@@ -201,6 +201,12 @@ static int latency_law(const char *cmd, struct args *a)
         }
     } else if (a->model != NULL || a->device != NULL)
         return cli_usage_error(cmd, "--model and --device size decode memory with --hw FILE");
+    if ((a->model != NULL || a->device != NULL) && a->hw != NULL &&
+        !afd_hw_has_decode(&a->law_hw))
+        return cli_usage_error(cmd, "--model and --device size decode memory with the decode "
+                                    "law of --hw FILE: %s has none (decode_beta, decode_gamma, "
+                                    "decode_alpha)",
+                               a->hw);
     snprintf(a->unit, sizeof a->unit, "%s", unit);
     for (k = 0; k < 3; k++) {
         char ex[64];
@@ -235,6 +241,11 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
     afd_status st;
     if ((a->model != NULL) != (a->device != NULL))
         return cli_usage_error(cmd, "--model and --device go together");
+    /* the model's KV bytes per token size both the slots and kv_gb: another
+     * figure beside it would size them differently in one table */
+    if (a->model != NULL && !isnan(a->kvb))
+        return cli_usage_error(cmd, "--kv-bytes-per-token: --model gives the KV bytes per token "
+                                    "(afdkit model); give one or the other");
     if (a->model != NULL) {
         afd_model m;
         afd_device d;
@@ -290,23 +301,29 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
     m.a = a->pa;
     m.b = a->pb;
     m.c2 = a->pc;
-    /* a latency file without laws (hw --out, calibrate --out: only the six
-     * AFD coefficients) leaves the decode step or the prefill time unset */
+    /* a latency file without laws (hw --out without a device, calibrate
+     * --out without --prefill/--decode: only the six AFD coefficients)
+     * leaves the decode step or the prefill time unset */
     if (a->hw != NULL && isnan(a->step) && !isnan(a->ttft) && !isnan(a->tpot))
         return cli_usage_error(cmd, "--decode-step is required: %s has no decode law "
                                     "(decode_beta, decode_gamma, decode_alpha); give "
-                                    "--decode-step, or write the file with afdkit estimate --out",
+                                    "--decode-step, or write the file with afdkit estimate --out "
+                                    "(or hw --out --device D, calibrate --decode FILE --out)",
                                a->hw);
     if (isnan(a->ttft) || isnan(a->step) || isnan(a->tpot))
         return cli_usage_error(cmd, "--ttft-slo, --decode-step and --tpot-slo are required");
     if (a->hw != NULL && !(a->pa > 0 || a->pb > 0 || a->pc > 0))
         return cli_usage_error(cmd, "the prefill time is zero: %s has no prefill law (prefill_a, "
                                     "prefill_b, prefill_c); give --prefill-a, --prefill-b or "
-                                    "--prefill-c, or write the file with afdkit estimate --out",
+                                    "--prefill-c, or write the file with afdkit estimate --out "
+                                    "(or hw --out --device D, calibrate --prefill FILE --out)",
                                a->hw);
     if (!(a->pa > 0 || a->pb > 0 || a->pc > 0))
         return cli_usage_error(cmd, "the prefill time is zero: give --prefill-a, --prefill-b or "
                                     "--prefill-c");
+    if (a->model != NULL && !isnan(a->kvbudget))
+        return cli_usage_error(cmd, "--kv-budget: --model and --device give the KV memory of a "
+                                    "decode instance; give one or the other");
     if (isnan(a->kvb) != isnan(a->kvbudget) && !isnan(a->kvbudget))
         return cli_usage_error(cmd, "--kv-budget needs --kv-bytes-per-token");
     if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w)) != 0)
@@ -838,9 +855,11 @@ const cli_command cli_cmd_goodput = {
         "relaxation factor: the closed forms have no sampling noise).  limit names the\n"
         "constraint that binds: ttft, decode-slots, kv-cache, or saturation (the prefill\n"
         "load is too close to 1 for the exact M/D/c solution, so goodput is a lower\n"
-        "bound).  When no pool has a positive goodput (a decode step above the TPOT SLO,\n"
-        "a TTFT SLO below the prefill time) the command prints no table and exits 1 with\n"
-        "the reason.\n"
+        "bound).  With the decode law of --hw the decode demand at each rate is afdkit\n"
+        "pd's: the step, and so the occupancy, grows with the rate (Little's law for\n"
+        "each of the decode instances).  When no pool has a positive goodput (a decode\n"
+        "step above the TPOT SLO, a TTFT SLO below the prefill time) the command prints\n"
+        "no table and exits 1 with the reason.\n"
         "\n"
         "--lambda L (a list 1,2,5:10 per time unit of the latencies, rates with units 5/s,\n"
         "or trace: the rate of the trace's timestamps) adds a last block, one row per\n"

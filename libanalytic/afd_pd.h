@@ -52,8 +52,9 @@
  * (T (1 - x))), x = l E[D] (gamma + alpha theta).  What the fixed point
  * leaves out is that a request sees the batches it is in: its TPOT is the
  * token-weighted step S(n) + (gamma + alpha theta) Var(N) / n, above S(n)
- * by the slope times the batch's index of dispersion (1 for Poisson, more
- * when long steps let more requests join), and the time-averaged
+ * by the slope times the batch's index of dispersion (1 for Poisson, about
+ * 1 / (1 - x) for one instance, whose long steps let more requests join),
+ * so about S(n) (1 + (gamma + alpha theta) / beta); and the time-averaged
  * occupancy is n + (gamma + alpha theta) Var(N) / S(n).  docs/queues.md
  * measures both against the serving simulator.  A constant step is
  * gamma = alpha = 0: n = l E[D] beta, the formula above, exactly.
@@ -63,7 +64,6 @@
 
 #include <stddef.h>
 
-#include "afd_hw.h"
 #include "afd_status.h"
 #include "afd_workload.h"
 
@@ -168,15 +168,6 @@ AFD_API afd_status afd_decode_demand(double lambda, const afd_workload *w, doubl
 AFD_API afd_status afd_decode_demand_law(double lambda, const afd_workload *w,
                                          const afd_decode_law *law, double instances, double q,
                                          afd_decode_need *out);
-
-/* The decode step of a latency file's decode law with b sequences in the
- * batch, each holding theta KV tokens on average (Lemma 4.1):
- *     step(b) = decode_beta + decode_gamma b + decode_alpha b theta,
- * the step(b) of afd_decode_slots_from_law (afd_estimate.h) and of
- * afd_decode_law with the file's coefficients.
- * NaN when hw has no decode law or b < 0 or theta < 0 (or either is not
- * finite). */
-AFD_API double afd_decode_law_step(const afd_hw *hw, double b, double theta);
 
 /* One decode instance.  NaN marks a figure that is not given. */
 typedef struct afd_decode_instance {

@@ -313,15 +313,6 @@ static afd_status kv_quantile(double L, double theta, double nu, double q, doubl
     return AFD_OK;
 }
 
-double afd_decode_law_step(const afd_hw *hw, double b, double theta)
-{
-    if (hw == NULL || !afd_hw_has_decode(hw) || !(b >= 0 && isfinite(b)) ||
-        !(theta >= 0 && isfinite(theta)))
-        return NAN;
-    /* afd_estimate.h: step(b) = beta + gamma b + alpha b theta */
-    return hw->decode_beta + hw->decode_gamma * b + hw->decode_alpha * b * theta;
-}
-
 static int law_ok(const afd_decode_law *law)
 {
     return law != NULL && law->beta > 0 && isfinite(law->beta) && law->gamma >= 0 &&

@@ -443,31 +443,13 @@ static void goodput_law(void **state)
     afd_workload_free(&g);
 }
 
-/* The decode law's step: 10 + 0.5 x 20 + 0.001 x 20 x 299 = 25.98 ms at 20
- * sequences of 299 KV tokens each; a file without a decode law has none. */
-static void decode_law_step(void **state)
-{
-    afd_hw hw;
-    (void)state;
-    afd_hw_init(&hw);
-    assert_true(isnan(afd_decode_law_step(&hw, 20, 299)));
-    hw.decode_beta = 10;
-    hw.decode_gamma = 0.5;
-    hw.decode_alpha = 0.001;
-    assert_close(afd_decode_law_step(&hw, 20, 299), 25.98, 1e-15, 0);
-    assert_close(afd_decode_law_step(&hw, 0, 299), 10, 0, 0);
-    assert_true(isnan(afd_decode_law_step(&hw, -1, 299)));
-    assert_true(isnan(afd_decode_law_step(&hw, 20, NAN)));
-    assert_true(isnan(afd_decode_law_step(NULL, 20, 299)));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(service_law),   cmocka_unit_test(deterministic_service),
         cmocka_unit_test(prefill_pool),  cmocka_unit_test(decode_demand),
         cmocka_unit_test(goodput),       cmocka_unit_test(decode_pool),
-        cmocka_unit_test(kv_quantile),   cmocka_unit_test(decode_law_step),
+        cmocka_unit_test(kv_quantile),
         cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
         cmocka_unit_test(goodput_law),
     };
