@@ -11,12 +11,18 @@
 
 enum { OPT_ATT = OPT_COMMAND, OPT_FFN, OPT_COMM, OPT_XCOL, OPT_TCOL, OPT_ROBUST, OPT_OUT,
        OPT_RESID, OPT_UNIT, OPT_BATCHES, OPT_PROFILE, OPT_ALLREDUCE, OPT_MODEL, OPT_DEVICE,
-       OPT_TP, OPT_SUMMARY, OPT_NO_FIT, OPT_ALSO_FIT };
+       OPT_TP, OPT_SUMMARY, OPT_NO_FIT, OPT_ALSO_FIT, OPT_PREFILL, OPT_DECODE };
 
 static const cli_option cal_options[] = {
     {"attention", 0, "FILE", "Attention latencies: x = token load T, t = time", OPT_ATT},
     {"ffn", 0, "FILE", "FFN latencies: x = aggregated batch, t = time", OPT_FFN},
     {"comm", 0, "FILE", "round-trip communication: x = aggregated batch, t = time", OPT_COMM},
+    {"prefill", 0, "FILE", "prefill batch times: sum_p, sum_p2 (or batch, prompt) and t, "
+                           "fitted to a + b sum_p + c sum_p2",
+     OPT_PREFILL},
+    {"decode", 0, "FILE", "decode step times: batch, kv (or batch, context) and t, fitted to "
+                          "beta + gamma batch + alpha kv",
+     OPT_DECODE},
     {"x-col", 0, "NAME", "load column of the files (default x)", OPT_XCOL},
     {"t-col", 0, "NAME", "latency column of the files (default t)", OPT_TCOL},
     {"robust", 0, NULL, "write the robust (bisquare) fit to --out instead of least squares",
@@ -33,9 +39,11 @@ static const cli_option cal_options[] = {
     {"allreduce", 0, "FILE", "with --profile: measured all-reduce times (Vidur's CSV) to fit "
                              "comm_eff and comm_latency_ms to",
      OPT_ALLREDUCE},
-    {"model", 'm', "NAME|FILE", "with --profile: the model measured (preset or config.json)",
+    {"model", 'm', "NAME|FILE", "with --profile, --prefill or --decode: the model measured "
+                                "(preset or config.json)",
      OPT_MODEL},
-    {"device", 'd', "NAME|FILE", "with --profile: the device measured (preset or file)",
+    {"device", 'd', "NAME|FILE", "with --profile, --prefill or --decode: the device measured "
+                                 "(preset or file)",
      OPT_DEVICE},
     {"tp", 't', "T", "with --profile: only the measurements at tensor-parallel size T",
      OPT_TP},
@@ -55,6 +63,7 @@ static const char *const stage_name[3] = {"attention", "ffn", "comm"};
 
 struct args {
     const char *file[3];
+    const char *law[2]; /* --prefill, --decode */
     const char *batches;
     const char *profile, *allreduce, *model, *device;
     double tp;
@@ -101,6 +110,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         a->tp = (double)v;
         return rc;
     }
+    case OPT_PREFILL: a->law[0] = arg; return 0;
+    case OPT_DECODE: a->law[1] = arg; return 0;
     case OPT_FFN: a->file[1] = arg; return 0;
     case OPT_COMM: a->file[2] = arg; return 0;
     case OPT_XCOL: a->x_col = arg; return 0;
@@ -431,14 +442,21 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_points pts[3];
     afd_fit fit[3] = {{0}};
     double *weights[3] = {NULL, NULL, NULL};
+    afd_law_points lp[2];
+    afd_law_fit lf[2];
+    afd_model lmodel;
+    afd_device ldev;
     afd_hw hw;
     cli_table *t = NULL, *rt = NULL;
-    int rc = 0, k, nstage = 0;
+    int rc = 0, k, nstage = 0, nlaw;
     size_t i;
+    static const char *const law_keys[2][3] = {{"prefill_a", "prefill_b", "prefill_c"},
+                                               {"decode_beta", "decode_gamma", "decode_alpha"}};
 
     afd_hw_init(&hw);
     memset(&a, 0, sizeof a);
     memset(pts, 0, sizeof pts);
+    memset(lp, 0, sizeof lp);
     a.x_col = "x";
     a.t_col = "t";
     cli_common_init(&c);
@@ -448,30 +466,42 @@ static int run(const cli_command *self, int argc, char **argv)
     rc = 0;
     for (k = 0; k < 3; k++)
         nstage += a.file[k] != NULL;
+    nlaw = (a.law[0] != NULL) + (a.law[1] != NULL);
     if (a.profile != NULL) {
-        if (nstage > 0 || a.batches != NULL || a.resid != NULL || a.robust || a.unit != NULL ||
+        if (nstage > 0 || nlaw > 0 || a.batches != NULL || a.resid != NULL || a.robust || a.unit != NULL ||
             c.hw.hw != NULL)
             return cli_usage_error(cmd, "--profile fits a device's efficiencies alone: no "
-                                        "--attention, --ffn, --comm, --batches, --residuals, "
-                                        "--robust, --unit or --hw");
+                                        "--attention, --ffn, --comm, --prefill, --decode, "
+                                        "--batches, --residuals, --robust, --unit or --hw");
         if (a.no_fit && a.out != NULL)
             return cli_usage_error(cmd, "--no-fit has nothing to write to --out");
         if (a.no_fit && a.terms != 0)
             return cli_usage_error(cmd, "--no-fit and --also-fit exclude each other");
         return run_profile(cmd, &a, &c);
     }
-    if (a.allreduce != NULL || a.model != NULL || a.device != NULL || a.tp != 0 || a.summary ||
-        a.no_fit || a.terms != 0)
+    if (a.allreduce != NULL || ((a.model != NULL || a.device != NULL) && nlaw == 0) ||
+        a.tp != 0 || a.summary || a.no_fit || a.terms != 0)
         return cli_usage_error(cmd, "--allreduce, --model, --device, --tp, --summary, "
-                                    "--no-fit and --also-fit go with --profile");
+                                    "--no-fit and --also-fit go with --profile (--model and "
+                                    "--device also with --prefill or --decode)");
     if (a.batches != NULL) {
-        if (nstage > 0 || a.out != NULL || a.resid != NULL)
+        if (nstage > 0 || nlaw > 0 || a.out != NULL || a.resid != NULL)
             return cli_usage_error(cmd, "--batches fits the batch regression alone: no "
-                                        "--attention, --ffn, --comm, --out or --residuals");
+                                        "--attention, --ffn, --comm, --prefill, --decode, --out "
+                                        "or --residuals");
         return run_batches(cmd, &a, &c);
     }
-    if (nstage == 0)
-        return cli_usage_error(cmd, "give at least one of --attention, --ffn, --comm");
+    if (nstage == 0 && nlaw == 0)
+        return cli_usage_error(cmd, "give at least one of --attention, --ffn, --comm, --prefill, "
+                                    "--decode");
+    if (nstage == 0 && (a.robust || a.resid != NULL || strcmp(a.x_col, "x") != 0))
+        return cli_usage_error(cmd, "--robust, --residuals and --x-col go with the stage fits "
+                                    "(--attention, --ffn, --comm); --prefill and --decode are "
+                                    "least squares");
+    if (a.model != NULL && (rc = cli_load_model(cmd, a.model, &lmodel)) != 0)
+        return rc;
+    if (a.device != NULL && (rc = cli_load_device(cmd, a.device, &ldev)) != 0)
+        return rc;
     if (a.out != NULL && nstage < 3 && c.hw.hw == NULL)
         return cli_usage_error(cmd, "--out needs all three stages, or --hw BASE for the "
                                     "stages not measured");
@@ -511,6 +541,21 @@ static int run(const cli_command *self, int argc, char **argv)
                      a.robust ? "" : "; consider --robust");
     }
 
+    for (k = 0; k < 2; k++) {
+        afd_error err;
+        afd_status st;
+        if (a.law[k] == NULL)
+            continue;
+        st = afd_law_points_read(a.law[k], k == 0 ? AFD_LAW_PREFILL : AFD_LAW_DECODE, a.t_col,
+                                 &lp[k], &err);
+        if (st == AFD_OK)
+            st = afd_fit_law(&lp[k], &lf[k], &err);
+        if (st != AFD_OK) {
+            rc = cli_file_error(cmd, a.law[k], st, &err);
+            goto out;
+        }
+    }
+
     t = cli_table_new(&c.out);
     rt = a.resid != NULL ? cli_table_new(&c.out) : NULL;
     if (t == NULL || (a.resid != NULL && rt == NULL)) {
@@ -525,8 +570,13 @@ static int run(const cli_command *self, int argc, char **argv)
         if (rt != NULL)
             cli_table_unit(rt, "%s", a.unit != NULL ? a.unit : hw.unit);
     }
-    cli_table_begin(t, "stage", "n", "alpha", "alpha_se", "beta", "beta_se", "r2", "sigma",
-                    "alpha_robust", "beta_robust", "outliers");
+    if (a.model != NULL)
+        cli_table_meta(t, "model", "%s", lmodel.name);
+    if (a.device != NULL)
+        cli_table_meta(t, "device", "%s", ldev.name);
+    if (nstage > 0)
+        cli_table_begin(t, "stage", "n", "alpha", "alpha_se", "beta", "beta_se", "r2", "sigma",
+                        "alpha_robust", "beta_robust", "outliers");
     if (rt != NULL)
         cli_table_begin(rt, "stage", "x", "t", "fit", "residual", "fit_robust", "weight");
     for (k = 0; k < 3; k++) {
@@ -575,19 +625,78 @@ static int run(const cli_command *self, int argc, char **argv)
         }
     }
 
+    /* the laws: one row per coefficient, in the order of the file's keys */
+    if (nlaw > 0)
+        cli_table_begin(t, "coefficient", "n", "value", "se", "r2", "sigma", "max_rel_err");
+    for (k = 0; k < 2; k++) {
+        double *law_out[2][3] = {{&hw.prefill_a, &hw.prefill_b, &hw.prefill_c},
+                                 {&hw.decode_beta, &hw.decode_gamma, &hw.decode_alpha}};
+        int j;
+        if (a.law[k] == NULL)
+            continue;
+        for (j = 0; j < 3; j++) {
+            cli_table_str(t, law_keys[k][j]);
+            cli_table_uint(t, lf[k].n);
+            cli_table_real(t, lf[k].coef[j]);
+            cli_table_real(t, lf[k].se[j]);
+            cli_table_real(t, lf[k].r2);
+            cli_table_real(t, lf[k].sigma);
+            cli_table_real(t, lf[k].max_rel_err);
+            cli_table_end_row(t);
+            *law_out[k][j] = lf[k].coef[j];
+            /* a latency file needs every law coefficient >= 0: one below 0 by
+             * no more than its standard error is written as 0, one further
+             * below is refused */
+            if (a.out != NULL && afd_fit_clamp(law_out[k][j], lf[k].se[j], 0))
+                cli_warn(cmd, "%s: %s = %g is 0 within its standard error %g: written as 0",
+                         a.law[k], law_keys[k][j], lf[k].coef[j], lf[k].se[j]);
+            if (a.out != NULL && *law_out[k][j] < 0 && rc == 0)
+                rc = cli_input_error(cmd, "%s: %s = %g is below 0 by more than its standard "
+                                          "error %g: a latency file needs laws >= 0",
+                                     a.law[k], law_keys[k][j], lf[k].coef[j], lf[k].se[j]);
+        }
+    }
+    if (rc != 0)
+        goto out;
+    if (nlaw > 0) {
+        /* the largest relative error of the laws written: those fitted here
+         * (with any coefficient written as 0), and a law kept from --hw BASE */
+        double e = 0;
+        int kept_unknown = 0;
+        for (k = 0; k < 2; k++) {
+            const double coef_out[2][3] = {{hw.prefill_a, hw.prefill_b, hw.prefill_c},
+                                           {hw.decode_beta, hw.decode_gamma, hw.decode_alpha}};
+            int has = k == 0 ? afd_hw_has_prefill(&hw) : afd_hw_has_decode(&hw);
+            if (a.law[k] != NULL)
+                e = fmax(e, afd_law_max_rel_err(&lp[k], coef_out[k], NULL));
+            else if (has && isnan(hw.fit_max_rel_err))
+                kept_unknown = 1;
+            else if (has)
+                e = fmax(e, hw.fit_max_rel_err);
+        }
+        hw.fit_max_rel_err = kept_unknown ? NAN : e;
+    }
+    if (a.model != NULL)
+        snprintf(hw.model, sizeof hw.model, "%s", lmodel.name);
+    if (a.device != NULL)
+        snprintf(hw.device, sizeof hw.device, "%s", ldev.name);
+
     if (a.out != NULL) {
         afd_error err;
-        char text[1024];
+        char text[4096], comment[1024];
         if (afd_hw_check(&hw, &err) != AFD_OK) {
             rc = cli_input_error(cmd, "fitted coefficients are not usable: %s", err.text);
             goto out;
         }
         if (a.unit != NULL)
             snprintf(hw.unit, sizeof hw.unit, "%s", a.unit);
-        if (afd_hw_format(&hw,
-                          a.robust ? "afdkit calibrate: robust (bisquare) fits"
-                                   : "afdkit calibrate: least-squares fits",
-                          text, sizeof text) != AFD_OK) {
+        snprintf(comment, sizeof comment, "afdkit calibrate: %s%s%s%s%s%s%s",
+                 nstage == 0 ? "" : a.robust ? "robust (bisquare) fits" : "least-squares fits",
+                 nstage > 0 && nlaw > 0 ? "; " : "",
+                 nlaw > 0 ? "laws fitted by least squares to " : "",
+                 a.law[0] != NULL ? a.law[0] : "", nlaw == 2 ? " and " : "",
+                 a.law[1] != NULL ? a.law[1] : "", nstage < 3 ? " (the rest from --hw)" : "");
+        if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK) {
             rc = cli_runtime_error(cmd, "internal error: hw file text too long");
             goto out;
         }
@@ -609,6 +718,8 @@ out:
         afd_points_free(&pts[k]);
         free(weights[k]);
     }
+    afd_law_points_free(&lp[0]);
+    afd_law_points_free(&lp[1]);
     return rc;
 }
 
@@ -616,7 +727,8 @@ const cli_command cli_cmd_calibrate = {
     .name = "calibrate",
     .path = "calibrate",
     .summary = "fit latency coefficients t = alpha x + beta to measured latencies",
-    .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--hw BASE] [--out FILE] | "
+    .usage = "calibrate [--attention F] [--ffn F] [--comm F] [--prefill F] [--decode F] "
+             "[--model M] [--device D] [--hw BASE] [--out FILE] | "
              "calibrate --batches FILE | "
              "calibrate --profile FILE [--allreduce FILE] --model M --device D [--tp T] "
              "[--summary] [--no-fit] [--also-fit TERMS] [--out FILE]",
@@ -633,6 +745,28 @@ const cli_command cli_cmd_calibrate = {
         "or --robust) as a key=value file for --hw; stages not measured come from\n"
         "--hw BASE.  --residuals writes a table for plotting:\n"
         "  stage x t fit residual fit_robust weight\n"
+        "\n"
+        "--prefill FILE and --decode FILE fit the serving laws of the latency file\n"
+        "(what pd, goodput and serve read) to measured batch times, by least squares\n"
+        "(GSL's gsl_multifit_linear):\n"
+        "  prefill batch:  t = prefill_a + prefill_b sum_p + prefill_c sum_p2\n"
+        "  decode step:    t = decode_beta + decode_gamma batch + decode_alpha kv\n"
+        "A prefill file has columns sum_p and sum_p2 (the sum of the batch's prompt\n"
+        "lengths and of their squares) or batch and prompt (batch prompts of prompt\n"
+        "tokens each); a decode file has batch and kv (KV tokens the batch holds in\n"
+        "all) or batch and context (tokens per sequence, kv = batch x context); the\n"
+        "time is column t (--t-col).  After the stage rows (if any) a second block has\n"
+        "one row per coefficient:\n"
+        "  coefficient n value se r2 sigma max_rel_err\n"
+        "(se its standard error, max_rel_err the largest |fit - t| / t over the\n"
+        "file's batches).  --out writes the laws with fit_max_rel_err, the largest\n"
+        "relative error of the laws written (with a law kept from --hw BASE, its\n"
+        "error too); a coefficient below 0 by no more than its standard error is\n"
+        "written as 0 (a warning says so), one further below is refused.  A law needs\n"
+        "4 batches or more, two values of each column, and the two not proportional\n"
+        "(one context for every batch size cannot tell gamma from alpha).  --model\n"
+        "and --device name what was measured (recorded as the file's model and\n"
+        "device; else the base's).\n"
         "\n"
         "--batches FILE instead fits Ascendra's batch-time regression (Appendix A,\n"
         "eq. 4-5) t = C1 (t_m + t_f) + C2 max(t_m, t_f) + C3 t_m + C4 t_f + C5 to a CSV\n"

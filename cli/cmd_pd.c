@@ -301,19 +301,22 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
     m.a = a->pa;
     m.b = a->pb;
     m.c2 = a->pc;
-    /* a latency file without laws (hw --out, calibrate --out: only the six
-     * AFD coefficients) leaves the decode step or the prefill time unset */
+    /* a latency file without laws (hw --out without a device, calibrate
+     * --out without --prefill/--decode: only the six AFD coefficients)
+     * leaves the decode step or the prefill time unset */
     if (a->hw != NULL && isnan(a->step) && !isnan(a->ttft) && !isnan(a->tpot))
         return cli_usage_error(cmd, "--decode-step is required: %s has no decode law "
                                     "(decode_beta, decode_gamma, decode_alpha); give "
-                                    "--decode-step, or write the file with afdkit estimate --out",
+                                    "--decode-step, or write the file with afdkit estimate --out "
+                                    "(or hw --out --device D, calibrate --decode FILE --out)",
                                a->hw);
     if (isnan(a->ttft) || isnan(a->step) || isnan(a->tpot))
         return cli_usage_error(cmd, "--ttft-slo, --decode-step and --tpot-slo are required");
     if (a->hw != NULL && !(a->pa > 0 || a->pb > 0 || a->pc > 0))
         return cli_usage_error(cmd, "the prefill time is zero: %s has no prefill law (prefill_a, "
                                     "prefill_b, prefill_c); give --prefill-a, --prefill-b or "
-                                    "--prefill-c, or write the file with afdkit estimate --out",
+                                    "--prefill-c, or write the file with afdkit estimate --out "
+                                    "(or hw --out --device D, calibrate --prefill FILE --out)",
                                a->hw);
     if (!(a->pa > 0 || a->pb > 0 || a->pc > 0))
         return cli_usage_error(cmd, "the prefill time is zero: give --prefill-a, --prefill-b or "

@@ -65,6 +65,71 @@ AFD_API afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_
  * negative coefficient, which the caller refuses). */
 AFD_API int afd_fit_clamp(double *v, double se, double round);
 
+/* ---- serving laws from measured batches
+ *
+ * The laws of a latency file (afd_hw.h), fitted to measured batch times:
+ *   prefill batch with prompts P_i:       t = a + b S1 + c S2,
+ *        S1 = sum P_i, S2 = sum P_i^2     (prefill_a, prefill_b, prefill_c)
+ *   decode step, b sequences, K KV tokens: t = beta + gamma b + alpha K
+ *                                          (decode_beta, decode_gamma, decode_alpha)
+ * Both are linear in their three coefficients: ordinary least squares on
+ * the design [1, x1, x2] (x1, x2 = S1, S2 or b, K) with GSL's
+ * gsl_multifit_linear, standard errors sqrt(s^2 (X^T X)^-1), s^2 = RSS/(n - 3).
+ * Ordinary least squares weighs every batch alike, so batches with long
+ * times dominate; max_rel_err says how well the short ones are met. */
+
+typedef enum afd_law_kind { AFD_LAW_PREFILL = 0, AFD_LAW_DECODE = 1 } afd_law_kind;
+
+typedef struct afd_law_points {
+    afd_law_kind kind; /* which law, for the coefficient names in messages */
+    size_t n;
+    double *x1, *x2; /* prefill: S1, S2; decode: b, K */
+    double *t;       /* measured time, > 0 */
+    long *line;      /* source line of each point (CSV input), or NULL */
+    char x1_name[24], x2_name[24]; /* what x1 and x2 were read from, for messages:
+                                      "sum_p", "batch x prompt", "batch", "kv", ... */
+} afd_law_points;
+
+/* Read measured batches from a CSV file (afd_csv.h), the time in column t_col:
+ *   prefill: columns sum_p and sum_p2 (S1 and S2 of each batch), or batch and
+ *            prompt (batch prompts of prompt tokens each: S1 = batch prompt,
+ *            S2 = batch prompt^2);
+ *   decode:  columns batch (b) and kv (K, the KV tokens the b sequences hold
+ *            in all), or batch and context (tokens per sequence: K = batch
+ *            context).
+ * Every value finite; batch >= 1, prompt >= 1, sum_p >= 1, kv and context
+ * >= 0, t > 0; and sum_p <= sum_p2 <= sum_p^2 (the sums of one batch's
+ * prompt lengths, each at least 1, and of their squares).  Errors name the
+ * line, the column and the value; a header with both forms, or neither, is
+ * an error naming the header.  AFD_EEMPTY for no data rows. */
+AFD_API afd_status afd_law_points_read(const char *path, afd_law_kind kind, const char *t_col,
+                                       afd_law_points *out, afd_error *err);
+AFD_API void afd_law_points_free(afd_law_points *p);
+
+typedef struct afd_law_fit {
+    size_t n;
+    double coef[3];     /* prefill: a, b, c; decode: beta, gamma, alpha */
+    double se[3];       /* their standard errors */
+    double r2;          /* 1 - RSS/TSS */
+    double sigma;       /* residual standard deviation sqrt(RSS/(n - 3)) */
+    double max_rel_err; /* max_i |fit_i - t_i| / t_i */
+    size_t worst;       /* index of the point with that error */
+} afd_law_fit;
+
+/* Fit one law.  Errors (AFD_EINVAL, err->text one line naming the lines,
+ * values and coefficients): fewer than 4 points (three coefficients and their errors need
+ * n - 3 >= 1); x1 or x2 the same on every row (its coefficient cannot be
+ * told from the intercept: e.g. every decode row at one batch size); x2 a
+ * linear function of x1 on every row (e.g. one context length for every
+ * decode batch, or every prompt of one length: K = context b, S2 = P S1),
+ * found as a smallest singular value below 1e-9 of the largest of the
+ * design with its columns scaled to unit length.  AFD_ENUMERIC if GSL fails. */
+AFD_API afd_status afd_fit_law(const afd_law_points *p, afd_law_fit *out, afd_error *err);
+
+/* max_i |c0 + c1 x1_i + c2 x2_i - t_i| / t_i over the points, and its index
+ * in *worst (may be NULL); NAN for no points. */
+AFD_API double afd_law_max_rel_err(const afd_law_points *p, const double coef[3], size_t *worst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -118,6 +118,7 @@ UNITS = {
     "plot": None,
     "merge": "cycles",  # the parts are sweep's with paper-910c
     "calibrate --profile": "ms",
+    "calibrate --prefill": "ms",
     "calibrate --profile --summary": None,  # relative errors
 }
 
@@ -131,6 +132,9 @@ def extra_cases(nbdata):
                        "--model", "llama-3.1-70b", "--device", "h100-sxm", "--tp", "4"]),
         ("calibrate", ["--profile", os.path.join(prof, "a100.codellama-34b.csv"),
                        "--model", "codellama-34b", "--device", "a100-80g", "--summary"]),
+        ("calibrate", ["--prefill", os.path.join(nbdata, "measured", "prefill.csv"),
+                       "--decode", os.path.join(nbdata, "measured", "decode.csv"),
+                       "--unit", "ms"]),
     ]
 
 

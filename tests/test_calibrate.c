@@ -233,6 +233,225 @@ static void read_points(void **state)
     unlink(path);
 }
 
+/* ---- serving laws */
+
+static afd_law_points law_points(size_t n, double *x1, double *x2, double *t, const char *n1,
+                                 const char *n2)
+{
+    afd_law_points p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.kind = strcmp(n1, "batch") == 0 ? AFD_LAW_DECODE : AFD_LAW_PREFILL;
+    p.x1 = x1;
+    p.x2 = x2;
+    p.t = t;
+    snprintf(p.x1_name, sizeof p.x1_name, "%s", n1);
+    snprintf(p.x2_name, sizeof p.x2_name, "%s", n2);
+    return p;
+}
+
+/* Batch times generated from known coefficients, no noise: the fit gives
+ * them back (to rounding), with zero residuals.  Prefill: batches of b
+ * prompts of P tokens, S1 = b P, S2 = b P^2, the estimator's grid; decode:
+ * b sequences of s tokens each, K = b s. */
+static void law_exact_recovery(void **state)
+{
+    static const double B[] = {1, 2, 4, 8}, P[] = {128, 512, 2048, 8192};
+    static const double DB[] = {1, 8, 64, 256}, DS[] = {256, 1024, 4096};
+    double x1[16], x2[16], t[16];
+    afd_law_points p;
+    afd_law_fit f;
+    afd_error err;
+    size_t i, j, n = 0;
+    (void)state;
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 4; j++) {
+            x1[n] = B[i] * P[j];
+            x2[n] = B[i] * P[j] * P[j];
+            t[n] = 8.5 + 0.071 * x1[n] + 6.5e-7 * x2[n];
+            n++;
+        }
+    p = law_points(n, x1, x2, t, "sum_p", "sum_p2");
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_OK);
+    assert_int_equal(f.n, 16);
+    assert_close(f.coef[0], 8.5, 1e-9, 0);
+    assert_close(f.coef[1], 0.071, 1e-12, 0);
+    assert_close(f.coef[2], 6.5e-7, 1e-12, 0);
+    assert_close(f.r2, 1, 1e-13, 0);
+    assert_true(f.max_rel_err < 1e-12);
+    assert_true(f.se[1] < 1e-12 * 0.071);
+    n = 0;
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 3; j++) {
+            x1[n] = DB[i];
+            x2[n] = DB[i] * DS[j];
+            t[n] = 15 + 0.041 * x1[n] + 2.7e-5 * x2[n];
+            n++;
+        }
+    p = law_points(n, x1, x2, t, "batch", "kv");
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_OK);
+    assert_close(f.coef[0], 15, 1e-12, 0);
+    assert_close(f.coef[1], 0.041, 1e-11, 0);
+    assert_close(f.coef[2], 2.7e-5, 1e-12, 0);
+    assert_true(f.max_rel_err < 1e-12);
+}
+
+/* A fit worked by hand.  Decode steps at b in {1, 2} and K in {100, 300}:
+ *     b   K    t
+ *     1  100  10
+ *     2  100  12
+ *     1  300  13
+ *     2  300  16
+ * Normal equations (X^T X) c = X^T t for c = (beta, gamma, alpha), with
+ * sum b = 6, sum K = 800, sum b^2 = 10, sum b K = 1200, sum K^2 = 200000,
+ * sum t = 51, sum b t = 10 + 24 + 13 + 32 = 79,
+ * sum K t = 1000 + 1200 + 3900 + 4800 = 10900:
+ *     4 beta +    6 gamma +    800 alpha =    51
+ *     6 beta +   10 gamma +   1200 alpha =    79
+ *   800 beta + 1200 gamma + 200000 alpha = 10900
+ * Row 2 - 1.5 row 1:  gamma + 0 alpha = 79 - 76.5, gamma = 2.5.
+ * Row 3 - 200 row 1:  0 gamma + 40000 alpha = 10900 - 10200, alpha = 0.0175.
+ * Row 1:  beta = (51 - 6 x 2.5 - 800 x 0.0175) / 4 = (51 - 15 - 14) / 4 = 5.5.
+ * Fitted: 9.75, 12.25, 13.25, 15.75; residuals +0.25, -0.25, -0.25, +0.25,
+ * RSS = 0.25, s^2 = RSS / (4 - 3) = 0.25, sigma = 0.5.
+ * (X^T X)^-1 (the design is orthogonal once centred, b - 1.5 = +-0.5 and
+ * K - 200 = +-100): var(gamma) = s^2 / sum (b - 1.5)^2 = 0.25 / 1,
+ * var(alpha) = s^2 / sum (K - 200)^2 = 0.25 / 40000, var(beta) = s^2 / 4 +
+ * 1.5^2 var(gamma) + 200^2 var(alpha) = 0.0625 + 0.5625 + 0.25 = 0.875.
+ * TSS = sum (t - 12.75)^2 = 7.5625 + 0.5625 + 0.0625 + 10.5625 = 18.75,
+ * r2 = 1 - 0.25 / 18.75.  Largest relative error 0.25 / 10 at the first row. */
+static void law_by_hand(void **state)
+{
+    double b[4] = {1, 2, 1, 2}, K[4] = {100, 100, 300, 300}, t[4] = {10, 12, 13, 16};
+    afd_law_points p = law_points(4, b, K, t, "batch", "kv");
+    afd_law_fit f;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_OK);
+    assert_close(f.coef[0], 5.5, 1e-13, 0);
+    assert_close(f.coef[1], 2.5, 1e-13, 0);
+    assert_close(f.coef[2], 0.0175, 1e-13, 0);
+    assert_close(f.se[0], sqrt(0.875), 1e-12, 0);
+    assert_close(f.se[1], 0.5, 1e-12, 0);
+    assert_close(f.se[2], 0.5 / 200, 1e-12, 0);
+    assert_close(f.sigma, 0.5, 1e-12, 0);
+    assert_close(f.r2, 1 - 0.25 / 18.75, 1e-13, 0);
+    assert_close(f.max_rel_err, 0.025, 1e-12, 0);
+    assert_int_equal(f.worst, 0);
+}
+
+static void law_errors(void **state)
+{
+    double b[5] = {4, 4, 4, 4, 4}, K[5] = {100, 200, 300, 400, 500}, t[5] = {1, 2, 3, 4, 5};
+    long line[5] = {2, 3, 4, 5, 6};
+    afd_law_points p = law_points(3, b, K, t, "batch", "kv");
+    afd_law_fit f;
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_EINVAL);
+    assert_string_equal(err.text,
+                        "need at least 4 batches to fit 3 coefficients with standard errors, "
+                        "got 3");
+    assert_true(isnan(f.coef[0]));
+    p.n = 5;
+    p.line = line;
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "every row (lines 2-6) has batch = 4: decode_gamma cannot be "
+                                  "told from decode_beta; measure at two values or more");
+    /* one context for every batch: K = 64 b */
+    b[0] = 1, b[1] = 2, b[2] = 4, b[3] = 8, b[4] = 16;
+    for (int i = 0; i < 5; i++)
+        K[i] = 64 * b[i];
+    snprintf(p.x2_name, sizeof p.x2_name, "batch x context");
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "batch x context is a linear function of batch on every row "
+                                  "(lines 2-6): decode_gamma and decode_alpha cannot be told "
+                                  "apart; vary one at a fixed value of the other");
+    /* K = 1000 - 64 b: dependent with the intercept as well */
+    for (int i = 0; i < 5; i++)
+        K[i] = 1000 - 64 * b[i];
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_EINVAL);
+    assert_true(strstr(err.text, "is a linear function of batch") != NULL);
+    /* the same with one point off the line is a fit */
+    K[4] += 1;
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_OK);
+    t[2] = 0;
+    assert_int_equal(afd_fit_law(&p, &f, &err), AFD_EINVAL);
+    assert_int_equal(err.line, 4);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void law_read(void **state)
+{
+    char path[] = "/tmp/afdkit-test-law-XXXXXX";
+    int fd = mkstemp(path);
+    afd_law_points p;
+    afd_error err;
+    (void)state;
+    close(fd);
+    /* prefill, batch and prompt: S1 = b P, S2 = b P^2 */
+    write_text(path, "batch,prompt,ms\n2,100,30\n4,512,90.5\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_PREFILL, "ms", &p, &err), AFD_OK);
+    assert_int_equal(p.n, 2);
+    assert_close(p.x1[1], 4 * 512, 0, 0);
+    assert_close(p.x2[1], 4 * 512 * 512, 0, 0);
+    assert_close(p.t[1], 90.5, 0, 0);
+    assert_int_equal(p.line[1], 3);
+    assert_string_equal(p.x1_name, "batch x prompt");
+    afd_law_points_free(&p);
+    /* prefill, the sums themselves */
+    write_text(path, "t,sum_p,sum_p2\n30,300,50000\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_PREFILL, "t", &p, &err), AFD_OK);
+    assert_close(p.x2[0], 50000, 0, 0);
+    assert_string_equal(p.x2_name, "sum_p2");
+    afd_law_points_free(&p);
+    /* S2 outside [S1, S1^2]: not sums of one batch */
+    write_text(path, "sum_p,sum_p2,t\n300,50000,30\n300,200,31\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_PREFILL, "t", &p, &err), AFD_EPARSE);
+    assert_int_equal(err.line, 3);
+    assert_string_equal(err.text, "sum_p2 = 200 is not between sum_p = 300 and sum_p^2: not the "
+                                  "sums of one batch's prompt lengths (each >= 1) and of their "
+                                  "squares");
+    /* decode, batch and context: K = b s */
+    write_text(path, "batch,context,t\n8,1000,20\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_OK);
+    assert_close(p.x1[0], 8, 0, 0);
+    assert_close(p.x2[0], 8000, 0, 0);
+    afd_law_points_free(&p);
+    write_text(path, "batch,kv,t\n8,1000,20\n0,1000,20\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EPARSE);
+    assert_int_equal(err.line, 3);
+    assert_string_equal(err.text, "batch must be >= 1: '0'");
+    write_text(path, "batch,kv,t\n8,1000,-2\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EPARSE);
+    assert_string_equal(err.text, "t must be > 0: '-2'");
+    write_text(path, "batch,kv,t\n8,nan,2\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EPARSE);
+    assert_string_equal(err.text, "column 'kv' is not a finite number: 'nan'");
+    /* a missing column names the forms and the header */
+    write_text(path, "batch,t\n8,2\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EPARSE);
+    assert_int_equal(err.line, 1);
+    assert_string_equal(err.text, "a decode file needs columns batch and kv, or batch and "
+                                  "context (header has 'batch', 't')");
+    write_text(path, "batch,kv,context,t\n8,1,2,2\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EPARSE);
+    assert_string_equal(err.text, "both batch, kv and batch, context columns: give one form");
+    write_text(path, "batch,kv,time\n8,1,2\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EPARSE);
+    assert_string_equal(err.text, "unknown column 't' (header has 'batch', 'kv', 'time')");
+    write_text(path, "batch,kv,t\n");
+    assert_int_equal(afd_law_points_read(path, AFD_LAW_DECODE, "t", &p, &err), AFD_EEMPTY);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +459,8 @@ int main(void)
         cmocka_unit_test(recovers_planted),  cmocka_unit_test(robust_to_outliers),
         cmocka_unit_test(errors),            cmocka_unit_test(read_points),
         cmocka_unit_test(huge_values),       cmocka_unit_test(clamp),
+        cmocka_unit_test(law_exact_recovery), cmocka_unit_test(law_by_hand),
+        cmocka_unit_test(law_errors),        cmocka_unit_test(law_read),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
