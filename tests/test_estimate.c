@@ -63,7 +63,13 @@ static void parameter_counts(void **state)
     assert_close(afd_model_weight_bytes(&m), 2 * 8030261248.0, 0, 0);
     /* GQA: 2 (K, V) x 32 layers x 8 heads x 128 x 2 bytes */
     assert_close(afd_model_kv_bytes_per_token(&m), 131072, 0, 0);
+    /* the configs' own numbers: no sliding window in Llama 3.1 */
+    assert_true(m.max_position == 131072 && m.sliding_window == 0);
+    m = load_model("mistral-7b");
+    assert_true(m.max_position == 32768 && m.sliding_window == 4096);
     m = load_model("qwen2.5-14b");
+    /* "sliding_window": 131072 with "use_sliding_window": false */
+    assert_true(m.max_position == 131072 && m.sliding_window == 0);
     assert_true(m.qkv_bias);
     assert_close(afd_model_params(&m), 14770033664.0, 0, 0);
     m = load_model("deepseek-v3");
