@@ -702,6 +702,12 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
             goto out;
+        /* pd, goodput and serve convert SLOs given with a unit (2s, 50ms)
+         * to the file's: laws without one can only take bare numbers */
+        if (nlaw > 0 && hw.unit[0] == '\0')
+            cli_warn(cmd, "%s states no unit: give --unit (s, ms or us) so that times with a "
+                          "unit (2s, 50ms) can be set against its laws",
+                     a.out);
     }
     if (rt != NULL) {
         rc = cli_table_finish_file(rt, cmd, a.resid);
