@@ -219,6 +219,15 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             }
             memcpy(dst, s + eq, m);
             dst[m] = '\0';
+            /* the unit is no comment: a suffix (2s, 100ms) converts to it */
+            if (k == N_NUMERIC && strcmp(dst, "cycles") != 0) {
+                double sec;
+                if (afd_unit_seconds(dst, &sec) != AFD_OK) {
+                    afd_priv_show(s + eq, m, v, sizeof v);
+                    return afd_priv_fail(err, AFD_EPARSE, line, 0,
+                                         "unit must be s, ms, us, ns or cycles: '%s'", v);
+                }
+            }
             continue;
         }
         {

@@ -154,6 +154,9 @@ static void parse_errors(void **state)
     expect_error("alpha_a\n", AFD_EPARSE, 1, "expected key = value: 'alpha_a'");
     expect_error("unit = microseconds-per-token\n", AFD_EPARSE, 1,
                  "unit: longer than 15 characters: 'microseconds-per-token'");
+    /* a unit nothing converts to would make every suffix fail with "no conversion" */
+    expect_error("unit = hours\n", AFD_EPARSE, 1, "unit must be s, ms, us, ns or cycles: 'hours'");
+    expect_error("unit = min\n", AFD_EPARSE, 1, "unit must be s, ms, us, ns or cycles: 'min'");
     expect_error("alpha_a=\n", AFD_EPARSE, 1, "alpha_a: not a number: ''");
     expect_error("alpha_a=0\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
                  0, "alpha_a must be > 0: Attention time must grow with the token load");
