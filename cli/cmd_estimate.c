@@ -124,6 +124,32 @@ static void model_meta(cli_table *t, const afd_model *m)
                        m->qk_nope_head_dim, m->v_head_dim);
 }
 
+/* Warn about every law whose fit is off by more than AFD_ESTIMATE_FIT_WARN
+ * somewhere on its grid, naming the law, the error and where. */
+static void warn_fit(const char *cmd, const afd_estimate_fit *fit)
+{
+    static const char *const what[AFD_FIT_N] = {
+        "the prefill law a + b sum P + c sum P^2", "the decode law beta + gamma b + alpha K",
+        "the Attention law alpha_a K + beta_a", "the FFN law alpha_f n + beta_f"};
+    int k;
+    for (k = 0; k < AFD_FIT_N; k++) {
+        const afd_estimate_fit_law *l = &fit->law[k];
+        if (!(l->max_rel_err > AFD_ESTIMATE_FIT_WARN))
+            continue;
+        if (k == AFD_FIT_FFN)
+            cli_warn(cmd, "%s is off the estimator by %.0f%% at aggregated batch %g (fitted "
+                          "over %g to %g sequences; warned above %g%%)",
+                     what[k], 100 * l->max_rel_err, l->at_batch, l->lo_batch, l->hi_batch,
+                     100 * AFD_ESTIMATE_FIT_WARN);
+        else
+            cli_warn(cmd, "%s is off the estimator by %.0f%% at batch %g, %s %g (fitted over "
+                          "batches %g to %g; warned above %g%%)",
+                     what[k], 100 * l->max_rel_err, l->at_batch,
+                     k == AFD_FIT_PREFILL ? "prompt" : "context", l->at_seq, l->lo_batch,
+                     l->hi_batch, 100 * AFD_ESTIMATE_FIT_WARN);
+    }
+}
+
 static int run_estimate(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -161,16 +187,19 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
     }
     if (a.out != NULL) {
         afd_hw hw;
-        char text[4096], comment[256];
+        char text[4096], comment[512];
         if (a.paper)
             return cli_usage_error(cmd, "--out fits afdkit's forms; drop --paper-forms");
-        st = afd_estimate_laws(&m, &d, a.tp, &hw, &err);
+        afd_estimate_fit fit;
+        st = afd_estimate_laws_fit(&m, &d, a.tp, &hw, &fit, &err);
         if (st != AFD_OK)
             return st == AFD_EINVAL ? cli_usage_error(cmd, "%s", err.text)
                                     : cli_runtime_error(cmd, "%s", err.text);
+        warn_fit(cmd, &fit);
         snprintf(comment, sizeof comment,
                  "afdkit estimate: %s on %s, TP %g; laws fitted to BestServe's estimator "
-                 "(largest relative error %.3g)", m.name, d.name, a.tp, hw.fit_max_rel_err);
+                 "(largest relative error %.3g; AFD coefficients %.3g)", m.name, d.name, a.tp,
+                 hw.fit_max_rel_err, hw.afd_fit_max_rel_err);
         if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK)
             return cli_runtime_error(cmd, "internal error: latency file text too long");
         if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
@@ -282,7 +311,10 @@ const cli_command cli_cmd_estimate = {
         "\n"
         "--out FILE writes a latency file for --hw: the prefill law a + b sum P + c sum P^2\n"
         "and the decode law beta + gamma b + alpha K fitted to this estimator over a grid\n"
-        "(their largest relative error as fit_max_rel_err), the six AFD coefficients, in ms.",
+        "(their largest relative error as fit_max_rel_err), the six AFD coefficients (the\n"
+        "FFN's fitted over aggregated batches 1 to 8192, the Attention's over the decode\n"
+        "grid; the larger error as afd_fit_max_rel_err), in ms.  A law off the estimator by\n"
+        "more than 15% somewhere on its grid is named on stderr.",
     .groups = est_groups,
     .run = run_estimate,
 };

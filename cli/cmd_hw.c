@@ -128,7 +128,17 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         int k = opt->id - OPT_HIDDEN;
         a->have_dims[k] = 1;
         a->have_dims_any = 1;
-        return cli_real_min(cmd, opt->name, arg, 0, k == 6 ? 0 : 1, &a->dims[k]);
+        char ex[200];
+        int rc = cli_real_min(cmd, opt->name, arg, 0, k == 6 ? 0 : 1, &a->dims[k]);
+        if (rc != 0)
+            return rc;
+        /* a config.json's dimensions are integers below 1e9; an element is
+         * at most 8 bytes (FP64) */
+        if (k == 2 ? a->dims[k] > 8 : !(a->dims[k] < 1e9))
+            return cli_usage_error(cmd, "--%s must be %s: '%s'", opt->name,
+                                   k == 2 ? "in (0, 8] bytes" : "below 1e9",
+                                   cli_excerpt(arg, ex, sizeof ex));
+        return 0;
     }
 }
 
@@ -203,6 +213,16 @@ static int run(const cli_command *self, int argc, char **argv)
     if (a.spec[AFD_HW_EXPERTS_PER_CARD] > m.n_experts)
         return cli_usage_error(cmd, "--experts-per-card %g exceeds the %g routed experts of %s",
                                a.spec[AFD_HW_EXPERTS_PER_CARD], m.n_experts, a.model);
+    /* a token reaches at most every expert, and the FFN-side layers are
+     * some of the model's layers */
+    if (m.top_k > m.n_experts)
+        return cli_usage_error(cmd, "%g experts per token (--top-k) exceed the %g routed experts "
+                                    "(--experts) of %s",
+                               m.top_k, m.n_experts, a.model);
+    if (m.ffn_layers > m.attn_layers)
+        return cli_usage_error(cmd, "%g FFN-side layers (--ffn-layers) exceed the %g layers "
+                                    "(--layers) of %s",
+                               m.ffn_layers, m.attn_layers, a.model);
     for (k = 0; k < 3; k++) {
         char ex[200];
         if (a.beta[k] == NULL)

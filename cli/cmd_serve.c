@@ -454,7 +454,8 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_runtime_error(cmd, "out of memory");
     }
     cli_table_provenance(t);
-    cli_table_unit(t, "ms");
+    /* times in ms (ms above), throughput per second */
+    cli_table_unit(t, "ms; throughput in requests/s");
     cli_table_meta(t, "arch", "%s", su.params.policy->name);
     cli_table_meta(t, "events", "%llu", (unsigned long long)r.events);
     cli_table_meta(t, "stable", "%s", r.unstable ? "no" : "yes");

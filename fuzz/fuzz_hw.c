@@ -27,13 +27,13 @@ static const double *field(const afd_hw *hw, const char *key, size_t n)
     static const char *const names[] = {
         "alpha_a",      "beta_a",       "alpha_f",         "beta_f",    "alpha_c",
         "beta_c",       "prefill_a",    "prefill_b",       "prefill_c", "decode_beta",
-        "decode_gamma", "decode_alpha", "fit_max_rel_err",
+        "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err",
     };
     const double *const fields[] = {
         &hw->alpha_a,         &hw->beta_a,      &hw->alpha_f,      &hw->beta_f,
         &hw->alpha_c,         &hw->beta_c,      &hw->prefill_a,    &hw->prefill_b,
         &hw->prefill_c,       &hw->decode_beta, &hw->decode_gamma, &hw->decode_alpha,
-        &hw->fit_max_rel_err,
+        &hw->fit_max_rel_err, &hw->afd_fit_max_rel_err,
     };
     size_t k;
     for (k = 0; k < sizeof names / sizeof names[0]; k++)

@@ -104,34 +104,75 @@ AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
                                         afd_error *err);
 
 /* Fill hw with laws fitted (GSL weighted least squares, weights 1/t^2 so the
- * fit minimises relative error) to the estimator over a grid, in
- * milliseconds, for an instance of tp devices:
+ * fit minimises relative error, coefficients >= 0) to the estimator, in
+ * milliseconds, for an instance of tp devices, each law over the range it
+ * is used on:
  *   prefill batch, prompts P_i:  a + b sum P_i + c sum P_i^2
  *        (grid: b in {1, 2, 4, 8}, P in {128, ..., 16384});
  *   decode step, b sequences holding K tokens:  beta + gamma b + alpha K
- *        (grid: b in {1, ..., 256}, context in {128, ..., 16384});
+ *        (grid: b in {1, ..., 256}, context in {128, ..., 16384}, the points
+ *        whose K fits in the KV cache);
  * fit_max_rel_err = the largest |fit - estimate| / estimate over both grids.
- * The six AFD coefficients are the decode attention (alpha_a per KV token,
- * beta_a fixed) and MLP/MoE (alpha_f per sequence, beta_f fixed) parts of the
- * same fit done per module type, and alpha_c/beta_c the whole model's
- * Attention-FFN activation transfer (2 h dtype bytes per sequence and layer
- * each way over net_gbps x comm_eff_decode; beta_c = layers x
- * comm_latency_ms).  unit = "ms", model and device named. */
+ * The six AFD coefficients (afd_hw.h):
+ *   alpha_a K + beta_a: the decode Attention side of the whole model (norms,
+ *        attention, its all-reduce) against the token load K, on the decode
+ *        grid above (an Attention instance holds at most its KV cache);
+ *   alpha_f n + beta_f: the FFN side (MLP/MoE, its all-reduce, the output
+ *        head) against the aggregated batch n = r B, which is hundreds to
+ *        thousands of sequences (B up to a few hundred, r up to ~30), so the
+ *        grid is n in {1, 2, 3, 4, 6, ..., AFD_ESTIMATE_FFN_BATCH_MAX} (2^k
+ *        and 3 x 2^k): on a decode grid of b <= 256 the line would follow
+ *        only the weight read and understate the compute-bound FFN at
+ *        n = 2048 by ~45% (llama-3.1-70b on h100-sxm, TP 4);
+ *   alpha_c n + beta_c: the Attention-FFN activation transfer, exact rather
+ *        than fitted (2 h dtype bytes per sequence and layer each way over
+ *        net_gbps x comm_eff_decode; beta_c = layers x comm_latency_ms).
+ * afd_fit_max_rel_err = the larger error of the Attention and FFN fits.
+ * One line cannot follow the roofline's kink (weight-read-bound below the
+ * critical batch, compute-bound above) nor an MoE layer's expert reads,
+ * min(k b, N_e) experts (concave in b): the errors say how far the laws are
+ * from the estimator, and AFD_ESTIMATE_FIT_WARN is where afdkit warns.
+ * unit = "ms", model and device named. */
 AFD_API afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
                                      afd_hw *hw, afd_error *err);
+
+/* Largest aggregated batch of the FFN fit, and the relative error above
+ * which a fitted law is reported as unfit for its range. */
+#define AFD_ESTIMATE_FFN_BATCH_MAX 8192
+#define AFD_ESTIMATE_FIT_WARN 0.15
+
+/* How well each law fits the estimator on its grid (afd_estimate_laws). */
+enum { AFD_FIT_PREFILL, AFD_FIT_DECODE, AFD_FIT_ATTENTION, AFD_FIT_FFN, AFD_FIT_N };
+typedef struct afd_estimate_fit_law {
+    char law[16];         /* "prefill", "decode", "attention", "ffn" */
+    double max_rel_err;   /* largest |law - estimate| / estimate; NAN if not fitted */
+    double at_batch;      /* where it is largest: batch (ffn: aggregated batch n) */
+    double at_seq;        /* and prompt or context length (NAN for ffn) */
+    double lo_batch, hi_batch; /* the grid's batch range */
+} afd_estimate_fit_law;
+
+typedef struct afd_estimate_fit {
+    afd_estimate_fit_law law[AFD_FIT_N];
+} afd_estimate_fit;
+
+/* afd_estimate_laws, and each law's fit in *fit. */
+AFD_API afd_status afd_estimate_laws_fit(const afd_model *m, const afd_device *d, double tp,
+                                         afd_hw *hw, afd_estimate_fit *fit, afd_error *err);
 
 /* Heterogeneous AFD: Attention instances of tp devices dev_a, FFN instances
  * of tp devices dev_f.  The six coefficients of afd_estimate_laws, each side
  * timed on its own device: alpha_a and beta_a fitted to the Attention side
  * (norms, attention, its all-reduce) on dev_a, alpha_f and beta_f to the FFN
- * side (MLP/MoE, its all-reduce, the head) on dev_f, over the decode grid
- * that fits in dev_a's KV cache (where the KV cache lives); alpha_c is the
+ * side (MLP/MoE, its all-reduce, the head) on dev_f, over the grids of
+ * afd_estimate_laws (the decode grid that fits in dev_a's KV cache, where
+ * the KV cache lives; the aggregated batches); alpha_c is the
  * same activation transfer over the slower end of the link,
  * min(net_gbps x comm_eff_decode) of the two, and beta_c = layers x the
  * larger comm_latency_ms.  With dev_a identical to dev_f the six equal
  * afd_estimate_laws' exactly.  A pair serves no collocated instance, so
- * the prefill and decode laws are left NAN; fit_max_rel_err is the larger
- * of the two sides' fits; device reads "A+F".  Both devices must hold the
+ * the prefill and decode laws are left NAN; fit_max_rel_err and
+ * afd_fit_max_rel_err are the larger of the two sides' fits; device reads
+ * "A+F".  Both devices must hold the
  * model's weights at tp (the estimator times a whole forward pass on each,
  * then takes its side: conservative for memory).  Errors as
  * afd_estimate_laws. */

@@ -37,6 +37,9 @@ typedef struct afd_hw {
     double fit_max_rel_err; /* largest relative error of the fit over its grid; NAN if unknown */
     char model[64];         /* provenance: model and device it came from, "" if unknown */
     char device[64];
+    /* largest relative error of the six AFD coefficients' fits over the
+     * ranges they are used on (afd_estimate.h); NAN if unknown */
+    double afd_fit_max_rel_err;
 } afd_hw;
 
 /* Every coefficient NAN, every string empty: the start of an afd_hw built by
@@ -63,7 +66,7 @@ AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
  * required, each once); optional "unit = s", "model = NAME", "device = NAME",
  * the serving laws (prefill_a prefill_b prefill_c, all three or none;
  * decode_beta decode_gamma decode_alpha, likewise; each >= 0) and
- * fit_max_rel_err; '#' starts a comment;
+ * fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment;
  * blank lines are ignored.  Errors name the line: unknown or repeated key,
  * bad number, missing coefficient; the result is also checked with
  * afd_hw_check. */

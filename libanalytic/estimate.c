@@ -432,6 +432,7 @@ typedef struct grid {
     size_t n;
     double x[MAX_GRID][3]; /* regressors */
     double y[MAX_GRID];
+    double b[MAX_GRID], s[MAX_GRID]; /* the point: batch, sequence */
 } grid;
 
 /* Non-negative weighted least squares of y on the columns of x (3 or fewer
@@ -439,9 +440,10 @@ typedef struct grid {
  * the best fit whose coefficients are all >= 0 is kept (the exact
  * non-negative solution for three unknowns).  Returns the largest relative
  * error of the kept fit, or NAN if none. */
-static double fit_nonneg(const grid *g, int ncol, double *coef)
+static double fit_nonneg(const grid *g, int ncol, double *coef, size_t *worst)
 {
     double best = INFINITY, best_err = NAN;
+    size_t best_at = 0;
     int mask, j;
     for (j = 0; j < 3; j++)
         coef[j] = 0;
@@ -451,7 +453,7 @@ static double fit_nonneg(const grid *g, int ncol, double *coef)
         gsl_vector *y, *w, *cf;
         gsl_multifit_linear_workspace *ws;
         double chisq, c[3] = {0, 0, 0}, maxe = 0;
-        size_t i;
+        size_t i, at = 0;
         for (j = 0; j < ncol; j++)
             if (mask & (1 << j))
                 cols[p++] = j;
@@ -484,11 +486,14 @@ static double fit_nonneg(const grid *g, int ncol, double *coef)
             for (i = 0; i < g->n; i++) {
                 double f = c[0] * g->x[i][0] + c[1] * g->x[i][1] + c[2] * g->x[i][2];
                 double r = fabs(f - g->y[i]) / g->y[i];
-                if (r > maxe)
+                if (r > maxe) {
                     maxe = r;
+                    at = i;
+                }
             }
             best = chisq;
             best_err = maxe;
+            best_at = at;
             memcpy(coef, c, sizeof c);
         }
         gsl_multifit_linear_free(ws);
@@ -498,6 +503,8 @@ static double fit_nonneg(const grid *g, int ncol, double *coef)
         gsl_vector_free(y);
         gsl_matrix_free(X);
     }
+    if (worst)
+        *worst = best_at;
     return best_err;
 }
 
@@ -521,11 +528,34 @@ static afd_status decode_split(const afd_model *m, const afd_device *d, double t
     return AFD_OK;
 }
 
+/* Record law k's fit error, where it is largest and its grid's batch range. */
+static void fit_note(afd_estimate_fit *fit, int k, const char *name, const grid *g, double err,
+                     size_t worst)
+{
+    afd_estimate_fit_law *l;
+    size_t i;
+    if (!fit)
+        return;
+    l = &fit->law[k];
+    snprintf(l->law, sizeof l->law, "%s", name);
+    l->max_rel_err = err;
+    l->at_batch = g->n > 0 ? g->b[worst] : NAN;
+    l->at_seq = g->n > 0 ? g->s[worst] : NAN;
+    l->lo_batch = l->hi_batch = NAN;
+    for (i = 0; i < g->n; i++) {
+        if (!(g->b[i] >= l->lo_batch))
+            l->lo_batch = g->b[i];
+        if (!(g->b[i] <= l->hi_batch))
+            l->hi_batch = g->b[i];
+    }
+}
+
 /* The laws of afd_estimate_laws (pair = 0, da == df) or of
- * afd_estimate_laws_afd (pair = 1): the Attention side timed on da, the FFN
- * side on df, on the decode grid that fits in da's KV cache. */
+ * afd_estimate_laws_afd (pair = 1): the Attention side timed on da over the
+ * decode grid that fits in da's KV cache, the FFN side on df over the
+ * aggregated batches of AFD_ESTIMATE_FFN_BATCH_MAX and below. */
 static afd_status laws(const afd_model *m, const afd_device *da, const afd_device *df, double tp,
-                       int pair, afd_hw *hw, afd_error *err)
+                       int pair, afd_hw *hw, afd_estimate_fit *fit, afd_error *err)
 {
     static const double P[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     static const double B[] = {1, 2, 4, 8};
@@ -534,12 +564,17 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
     grid g, ga, gf;
     afd_estimate e;
     afd_status st;
-    double coef[3], cap, err_p, err_d, err_a, err_f;
-    size_t i, j;
+    double coef[3], cap, err_p, err_d, err_a, err_f, n;
+    size_t i, j, w_p = 0, w_d = 0, w_a = 0, w_f = 0;
 
     afd_error_clear(err);
     afd_hw_init(hw);
-    err_p = err_d = 0;
+    if (fit)
+        for (i = 0; i < 4; i++) {
+            grid none = {.n = 0};
+            fit_note(fit, (int)i, "", &none, NAN, 0);
+        }
+    err_p = err_d = NAN;
     st = afd_kv_capacity_tokens(m, da, tp, &cap, err);
     if (st == AFD_OK && pair) {
         double cap_f;
@@ -558,16 +593,20 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
             g.x[g.n][0] = 1;
             g.x[g.n][1] = B[i] * P[j];
             g.x[g.n][2] = B[i] * P[j] * P[j];
+            g.b[g.n] = B[i];
+            g.s[g.n] = P[j];
             g.y[g.n++] = e.forward_s * 1e3;
         }
     if (!pair) {
-        err_p = fit_nonneg(&g, 3, coef);
+        err_p = fit_nonneg(&g, 3, coef, &w_p);
+        fit_note(fit, AFD_FIT_PREFILL, "prefill", &g, err_p, w_p);
         hw->prefill_a = coef[0];
         hw->prefill_b = coef[1];
         hw->prefill_c = coef[2];
     }
-    /* Decode: beta + gamma b + alpha K, K = b s, over what fits in memory. */
-    g.n = ga.n = gf.n = 0;
+    /* Decode: beta + gamma b + alpha K, K = b s, over what fits in memory;
+     * the Attention side alpha_a K + beta_a on the same points. */
+    g.n = ga.n = 0;
     for (i = 0; i < sizeof DB / sizeof DB[0]; i++)
         for (j = 0; j < sizeof DS / sizeof DS[0]; j++) {
             afd_estimate_options o = {.tp = tp, .phase = AFD_DECODE, .batch = DB[i], .seq = DS[j]};
@@ -578,39 +617,56 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
             st = pair ? AFD_OK : afd_estimate_forward(m, da, &o, &e, err);
             if (st == AFD_OK)
                 st = decode_split(m, da, tp, DB[i], DS[j], &ta, &tf, err);
-            if (st == AFD_OK && pair) {
-                double ta_f;
-                st = decode_split(m, df, tp, DB[i], DS[j], &ta_f, &tf, err);
-            }
             if (st != AFD_OK)
                 goto done;
             g.x[g.n][0] = 1;
             g.x[g.n][1] = DB[i];
             g.x[g.n][2] = K;
+            g.b[g.n] = DB[i];
+            g.s[g.n] = DS[j];
             g.y[g.n++] = e.forward_s * 1e3;
             ga.x[ga.n][0] = 1;
             ga.x[ga.n][1] = K;
             ga.x[ga.n][2] = 0;
+            ga.b[ga.n] = DB[i];
+            ga.s[ga.n] = DS[j];
             ga.y[ga.n++] = ta;
-            gf.x[gf.n][0] = 1;
-            gf.x[gf.n][1] = DB[i];
-            gf.x[gf.n][2] = 0;
-            gf.y[gf.n++] = tf;
         }
     if (!pair) {
-        err_d = fit_nonneg(&g, 3, coef);
+        err_d = fit_nonneg(&g, 3, coef, &w_d);
+        fit_note(fit, AFD_FIT_DECODE, "decode", &g, err_d, w_d);
         hw->decode_beta = coef[0];
         hw->decode_gamma = coef[1];
         hw->decode_alpha = coef[2];
     }
-    err_a = fit_nonneg(&ga, 2, coef);
+    err_a = fit_nonneg(&ga, 2, coef, &w_a);
+    fit_note(fit, AFD_FIT_ATTENTION, "attention", &ga, err_a, w_a);
     hw->beta_a = coef[0];
     hw->alpha_a = coef[1];
-    err_f = fit_nonneg(&gf, 2, coef);
+    /* FFN: alpha_f n + beta_f over the aggregated batches n = r B the FFN
+     * runs, 1 to AFD_ESTIMATE_FFN_BATCH_MAX at 2^k and 3 x 2^k (the FFN
+     * side does not depend on the context length: timed at s = 1). */
+    gf.n = 0;
+    for (i = 0; (n = i == 0 ? 1 : ldexp((i - 1) % 2 ? 3 : 2, (int)(i - 1) / 2)) <=
+                AFD_ESTIMATE_FFN_BATCH_MAX;
+         i++) {
+        double ta, tf;
+        st = decode_split(m, df, tp, n, 1, &ta, &tf, err);
+        if (st != AFD_OK)
+            goto done;
+        gf.x[gf.n][0] = 1;
+        gf.x[gf.n][1] = n;
+        gf.x[gf.n][2] = 0;
+        gf.b[gf.n] = n;
+        gf.s[gf.n] = NAN;
+        gf.y[gf.n++] = tf;
+    }
+    err_f = fit_nonneg(&gf, 2, coef, &w_f);
+    fit_note(fit, AFD_FIT_FFN, "ffn", &gf, err_f, w_f);
     hw->beta_f = coef[0];
     hw->alpha_f = coef[1];
-    if (isnan(err_p) || isnan(err_d) || isnan(err_a) || isnan(err_f) || !(hw->alpha_a > 0) ||
-        !(hw->alpha_f > 0)) {
+    if ((!pair && (isnan(err_p) || isnan(err_d))) || isnan(err_a) || isnan(err_f) ||
+        !(hw->alpha_a > 0) || !(hw->alpha_f > 0)) {
         st = afd_priv_fail(err, AFD_ENUMERIC, 0, 0, "no non-negative least-squares fit of the laws");
         goto done;
     }
@@ -624,10 +680,12 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
                       ((link_a < link_f ? link_a : link_f) * 1e9) * 1e3;
         hw->beta_c = m->layers * lat;
     }
+    hw->afd_fit_max_rel_err = err_a > err_f ? err_a : err_f;
     /* a pair has no serving laws: its fit error is that of the two sides */
     if (pair)
-        err_p = err_a, err_d = err_f;
-    hw->fit_max_rel_err = err_p > err_d ? err_p : err_d;
+        hw->fit_max_rel_err = hw->afd_fit_max_rel_err;
+    else
+        hw->fit_max_rel_err = err_p > err_d ? err_p : err_d;
     snprintf(hw->unit, sizeof hw->unit, "ms");
     snprintf(hw->model, sizeof hw->model, "%s", m->name);
     if (pair)
@@ -648,13 +706,19 @@ done:
 afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp, afd_hw *hw,
                              afd_error *err)
 {
-    return laws(m, d, d, tp, 0, hw, err);
+    return laws(m, d, d, tp, 0, hw, NULL, err);
+}
+
+afd_status afd_estimate_laws_fit(const afd_model *m, const afd_device *d, double tp, afd_hw *hw,
+                                 afd_estimate_fit *fit, afd_error *err)
+{
+    return laws(m, d, d, tp, 0, hw, fit, err);
 }
 
 afd_status afd_estimate_laws_afd(const afd_model *m, const afd_device *dev_a,
                                  const afd_device *dev_f, double tp, afd_hw *hw, afd_error *err)
 {
-    return laws(m, dev_a, dev_f, tp, 1, hw, err);
+    return laws(m, dev_a, dev_f, tp, 1, hw, NULL, err);
 }
 
 /* ---- decode slots from the decode law */

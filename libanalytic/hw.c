@@ -35,12 +35,13 @@ static const struct {
 static const char *const keys[6] = {"alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c"};
 
 /* Every numeric key of a latency file: the six AFD coefficients (required),
- * then the optional serving laws and the fit's error. */
-enum { N_REQUIRED = 6, N_NUMERIC = 13 };
+ * then the optional serving laws and the fits' errors (N_ERRORS ratios, not
+ * times: no unit conversion). */
+enum { N_REQUIRED = 6, N_NUMERIC = 14, N_ERRORS = 2 };
 static const char *const num_keys[N_NUMERIC] = {
     "alpha_a",     "beta_a",       "alpha_f",      "beta_f",         "alpha_c",
     "beta_c",      "prefill_a",    "prefill_b",    "prefill_c",      "decode_beta",
-    "decode_gamma", "decode_alpha", "fit_max_rel_err"};
+    "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err"};
 static const char *const str_keys[3] = {"unit", "model", "device"};
 
 static double *coef(afd_hw *hw, int k)
@@ -49,7 +50,7 @@ static double *coef(afd_hw *hw, int k)
                                   &hw->beta_f,       &hw->alpha_c,      &hw->beta_c,
                                   &hw->prefill_a,    &hw->prefill_b,    &hw->prefill_c,
                                   &hw->decode_beta,  &hw->decode_gamma, &hw->decode_alpha,
-                                  &hw->fit_max_rel_err};
+                                  &hw->fit_max_rel_err, &hw->afd_fit_max_rel_err};
     return p[k];
 }
 
@@ -128,7 +129,7 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "alpha_f must be > 0: FFN time must grow with the batch");
     /* The serving laws: all three of a law or none; each finite and >= 0. */
-    for (k = N_REQUIRED; k + 3 <= N_NUMERIC - 1; k += 3) {
+    for (k = N_REQUIRED; k + 3 <= N_NUMERIC - N_ERRORS; k += 3) {
         int j, present = 0;
         for (j = k; j < k + 3; j++)
             present += !isnan(*coef((afd_hw *)hw, j));
@@ -142,9 +143,12 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
                                      num_keys[j], v);
         }
     }
-    if (!isnan(hw->fit_max_rel_err) && !(hw->fit_max_rel_err >= 0 && isfinite(hw->fit_max_rel_err)))
-        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "fit_max_rel_err must be finite and >= 0: %g",
-                             hw->fit_max_rel_err);
+    for (k = N_NUMERIC - N_ERRORS; k < N_NUMERIC; k++) {
+        double v = *coef((afd_hw *)hw, k);
+        if (!isnan(v) && !(v >= 0 && isfinite(v)))
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be finite and >= 0: %g",
+                                 num_keys[k], v);
+    }
     return AFD_OK;
 }
 
@@ -202,7 +206,8 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                  "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
                                  "alpha_c, beta_c, prefill_a/b/c, decode_beta/gamma/alpha, "
-                                 "fit_max_rel_err, unit, model or device)",
+                                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model or "
+                                 "device)",
                                  v);
         }
         if (seen[k]++)
@@ -517,8 +522,8 @@ afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
             break;
     if (i == sizeof units / sizeof units[0])
         return AFD_EINVAL;
-    /* every time-valued coefficient: all but fit_max_rel_err */
-    for (k = 0; k < N_NUMERIC - 1; k++)
+    /* every time-valued coefficient: all but the fits' errors */
+    for (k = 0; k < N_NUMERIC - N_ERRORS; k++)
         *coef(hw, k) *= units[i].per_second;
     snprintf(hw->unit, sizeof hw->unit, "%s", units[i].name);
     return AFD_OK;
@@ -540,7 +545,7 @@ afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
     /* 10^(3 |to - from|), exact in double */
     for (i = 0; from >= 0 && i < 3 * abs(to - from); i++)
         f *= 10;
-    for (k = N_REQUIRED; k < N_NUMERIC - 1; k++) {
+    for (k = N_REQUIRED; k < N_NUMERIC - N_ERRORS; k++) {
         double v = *coef((afd_hw *)src, k);
         *coef(dst, k) = to >= from ? v * f : v / f;
     }

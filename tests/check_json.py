@@ -104,7 +104,7 @@ UNITS = {
     "mdc": "s",
     "pd": "s",
     "goodput": "s",
-    "serve": "ms",
+    "serve": "ms; throughput in requests/s",
     "hist": None,
     "model": None,
     "kvretrieve": "s",

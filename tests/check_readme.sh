@@ -1,7 +1,8 @@
 #!/bin/sh
 # The README's examples are the program's output: every "$ build/afdkit ..."
 # line in a code block is run from the source directory and its output must
-# equal the lines that follow it in the block.
+# equal the lines that follow it in the block, and a table with a column
+# named as a time or a rate states its unit (as tests/check_docs.sh checks).
 set -u
 srcdir=${srcdir:-.}
 readme=$srcdir/README.md
@@ -28,6 +29,19 @@ for c in "$tmp"/command.*; do
     if ! cmp -s "$tmp/expected.$n" "$tmp/actual.$n"; then
         echo "README example differs: afdkit $(cat "$c")"
         diff "$tmp/expected.$n" "$tmp/actual.$n"
+        status=1
+    fi
+    cols=$(awk '
+        /^## unit=/ { unit = 1 }
+        /^# / {
+            for (i = 2; i <= NF; i++)
+                if ($i ~ /(^|_)(ms|s|us)$|^(ttft|tpot|wait|sojourn|tau|thr|goodput|latency|e2e|wq|service_mean|start$|end$|lambda$|throughput|span)/)
+                    cols = cols " " $i
+            if (!unit && cols != "") print substr(cols, 2)
+            exit
+        }' "$tmp/actual.$n")
+    if [ -n "$cols" ]; then
+        echo "README example prints times or rates ($cols) without '## unit=': afdkit $(cat "$c")"
         status=1
     fi
 done

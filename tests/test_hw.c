@@ -69,7 +69,8 @@ static void serving_laws(void **state)
     snprintf(text, sizeof text,
              "%sprefill_a = 12.5\nprefill_b = 0.0625\nprefill_c = 3.0517578125e-06\n"
              "decode_beta = 20.75\ndecode_gamma = 0.125\ndecode_alpha = 1.9073486328125e-06\n"
-             "fit_max_rel_err = 0.03\nmodel = llama-3.1-8b\ndevice = h100-sxm\n",
+             "fit_max_rel_err = 0.03\nafd_fit_max_rel_err = 0.375\nmodel = llama-3.1-8b\n"
+             "device = h100-sxm\n",
              base);
     assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
     assert_true(afd_hw_has_prefill(&h));
@@ -83,6 +84,11 @@ static void serving_laws(void **state)
     assert_true(memcmp(&h.alpha_a, &back.alpha_a, 6 * sizeof(double)) == 0);
     assert_true(memcmp(&h.prefill_a, &back.prefill_a, 7 * sizeof(double)) == 0);
     assert_string_equal(back.device, "h100-sxm");
+    assert_true(h.afd_fit_max_rel_err == 0.375 && back.afd_fit_max_rel_err == 0.375);
+    /* A fit error is a ratio >= 0. */
+    snprintf(text, sizeof text, "%safd_fit_max_rel_err = -0.5\n", base);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "afd_fit_max_rel_err must be finite and >= 0: -0.5");
     /* A law given in part, or negative, is refused by name. */
     snprintf(text, sizeof text, "%sprefill_a = 1\nprefill_b = 2\n", base);
     assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
@@ -143,8 +149,8 @@ static void parse_errors(void **state)
     snprintf(text, sizeof text, "%sgamma = 3\n", six);
     expect_error(text, AFD_EPARSE, 7,
                  "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
-                 "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, fit_max_rel_err, unit, "
-                 "model or device)");
+                 "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, fit_max_rel_err, "
+                 "afd_fit_max_rel_err, unit, model or device)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
     expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
@@ -377,6 +383,7 @@ static void seconds_to_unit(void **state)
     h.decode_gamma = 1e-5;
     h.decode_alpha = 1e-9;
     h.fit_max_rel_err = 0.05;
+    h.afd_fit_max_rel_err = 0.2;
     snprintf(h.unit, sizeof h.unit, "s");
     assert_int_equal(afd_hw_seconds_to_unit(&h, "us"), AFD_OK);
     assert_string_equal(h.unit, "us");
@@ -387,6 +394,7 @@ static void seconds_to_unit(void **state)
     assert_true(h.decode_alpha == 1e-9 * 1e6);
     assert_true(isnan(h.prefill_a));
     assert_close(h.fit_max_rel_err, 0.05, 0, 0); /* a ratio, not a time */
+    assert_close(h.afd_fit_max_rel_err, 0.2, 0, 0);
     /* already in us: refused, unchanged */
     assert_int_equal(afd_hw_seconds_to_unit(&h, "ms"), AFD_EINVAL);
     assert_true(h.alpha_a == 2e-8 * 1e6);
@@ -417,6 +425,7 @@ static void copy_laws(void **state)
     src.decode_gamma = 0.04;
     src.decode_alpha = 2.5e-5;
     src.fit_max_rel_err = 0.1;
+    src.afd_fit_max_rel_err = 0.3; /* of src's six coefficients: not copied */
     snprintf(src.unit, sizeof src.unit, "ms");
     dst.alpha_a = 1e-7;
     snprintf(dst.unit, sizeof dst.unit, "s");
@@ -429,6 +438,7 @@ static void copy_laws(void **state)
     assert_true(dst.decode_gamma == 0.04 / 1000);
     assert_true(dst.decode_alpha == 2.5e-5 / 1000);
     assert_true(dst.fit_max_rel_err == 0.1);
+    assert_true(isnan(dst.afd_fit_max_rel_err));
     assert_true(dst.alpha_a == 1e-7);
     assert_string_equal(dst.unit, "s");
     /* ms to ns: times 10^6 */
