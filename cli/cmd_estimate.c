@@ -185,6 +185,25 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
         if (st != AFD_OK)
             return cli_usage_error(cmd, "%s", err.text);
     }
+    if (m.max_position > 0 && a.s > m.max_position)
+        cli_warn(cmd, "-s %g exceeds the %g positions the model was trained for "
+                      "(max_position_embeddings)",
+                 a.s, m.max_position);
+    if (m.sliding_window > 0 && a.s > m.sliding_window)
+        cli_warn(cmd, "the model attends over a window of %g tokens (sliding_window), which the "
+                      "estimator ignores: attention and the KV cache span all %g tokens",
+                 m.sliding_window, a.s);
+    {
+        /* The time assumes the weights and the batch's KV cache fit. */
+        double cap;
+        if (afd_kv_capacity_tokens(&m, &d, a.tp, &cap, &err) != AFD_OK)
+            cli_warn(cmd, "%s: the time assumes memory the devices do not have", err.text);
+        else if (a.b * a.s > cap)
+            cli_warn(cmd, "the KV cache of %g x %g = %g tokens exceeds the %g tokens left after "
+                          "the weights (%g bytes per token over %g devices): the time assumes "
+                          "memory the devices do not have",
+                     a.b, a.s, a.b * a.s, cap, afd_kv_bytes_per_token(&m, a.tp), a.tp);
+    }
     if (a.out != NULL) {
         afd_hw hw;
         char text[4096], comment[512];

@@ -97,8 +97,11 @@ typedef struct afd_estimate {
 } afd_estimate;
 
 /* Estimate one forward pass.  AFD_EINVAL (err names it) for t < 1 or not an
- * integer, b < 1, s < 1, heads not divisible by t, paper_forms on a
- * MoE/MLA model.  Outputs NAN on error. */
+ * integer, b < 1, s < 1, heads not divisible by t, key/value heads (GQA)
+ * neither divisible by t nor dividing it (a multiple of them replicates one
+ * head per device), an intermediate size (dense or expert) not divisible by
+ * t, paper_forms on a MoE/MLA model.  Outputs NAN on error.  Memory is not
+ * checked (afd_kv_capacity_tokens does). */
 AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
                                         const afd_estimate_options *o, afd_estimate *out,
                                         afd_error *err);

@@ -52,6 +52,11 @@ typedef struct afd_model {
     double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     /* num_nextn_predict_layers: multi-token-prediction depth (0 when absent) */
     double mtp_layers;
+    /* max_position_embeddings: the longest sequence the model was trained
+     * for; sliding_window: the tokens each attends to (0 when absent, null,
+     * or use_sliding_window is false).  Neither enters the estimator:
+     * estimate warns past them (docs/cli.md). */
+    double max_position, sliding_window;
 } afd_model;
 
 /* Parse a config.json text (len bytes) with jansson.  Required keys:

@@ -344,6 +344,23 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "tensor-parallel size %g does not divide the %g attention heads",
                              o->tp, m->heads);
+    /* Key/value heads split over the devices, or replicated when t is a
+     * multiple of them (one head per device, as vLLM does); any other t
+     * would give devices fractions of a head. */
+    if (!m->mla && fmod(m->kv_heads, o->tp) != 0 && fmod(o->tp, m->kv_heads) != 0)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "tensor-parallel size %g neither divides nor is a multiple of the "
+                             "%g key/value heads",
+                             o->tp, m->kv_heads);
+    if (m->intermediate > 0 && fmod(m->intermediate, o->tp) != 0)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "tensor-parallel size %g does not divide the intermediate size %g",
+                             o->tp, m->intermediate);
+    if (m->moe && fmod(m->moe_intermediate, o->tp) != 0)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "tensor-parallel size %g does not divide the expert intermediate "
+                             "size %g",
+                             o->tp, m->moe_intermediate);
     if (o->paper_forms && (m->moe || m->mla))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "the paper's forms cover dense LLaMA-family models only");

@@ -119,6 +119,10 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     GET("qk_rope_head_dim", 0, qk_rope_head_dim);
     GET("qk_nope_head_dim", 0, qk_nope_head_dim);
     GET("v_head_dim", 0, v_head_dim);
+    m.max_position = m.sliding_window = 0;
+    GET("max_position_embeddings", 0, max_position);
+    if (!json_is_false(json_object_get(root, "use_sliding_window")))
+        GET("sliding_window", 0, sliding_window);
     if (st != AFD_OK)
         goto done;
     m.moe = m.n_routed_experts > 0;

@@ -63,7 +63,13 @@ static void parameter_counts(void **state)
     assert_close(afd_model_weight_bytes(&m), 2 * 8030261248.0, 0, 0);
     /* GQA: 2 (K, V) x 32 layers x 8 heads x 128 x 2 bytes */
     assert_close(afd_model_kv_bytes_per_token(&m), 131072, 0, 0);
+    /* the configs' own numbers: no sliding window in Llama 3.1 */
+    assert_true(m.max_position == 131072 && m.sliding_window == 0);
+    m = load_model("mistral-7b");
+    assert_true(m.max_position == 32768 && m.sliding_window == 4096);
     m = load_model("qwen2.5-14b");
+    /* "sliding_window": 131072 with "use_sliding_window": false */
+    assert_true(m.max_position == 131072 && m.sliding_window == 0);
     assert_true(m.qkv_bias);
     assert_close(afd_model_params(&m), 14770033664.0, 0, 0);
     m = load_model("deepseek-v3");
@@ -361,6 +367,27 @@ static void estimate_errors(void **state)
     o.batch = 1;
     o.seq = NAN;
     assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_EINVAL);
+    o.seq = 10;
+    /* Key/value heads: 8 split over 2, 4, 8 devices or replicated over 16
+     * and 32 (multiples of 8); 32 heads over 16 is two query heads each. */
+    o.tp = 16;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    o.tp = 32;
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    /* Qwen2.5-14B: 40 query heads divide by 5, its 8 key/value heads
+     * neither divide by 5 nor divide 5; 13824 / 5 = 2764.8 MLP columns. */
+    {
+        afd_model q = load_model("qwen2.5-14b");
+        o.tp = 5;
+        assert_int_equal(afd_estimate_forward(&q, &d, &o, &est, &e), AFD_EINVAL);
+        assert_string_equal(e.text, "tensor-parallel size 5 neither divides nor is a multiple "
+                                    "of the 8 key/value heads");
+        assert_true(isnan(est.forward_s));
+        q.kv_heads = 40; /* heads fine: the intermediate size is refused */
+        assert_int_equal(afd_estimate_forward(&q, &d, &o, &est, &e), AFD_EINVAL);
+        assert_string_equal(e.text,
+                            "tensor-parallel size 5 does not divide the intermediate size 13824");
+    }
 }
 
 /* Capacity by hand: Llama-3.1-70B on 4 H100s, 0.9 x 80 GB each, weights

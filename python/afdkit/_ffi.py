@@ -150,6 +150,7 @@ typedef struct afd_model {
     double first_k_dense;
     int mla; double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     double mtp_layers;
+    double max_position, sliding_window;
 } afd_model;
 afd_status afd_model_load(const char *name_or_path, afd_model *out, afd_error *err);
 double afd_model_params(const afd_model *m);
