@@ -29,7 +29,8 @@ static const cli_option cal_options[] = {
      OPT_ROBUST},
     {"out", 'o', "FILE", "write the coefficients as a key=value file for --hw", OPT_OUT},
     {"residuals", 0, "FILE", "write a table of points, fits, residuals and weights", OPT_RESID},
-    {"unit", 0, "U", "time unit of the measurements, recorded in --out (e.g. us)", OPT_UNIT},
+    {"unit", 0, "U", "time unit of the measurements, recorded in --out: s, ms, us, ns or cycles",
+     OPT_UNIT},
     {"batches", 0, "FILE", "or: batch times t against memory and compute times t_m, t_f "
                            "(the five-term regression of Ascendra's Appendix A)",
      OPT_BATCHES},
@@ -120,17 +121,15 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_OUT: a->out = arg; return 0;
     case OPT_RESID: a->resid = arg; return 0;
     case OPT_UNIT: {
-        /* The unit is written verbatim as 'unit = U' into --out: keep it one
-         * short token so the file reads back as written. */
-        size_t n = strlen(arg), j;
-        int ok = n > 0 && n < sizeof((afd_hw *)0)->unit;
-        for (j = 0; ok && j < n; j++)
-            ok = (unsigned char)arg[j] > ' ' && arg[j] != 0x7f && arg[j] != '#' && arg[j] != '=';
-        if (!ok)
+        /* The unit is written as 'unit = U' into --out, and a latency file
+         * states one a time suffix converts to, or cycles (afd_hw_parse) */
+        double sec;
+        char ex[64];
+        if (strcmp(arg, "cycles") != 0 && afd_unit_seconds(arg, &sec) != AFD_OK)
             return cli_usage_error("calibrate",
-                                   "--unit must be 1 to %zu characters without spaces, "
-                                   "'#' or '=': '%s'",
-                                   sizeof((afd_hw *)0)->unit - 1, arg);
+                                   "--unit must be s, ms, us, ns or cycles (a latency file "
+                                   "states one of these): '%s'",
+                                   cli_excerpt(arg, ex, sizeof ex));
         a->unit = arg;
         return 0;
     }
@@ -702,6 +701,12 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
             goto out;
+        /* pd, goodput and serve convert SLOs given with a unit (2s, 50ms)
+         * to the file's: laws without one can only take bare numbers */
+        if (nlaw > 0 && hw.unit[0] == '\0')
+            cli_warn(cmd, "%s states no unit: give --unit (s, ms or us) so that times with a "
+                          "unit (2s, 50ms) can be set against its laws",
+                     a.out);
     }
     if (rt != NULL) {
         rc = cli_table_finish_file(rt, cmd, a.resid);
