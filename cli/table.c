@@ -272,27 +272,37 @@ static void meta_text(cli_table *t, const char *key, const char *text)
         fprintf(t->mem, "## %s=%s\n", key, text);
 }
 
-void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...)
+/* fmt and its arguments as a string the caller frees; NULL (and t->oom
+ * set) when memory runs out. */
+static char *vformat(cli_table *t, const char *fmt, va_list ap)
 {
-    va_list ap;
     char *text = NULL;
-    FILE *f;
     size_t len;
-    if (!t->o.provenance || t->o.csv)
-        return;
-    f = open_memstream(&text, &len);
+    FILE *f = open_memstream(&text, &len);
     if (f == NULL) {
         t->oom = 1;
-        return;
+        return NULL;
     }
-    va_start(ap, fmt);
     vfprintf(f, fmt, ap);
-    va_end(ap);
     if (fclose(f) != 0 || text == NULL) {
         free(text);
         t->oom = 1;
-        return;
+        return NULL;
     }
+    return text;
+}
+
+void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    char *text;
+    if (!t->o.provenance || t->o.csv)
+        return;
+    va_start(ap, fmt);
+    text = vformat(t, fmt, ap);
+    va_end(ap);
+    if (text == NULL)
+        return;
     meta_text(t, key, text);
     free(text);
 }
@@ -349,21 +359,12 @@ void cli_table_provenance(cli_table *t)
 void cli_table_unit(cli_table *t, const char *fmt, ...)
 {
     va_list ap;
-    char *text = NULL;
-    size_t len;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL) {
-        t->oom = 1;
-        return;
-    }
+    char *text;
     va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
+    text = vformat(t, fmt, ap);
     va_end(ap);
-    if (fclose(f) != 0 || text == NULL) {
-        free(text);
-        t->oom = 1;
+    if (text == NULL)
         return;
-    }
     if (t->o.json) { /* the provenance object is written first anyway */
         json_meta(t, "unit", text);
         free(text);
