@@ -19,7 +19,8 @@
  * Units: a table whose numbers carry a unit (times, rates) states it in a
  * "## unit=U" line, always (not only with --provenance): the last line before
  * the first header, after any provenance and shard lines (cli_table_unit).
- * In JSON Lines it is "unit" in the provenance object; CSV has no '#' lines.
+ * In JSON Lines, one object per row, it is "unit" in the provenance object
+ * when there is one (--provenance, --shard); CSV has no '#' lines.
  */
 #include <config.h>
 
@@ -365,8 +366,12 @@ void cli_table_unit(cli_table *t, const char *fmt, ...)
     va_end(ap);
     if (text == NULL)
         return;
-    if (t->o.json) { /* the provenance object is written first anyway */
-        json_meta(t, "unit", text);
+    if (t->o.json) {
+        /* JSON Lines are one object per row: the unit joins the provenance
+         * object only when one is printed anyway (--provenance, or the
+         * shard of --shard, where merge compares the parts' units). */
+        if (t->o.provenance || t->o.shard_n > 0)
+            json_meta(t, "unit", text);
         free(text);
         return;
     }

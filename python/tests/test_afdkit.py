@@ -32,8 +32,8 @@ PROGRAM = os.environ.get("AFDKIT") or os.path.join(os.environ.get("AFDKIT_BUILD_
 
 
 def cli(*args):
-    """The rows of `afdkit ARGS --json --precision 17` as dicts (without the
-    {"provenance": {"unit": ...}} line a table with times or rates starts with)."""
+    """The rows of `afdkit ARGS --json --precision 17` as dicts (a provenance
+    line comes only with --provenance or --shard; skipped if there is one)."""
     out = subprocess.run([PROGRAM, *map(str, args), "--json", "--precision", "17"],
                          capture_output=True, text=True, check=True,
                          env=dict(os.environ, OMP_NUM_THREADS="2"))
@@ -356,8 +356,8 @@ def test_sim_gantt(tmp_path):
                     gantt_steps=5)
     assert_table(py, rows, columns=list(rows[0]))
     lines = [json.loads(line) for line in g.read_text().splitlines()]
-    assert lines[0] == {"provenance": {"unit": "cycles"}}  # paper-910c: Table 3, in cycles
-    want = lines[1:]
+    want = lines  # JSON Lines without --provenance: the rows alone
+    assert "provenance" not in want[0]
     assert_table(py["gantt"], want)
     # 5 steps of 4 Attention workers and the three shared stages
     assert len(want) == 5 * (4 + 3)
