@@ -252,7 +252,9 @@ AFD_API const char *afd_limit_name(int limit);
  * With a step law (decode_gamma or decode_alpha > 0) the decode demand at
  * each rate is afd_decode_demand_law's for the decode_instances: the step,
  * and so the occupancy, grows with the rate; the step of one sequence,
- * S(1), above the TPOT SLO is AFD_LIMIT_TPOT.  The bisection's upper end is
+ * S(1), above the TPOT SLO is AFD_LIMIT_TPOT with goodput 0, and a rate
+ * whose mean step S(n) = beta / (1 - x) exceeds it is infeasible (limit
+ * AFD_LIMIT_TPOT when that binds).  The bisection's upper end is
  * the rate at which the mean occupancy fills every slot,
  *     N slots / (E[D] S(slots)),
  * below the rate at which the decode pool turns unstable, so every rate it

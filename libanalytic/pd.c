@@ -536,6 +536,8 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
     else if (pl->kv_budget_tokens > 0 &&
              d.kv_tokens_q > pl->decode_instances * pl->kv_budget_tokens)
         *limit = AFD_LIMIT_KV;
+    else if (d.step > pl->tpot_slo) /* the step law's TPOT S(n) grows with the rate */
+        *limit = AFD_LIMIT_TPOT;
     return AFD_OK;
 }
 
