@@ -433,7 +433,8 @@ afd_status afd_decode_pool_law(double lambda, const afd_workload *w, const afd_d
     int fits;
 
     out->kv_bytes = out->instances = out->kv_bytes_q = NAN;
-    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta)) {
+    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta) ||
+        !(lambda >= 0) || !isfinite(lambda)) {
         afd_decode_demand_law(lambda, w, law, 1, q, need); /* NaN figures */
         return AFD_EINVAL;
     }

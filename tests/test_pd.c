@@ -392,6 +392,12 @@ static void decode_pool_law(void **state)
     assert_int_equal(afd_decode_pool_law(20, &g, &flat, 0.99, &inst, &n, &pool), AFD_OK);
     assert_true(isnan(pool.instances));
     assert_int_equal(afd_decode_pool_law(20, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    /* a rate that is no number is a bad argument, not a pool past 10^9 */
+    inst.slots = 64;
+    assert_int_equal(afd_decode_pool_law(NAN, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    assert_true(isnan(n.slots_mean) && isnan(pool.instances));
+    assert_int_equal(afd_decode_pool_law(INFINITY, &g, &law, 0.99, &inst, &n, &pool),
+                     AFD_EINVAL);
     afd_workload_free(&g);
 }
 
