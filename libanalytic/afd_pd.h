@@ -203,8 +203,10 @@ AFD_API afd_status afd_decode_pool_size(const afd_decode_need *need,
  * from the smallest stable N, floor(lambda E[D] (gamma + alpha theta)) + 1.
  * With a constant step the demand does not depend on N and this is
  * afd_decode_demand and afd_decode_pool_size at step beta.  Without
- * inst->slots (NaN) the demand is that of one instance and out->instances
- * NaN.  AFD_EINVAL as those two; AFD_ERANGE past 10^9 instances. */
+ * inst->slots (NaN) a constant step gives the demand of one instance and
+ * out->instances NaN; a step that grows with the batch needs the slots to
+ * size the pool (AFD_EINVAL).  AFD_EINVAL as those two, or for a rate that
+ * is not finite and >= 0; AFD_ERANGE past 10^9 instances. */
 AFD_API afd_status afd_decode_pool_law(double lambda, const afd_workload *w,
                                        const afd_decode_law *law, double q,
                                        const afd_decode_instance *inst, afd_decode_need *need,
