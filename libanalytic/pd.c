@@ -313,6 +313,14 @@ static afd_status kv_quantile(double L, double theta, double nu, double q, doubl
     return AFD_OK;
 }
 
+/* P(Poisson(L) <= k) for any integer k >= 0 as a double: Q(k + 1, L), the
+ * identity gsl_cdf_poisson_P itself evaluates, whose unsigned k would wrap
+ * past 2^32 - 1 (an occupancy L above ~4.29e9 then never reached q). */
+static double poisson_P(double k, double L)
+{
+    return gsl_cdf_gamma_Q(L, k + 1, 1.0);
+}
+
 static int law_ok(const afd_decode_law *law)
 {
     return law != NULL && law->beta > 0 && isfinite(law->beta) && law->gamma >= 0 &&
@@ -360,9 +368,9 @@ afd_status afd_decode_demand_law(double lambda, const afd_workload *w, const afd
     k = floor(L + gsl_cdf_ugaussian_Pinv(q) * sqrt(L));
     if (k < 0)
         k = 0;
-    while (k > 0 && gsl_cdf_poisson_P((unsigned)(k - 1), L) >= q)
+    while (k > 0 && poisson_P(k - 1, L) >= q)
         k--;
-    while (gsl_cdf_poisson_P((unsigned)k, L) < q)
+    while (poisson_P(k, L) < q)
         k++;
     out->slots_q = k;
     out->step_q = law->beta + slope * (k / instances);

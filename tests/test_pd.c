@@ -460,6 +460,24 @@ static void goodput_law(void **state)
     afd_workload_free(&g);
 }
 
+/* An occupancy past 2^32: lambda 5e6 /s, E[D] 1000, a 1 s step hold
+ * L = 5e9 sequences.  The 0.99 quantile by Cornish-Fisher with the
+ * continuity correction, L + z sqrt(L) + (z^2 - 1) / 6 - 1/2 with
+ * z = 2.3263479 (the next term is O(L^-1/2), 1e-5 here), is
+ * 5000164497.87: the smallest k with P(Poisson(L) <= k) >= 0.99 is
+ * 5000164498. */
+static void decode_demand_huge(void **state)
+{
+    afd_workload g;
+    afd_decode_need n;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 1000, &g), AFD_OK);
+    assert_int_equal(afd_decode_demand(5e6, &g, 1, 0.99, &n), AFD_OK);
+    assert_close(n.slots_mean, 5e9, 0, 0);
+    assert_close(n.slots_q, 5000164498.0, 0, 0);
+    afd_workload_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,7 +486,7 @@ int main(void)
         cmocka_unit_test(goodput),       cmocka_unit_test(decode_pool),
         cmocka_unit_test(kv_quantile),
         cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
-        cmocka_unit_test(goodput_law),
+        cmocka_unit_test(goodput_law),   cmocka_unit_test(decode_demand_huge),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
