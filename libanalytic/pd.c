@@ -433,7 +433,8 @@ afd_status afd_decode_pool_law(double lambda, const afd_workload *w, const afd_d
     int fits;
 
     out->kv_bytes = out->instances = out->kv_bytes_q = NAN;
-    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta)) {
+    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta) ||
+        !(lambda >= 0) || !isfinite(lambda)) {
         afd_decode_demand_law(lambda, w, law, 1, q, need); /* NaN figures */
         return AFD_EINVAL;
     }
@@ -536,6 +537,8 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
     else if (pl->kv_budget_tokens > 0 &&
              d.kv_tokens_q > pl->decode_instances * pl->kv_budget_tokens)
         *limit = AFD_LIMIT_KV;
+    else if (d.step > pl->tpot_slo) /* the step law's TPOT S(n) grows with the rate */
+        *limit = AFD_LIMIT_TPOT;
     return AFD_OK;
 }
 

@@ -392,6 +392,12 @@ static void decode_pool_law(void **state)
     assert_int_equal(afd_decode_pool_law(20, &g, &flat, 0.99, &inst, &n, &pool), AFD_OK);
     assert_true(isnan(pool.instances));
     assert_int_equal(afd_decode_pool_law(20, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    /* a rate that is no number is a bad argument, not a pool past 10^9 */
+    inst.slots = 64;
+    assert_int_equal(afd_decode_pool_law(NAN, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    assert_true(isnan(n.slots_mean) && isnan(pool.instances));
+    assert_int_equal(afd_decode_pool_law(INFINITY, &g, &law, 0.99, &inst, &n, &pool),
+                     AFD_EINVAL);
     afd_workload_free(&g);
 }
 
@@ -437,6 +443,17 @@ static void goodput_law(void **state)
     pool.tpot_slo = 0.0101;
     assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
     assert_close(lambda, 0, 0, 0);
+    assert_int_equal(limit, AFD_LIMIT_TPOT);
+    /* The mean step binds: S(n) = beta / (1 - x), x = (lambda / N) E[D]
+     * gamma, reaches the SLO at 1 - x = beta / slo, i.e. lambda = N (1 -
+     * beta / slo) / (E[D] gamma) = 4 (1 - 0.01 / 0.02) / (500 x 1e-3) = 4 /s.
+     * There the pool holds L = 4 x 500 x 0.01 / 0.5 = 40 sequences, far from
+     * its 256 slots, and the prefill pool (capacity ~2000 /s) is idle. */
+    pool.decode_gamma = 1e-3;
+    pool.decode_alpha = 0;
+    pool.tpot_slo = 0.02;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_close(lambda, 4, 4e-9, 0);
     assert_int_equal(limit, AFD_LIMIT_TPOT);
     pool.decode_alpha = -1;
     assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
