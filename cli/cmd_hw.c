@@ -101,7 +101,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_UNIT: a->unit = arg; return 0;
     case OPT_OUT: a->out = arg; return 0;
     case OPT_TP: {
-        int64_t v;
+        int64_t v = 0; /* left unset when ARG is not an integer */
         int rc = cli_integer(cmd, opt->name, arg, 1, 1024, &v);
         a->tp = (double)v;
         a->have_tp = 1;

@@ -642,9 +642,9 @@ const cli_command cli_cmd_mc_mdc = {
         "independent.  A warning says when the trace's dispersion indices are far from\n"
         "Poisson.\n"
         "rho = L E[S] / c >= 1 is an error (exit 1) naming the smallest stable c.\n"
-        "Units: bare numbers are seconds (rates per second), or any one unit used\n"
-        "throughout; a suffix (130ms, 800us, 2s; 5/s, 300/min) converts to seconds, as\n"
-        "afdkit pd does without --hw.\n"
+        "Units: bare numbers are seconds (rates per second), as the table's '## unit=s'\n"
+        "says; a suffix (130ms, 800us, 2s; 5/s, 300/min) converts to seconds, as afdkit\n"
+        "pd does without --hw.\n"
         "\n"
         "Memory: --service-trace keeps every row (16 bytes, 24 with a time column; at\n"
         "most 2^26 rows), since --arrivals trace replays the rows in their order.",

@@ -203,8 +203,10 @@ AFD_API afd_status afd_decode_pool_size(const afd_decode_need *need,
  * from the smallest stable N, floor(lambda E[D] (gamma + alpha theta)) + 1.
  * With a constant step the demand does not depend on N and this is
  * afd_decode_demand and afd_decode_pool_size at step beta.  Without
- * inst->slots (NaN) the demand is that of one instance and out->instances
- * NaN.  AFD_EINVAL as those two; AFD_ERANGE past 10^9 instances. */
+ * inst->slots (NaN) a constant step gives the demand of one instance and
+ * out->instances NaN; a step that grows with the batch needs the slots to
+ * size the pool (AFD_EINVAL).  AFD_EINVAL as those two, or for a rate that
+ * is not finite and >= 0; AFD_ERANGE past 10^9 instances. */
 AFD_API afd_status afd_decode_pool_law(double lambda, const afd_workload *w,
                                        const afd_decode_law *law, double q,
                                        const afd_decode_instance *inst, afd_decode_need *need,
@@ -252,7 +254,9 @@ AFD_API const char *afd_limit_name(int limit);
  * With a step law (decode_gamma or decode_alpha > 0) the decode demand at
  * each rate is afd_decode_demand_law's for the decode_instances: the step,
  * and so the occupancy, grows with the rate; the step of one sequence,
- * S(1), above the TPOT SLO is AFD_LIMIT_TPOT.  The bisection's upper end is
+ * S(1), above the TPOT SLO is AFD_LIMIT_TPOT with goodput 0, and a rate
+ * whose mean step S(n) = beta / (1 - x) exceeds it is infeasible (limit
+ * AFD_LIMIT_TPOT when that binds).  The bisection's upper end is
  * the rate at which the mean occupancy fills every slot,
  *     N slots / (E[D] S(slots)),
  * below the rate at which the decode pool turns unstable, so every rate it

@@ -313,6 +313,14 @@ static afd_status kv_quantile(double L, double theta, double nu, double q, doubl
     return AFD_OK;
 }
 
+/* P(Poisson(L) <= k) for any integer k >= 0 as a double: Q(k + 1, L), the
+ * identity gsl_cdf_poisson_P itself evaluates, whose unsigned k would wrap
+ * past 2^32 - 1 (an occupancy L above ~4.29e9 then never reached q). */
+static double poisson_P(double k, double L)
+{
+    return gsl_cdf_gamma_Q(L, k + 1, 1.0);
+}
+
 static int law_ok(const afd_decode_law *law)
 {
     return law != NULL && law->beta > 0 && isfinite(law->beta) && law->gamma >= 0 &&
@@ -360,9 +368,9 @@ afd_status afd_decode_demand_law(double lambda, const afd_workload *w, const afd
     k = floor(L + gsl_cdf_ugaussian_Pinv(q) * sqrt(L));
     if (k < 0)
         k = 0;
-    while (k > 0 && gsl_cdf_poisson_P((unsigned)(k - 1), L) >= q)
+    while (k > 0 && poisson_P(k - 1, L) >= q)
         k--;
-    while (gsl_cdf_poisson_P((unsigned)k, L) < q)
+    while (poisson_P(k, L) < q)
         k++;
     out->slots_q = k;
     out->step_q = law->beta + slope * (k / instances);
@@ -433,7 +441,8 @@ afd_status afd_decode_pool_law(double lambda, const afd_workload *w, const afd_d
     int fits;
 
     out->kv_bytes = out->instances = out->kv_bytes_q = NAN;
-    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta)) {
+    if (!law_ok(law) || !(w->stats.theta >= 0) || !isfinite(w->stats.theta) ||
+        !(lambda >= 0) || !isfinite(lambda)) {
         afd_decode_demand_law(lambda, w, law, 1, q, need); /* NaN figures */
         return AFD_EINVAL;
     }
@@ -536,6 +545,8 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
     else if (pl->kv_budget_tokens > 0 &&
              d.kv_tokens_q > pl->decode_instances * pl->kv_budget_tokens)
         *limit = AFD_LIMIT_KV;
+    else if (d.step > pl->tpot_slo) /* the step law's TPOT S(n) grows with the rate */
+        *limit = AFD_LIMIT_TPOT;
     return AFD_OK;
 }
 

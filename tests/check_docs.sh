@@ -17,20 +17,8 @@
 # Units (docs/cli.md, "Table output"): an example whose table has a column
 # named as a time or a rate (ttft_*, tpot_*, wait_*, *_ms, lambda, goodput*,
 # thr*, tau*, ...) must print its '## unit=' line before the first header.
+# The check is tests/no-unit.awk, shared with tests/check_readme.sh.
 set -u
-# no_unit FILE: prints the time or rate columns of FILE's first header when
-# no '## unit=' line comes before it; nothing otherwise
-no_unit() {
-    awk '
-        /^## unit=/ { unit = 1 }
-        /^# / {
-            for (i = 2; i <= NF; i++)
-                if ($i ~ /(^|_)(ms|s|us)$|^(ttft|tpot|wait|sojourn|tau|thr|goodput|latency|e2e|wq|service_mean|start$|end$|lambda$|throughput|span)/)
-                    cols = cols " " $i
-            if (!unit && cols != "") print substr(cols, 2)
-            exit
-        }' "$1"
-}
 srcdir=${srcdir:-.}
 abs_srcdir=$(cd "$srcdir" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/afdkit-docs.XXXXXX")
@@ -108,7 +96,7 @@ for doc in "$abs_srcdir"/docs/*.md; do
             cat "$ex/stderr.$k"
             status=1
         fi
-        cols=$(no_unit "$ex/actual.$k")
+        cols=$(awk -f "$abs_srcdir/tests/no-unit.awk" "$ex/actual.$k")
         if [ -n "$cols" ]; then
             echo "docs/$name.md example prints times or rates ($cols) without '## unit=': afdkit $(cat "$c")"
             status=1

@@ -31,15 +31,7 @@ for c in "$tmp"/command.*; do
         diff "$tmp/expected.$n" "$tmp/actual.$n"
         status=1
     fi
-    cols=$(awk '
-        /^## unit=/ { unit = 1 }
-        /^# / {
-            for (i = 2; i <= NF; i++)
-                if ($i ~ /(^|_)(ms|s|us)$|^(ttft|tpot|wait|sojourn|tau|thr|goodput|latency|e2e|wq|service_mean|start$|end$|lambda$|throughput|span)/)
-                    cols = cols " " $i
-            if (!unit && cols != "") print substr(cols, 2)
-            exit
-        }' "$tmp/actual.$n")
+    cols=$(awk -f "$srcdir/tests/no-unit.awk" "$tmp/actual.$n")
     if [ -n "$cols" ]; then
         echo "README example prints times or rates ($cols) without '## unit=': afdkit $(cat "$c")"
         status=1

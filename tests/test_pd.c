@@ -392,6 +392,12 @@ static void decode_pool_law(void **state)
     assert_int_equal(afd_decode_pool_law(20, &g, &flat, 0.99, &inst, &n, &pool), AFD_OK);
     assert_true(isnan(pool.instances));
     assert_int_equal(afd_decode_pool_law(20, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    /* a rate that is no number is a bad argument, not a pool past 10^9 */
+    inst.slots = 64;
+    assert_int_equal(afd_decode_pool_law(NAN, &g, &law, 0.99, &inst, &n, &pool), AFD_EINVAL);
+    assert_true(isnan(n.slots_mean) && isnan(pool.instances));
+    assert_int_equal(afd_decode_pool_law(INFINITY, &g, &law, 0.99, &inst, &n, &pool),
+                     AFD_EINVAL);
     afd_workload_free(&g);
 }
 
@@ -438,8 +444,37 @@ static void goodput_law(void **state)
     assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
     assert_close(lambda, 0, 0, 0);
     assert_int_equal(limit, AFD_LIMIT_TPOT);
+    /* The mean step binds: S(n) = beta / (1 - x), x = (lambda / N) E[D]
+     * gamma, reaches the SLO at 1 - x = beta / slo, i.e. lambda = N (1 -
+     * beta / slo) / (E[D] gamma) = 4 (1 - 0.01 / 0.02) / (500 x 1e-3) = 4 /s.
+     * There the pool holds L = 4 x 500 x 0.01 / 0.5 = 40 sequences, far from
+     * its 256 slots, and the prefill pool (capacity ~2000 /s) is idle. */
+    pool.decode_gamma = 1e-3;
+    pool.decode_alpha = 0;
+    pool.tpot_slo = 0.02;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_close(lambda, 4, 4e-9, 0);
+    assert_int_equal(limit, AFD_LIMIT_TPOT);
     pool.decode_alpha = -1;
     assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
+    afd_workload_free(&g);
+}
+
+/* An occupancy past 2^32: lambda 5e6 /s, E[D] 1000, a 1 s step hold
+ * L = 5e9 sequences.  The 0.99 quantile by Cornish-Fisher with the
+ * continuity correction, L + z sqrt(L) + (z^2 - 1) / 6 - 1/2 with
+ * z = 2.3263479 (the next term is O(L^-1/2), 1e-5 here), is
+ * 5000164497.87: the smallest k with P(Poisson(L) <= k) >= 0.99 is
+ * 5000164498. */
+static void decode_demand_huge(void **state)
+{
+    afd_workload g;
+    afd_decode_need n;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 1000, &g), AFD_OK);
+    assert_int_equal(afd_decode_demand(5e6, &g, 1, 0.99, &n), AFD_OK);
+    assert_close(n.slots_mean, 5e9, 0, 0);
+    assert_close(n.slots_q, 5000164498.0, 0, 0);
     afd_workload_free(&g);
 }
 
@@ -451,7 +486,7 @@ int main(void)
         cmocka_unit_test(goodput),       cmocka_unit_test(decode_pool),
         cmocka_unit_test(kv_quantile),
         cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
-        cmocka_unit_test(goodput_law),
+        cmocka_unit_test(goodput_law),   cmocka_unit_test(decode_demand_huge),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
