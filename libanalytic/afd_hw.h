@@ -28,7 +28,7 @@ typedef struct afd_hw {
     double alpha_a, beta_a; /* Attention: per token, fixed */
     double alpha_f, beta_f; /* FFN: per request of the aggregated batch, fixed */
     double alpha_c, beta_c; /* communication round trip: per request, fixed */
-    char unit[16];          /* "cycles", "s", "ms", "us" */
+    char unit[16];          /* "cycles", "s", "ms", "us", "ns" */
     /* Serving latency laws, in the same unit (NAN when the file has none):
      *   prefill batch with prompts P_i:   a + b sum P_i + c sum P_i^2
      *   decode step, b sequences holding K KV tokens in all:  beta + gamma b + alpha K */

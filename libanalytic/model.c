@@ -215,11 +215,13 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
             m.weight_bytes_per_param = 1;
     }
     /* flags: true, false or absent (null); anything else is a typo that
-     * would silently count the weights otherwise */
+     * would silently count the weights (or read the sliding window)
+     * otherwise */
     {
-        static const char *const flags[2] = {"tie_word_embeddings", "attention_bias"};
+        static const char *const flags[3] = {"tie_word_embeddings", "attention_bias",
+                                             "use_sliding_window"};
         int k;
-        for (k = 0; k < 2; k++) {
+        for (k = 0; k < 3; k++) {
             v = json_object_get(root, flags[k]);
             if (v && !json_is_boolean(v) && !json_is_null(v)) {
                 st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "'%s' must be true or false",

@@ -125,6 +125,16 @@ static void model_errors(void **state)
     assert_non_null(strstr(e.text, "head_dim must be >= 1"));
     assert_int_equal(afd_model_parse(tie, strlen(tie), NULL, &m, &e), AFD_EPARSE);
     assert_non_null(strstr(e.text, "'tie_word_embeddings' must be true or false"));
+    {
+        /* the string "false" is no JSON boolean either: it would have been
+         * read as true and the sliding window taken */
+        const char *sw = "{\"hidden_size\": 4096, \"num_attention_heads\": 32, "
+                         "\"num_hidden_layers\": 2, \"vocab_size\": 10, "
+                         "\"intermediate_size\": 100, \"sliding_window\": 4096, "
+                         "\"use_sliding_window\": \"false\"}";
+        assert_int_equal(afd_model_parse(sw, strlen(sw), NULL, &m, &e), AFD_EPARSE);
+        assert_string_equal(e.text, "'use_sliding_window' must be true or false");
+    }
     assert_int_equal(afd_model_parse("[1]", 3, NULL, &m, &e), AFD_EPARSE);
     assert_int_equal(afd_model_load("no-such-model.json", &m, &e), AFD_EIO);
     assert_int_equal(afd_model_preset_load("llama-9", &m, &e), AFD_EINVAL);
