@@ -500,6 +500,12 @@ static void ffn_law_aggregated_batch(void **state)
                 ffn += est.ops[k].time_s;
         ffn *= 1e3;
         assert_close(law, ffn, ferr + 1e-12, 0);
+        /* Where AFD runs the FFN (aggregated batches of hundreds and
+         * more), within estimate's 15% warning threshold (14% low at 8192,
+         * the top of the grid): the law fitted on decode batches <= 256
+         * only was 30% low at 768 and 45% low at 2048. */
+        if (N[i] >= 768)
+            assert_close(law, ffn, 0.15, 0);
     }
     slope = 2 * (3 * 8192.0 * 28672 * 80 + 8192.0 * 128256) / 4 /
             (d.mfu[AFD_DECODE] * 989.4e12) * 1e3;
