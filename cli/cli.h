@@ -382,6 +382,13 @@ int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const 
  * without --hw all six coefficients must be given.  Returns 0 or the exit
  * code after printing an error. */
 int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out);
+/* The tensor-parallel size of a command against the one its latency file's
+ * laws time (hw->tp, NAN when the file states none): given by --tp
+ * (given = 1) and different, a usage error naming both values, since the
+ * laws would time one instance and the memory and device counts another;
+ * not given, the file's replaces *tp (the option's default).  file is the
+ * name printed.  Returns 0 or the exit code after printing an error. */
+int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp);
 
 /* -B N: an integer micro-batch >= 1 (at most 2^31). */
 int cli_batch(const char *cmd, const char *arg, double *B);

@@ -46,7 +46,8 @@ static const cli_option cal_options[] = {
     {"device", 'd', "NAME|FILE", "with --profile, --prefill or --decode: the device measured "
                                  "(preset or file)",
      OPT_DEVICE},
-    {"tp", 't', "T", "with --profile: only the measurements at tensor-parallel size T",
+    {"tp", 't', "T", "with --profile: only the measurements at tensor-parallel size T; "
+                     "otherwise the size of the instance measured, written to --out as tp",
      OPT_TP},
     {"summary", 0, NULL, "with --profile: median and worst error per module and regime",
      OPT_SUMMARY},
@@ -479,10 +480,14 @@ static int run(const cli_command *self, int argc, char **argv)
         return run_profile(cmd, &a, &c);
     }
     if (a.allreduce != NULL || ((a.model != NULL || a.device != NULL) && nlaw == 0) ||
-        a.tp != 0 || a.summary || a.no_fit || a.terms != 0)
-        return cli_usage_error(cmd, "--allreduce, --model, --device, --tp, --summary, "
-                                    "--no-fit and --also-fit go with --profile (--model and "
-                                    "--device also with --prefill or --decode)");
+        a.summary || a.no_fit || a.terms != 0)
+        return cli_usage_error(cmd, "--allreduce, --model, --device, --summary, --no-fit and "
+                                    "--also-fit go with --profile (--model and --device also "
+                                    "with --prefill or --decode)");
+    if (a.tp != 0 && (a.batches != NULL || (nstage == 0 && nlaw == 0)))
+        return cli_usage_error(cmd, "--tp goes with --profile, or with --attention, --ffn, "
+                                    "--comm, --prefill or --decode (the size of the instance "
+                                    "measured)");
     if (a.batches != NULL) {
         if (nstage > 0 || nlaw > 0 || a.out != NULL || a.resid != NULL)
             return cli_usage_error(cmd, "--batches fits the batch regression alone: no "
@@ -506,6 +511,12 @@ static int run(const cli_command *self, int argc, char **argv)
                                     "stages not measured");
     if (c.hw.hw != NULL && (rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
         return rc;
+    /* the measurements complete the base: one instance size for both; the
+     * file states the size given, else the base's */
+    if (c.hw.hw != NULL && (rc = cli_hw_tp(cmd, c.hw.hw, &hw, a.tp != 0, &a.tp)) != 0)
+        return rc;
+    if (a.tp != 0)
+        hw.tp = a.tp;
     /* One latency file has one unit: measurements in --unit U cannot be
      * completed by stages from a base in another unit (e.g. cycles). */
     if (a.unit != NULL && c.hw.hw != NULL && hw.unit[0] != '\0' && strcmp(hw.unit, a.unit) != 0)
@@ -771,7 +782,9 @@ const cli_command cli_cmd_calibrate = {
         "4 batches or more, two values of each column, and the two not proportional\n"
         "(one context for every batch size cannot tell gamma from alpha).  --model\n"
         "and --device name what was measured (recorded as the file's model and\n"
-        "device; else the base's).\n"
+        "device; else the base's), --tp T the tensor-parallel size of the instance\n"
+        "measured (recorded as tp; else the base's, and a base of another tp is\n"
+        "refused).\n"
         "\n"
         "--batches FILE instead fits Ascendra's batch-time regression (Appendix A,\n"
         "eq. 4-5) t = C1 (t_m + t_f) + C2 max(t_m, t_f) + C3 t_m + C4 t_f + C5 to a CSV\n"

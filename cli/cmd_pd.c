@@ -35,8 +35,10 @@ static const cli_option sizing_options[] = {
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token (all layers)", OPT_KVB},
     {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance, held against the "
      "--slot-quantile of the KV cache in use", OPT_KVBUDGET},
-    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: --tp, else 1)", OPT_PGPU},
-    {"decode-gpus", 0, "G", "GPUs per decode instance (default: --tp, else 1)", OPT_DGPU},
+    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: the tensor-parallel size of "
+     "--tp)", OPT_PGPU},
+    {"decode-gpus", 0, "G", "GPUs per decode instance (default: the tensor-parallel size of "
+     "--tp)", OPT_DGPU},
     {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
     {"md", 0, NULL, "size by plain M/D/c (mean service) instead of the M/G/c correction",
      OPT_MD},
@@ -45,8 +47,8 @@ static const cli_option sizing_options[] = {
     {"model", 0, "M", "with --hw: model whose weights and KV cache share decode memory",
      OPT_MODEL},
     {"device", 0, "D", "with --hw: device of a decode instance", OPT_DEVICE},
-    {"tp", 0, "T", "with --hw: devices per instance (tensor parallel, default 1)",
-     OPT_TP},
+    {"tp", 0, "T", "with --hw: devices per instance (tensor parallel; default: the tp the "
+     "file's laws were computed at, else 1; another size than the file's is refused)", OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sizing_group = {"Prefill and decode", sizing_options};
@@ -83,6 +85,7 @@ struct args {
     const char *ttft_s, *tpot_s, *step_s, *hw, *model, *device, *lambda_s;
     const char *pabc_s[3]; /* --prefill-a/-b/-c as given */
     double tp;
+    int have_tp;                /* --tp given */
     afd_hw law_hw;              /* --hw FILE */
     afd_decode_slots law_slots; /* with --hw: slots from the decode law */
     afd_decode_law dlaw;        /* the decode step: the law's, or --decode-step */
@@ -110,6 +113,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         int64_t v;
         int rc = cli_integer(cmd, opt->name, arg, 1, 1024, &v);
         a->tp = (double)v;
+        a->have_tp = 1;
         return rc;
     }
     case OPT_SLOTS: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->slots);
@@ -180,6 +184,10 @@ static int latency_law(const char *cmd, struct args *a)
         if (st != AFD_OK && (st = afd_hw_read(a->hw, &a->law_hw, &err)) != AFD_OK)
             return cli_file_error(cmd, a->hw, st, &err);
         unit = a->law_hw.unit;
+        /* the laws time an instance of the file's tp devices: the size of
+         * this command's instances, unless --tp says another (refused) */
+        if ((rc = cli_hw_tp(cmd, a->hw, &a->law_hw, a->have_tp, &a->tp)) != 0)
+            return rc;
     }
     /* the prefill law's coefficients: times (per token, per squared token)
      * in the file's unit, or seconds without one; a unit converts */

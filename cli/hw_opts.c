@@ -92,6 +92,19 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
     return 0;
 }
 
+int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp)
+{
+    if (isnan(hw->tp))
+        return 0;
+    if (given && *tp != hw->tp)
+        return cli_usage_error(cmd, "--tp %g: %s was computed at tp = %g (its laws time a TP-%g "
+                                    "instance); make a file at TP %g with afdkit estimate --tp "
+                                    "%g --out, or drop --tp",
+                               *tp, file, hw->tp, hw->tp, *tp, *tp);
+    *tp = hw->tp;
+    return 0;
+}
+
 int cli_batch(const char *cmd, const char *arg, double *B)
 {
     int64_t v;

@@ -28,12 +28,13 @@ static const double *field(const afd_hw *hw, const char *key, size_t n)
         "alpha_a",      "beta_a",       "alpha_f",         "beta_f",    "alpha_c",
         "beta_c",       "prefill_a",    "prefill_b",       "prefill_c", "decode_beta",
         "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err",
+        "tp",
     };
     const double *const fields[] = {
         &hw->alpha_a,         &hw->beta_a,      &hw->alpha_f,      &hw->beta_f,
         &hw->alpha_c,         &hw->beta_c,      &hw->prefill_a,    &hw->prefill_b,
         &hw->prefill_c,       &hw->decode_beta, &hw->decode_gamma, &hw->decode_alpha,
-        &hw->fit_max_rel_err, &hw->afd_fit_max_rel_err,
+        &hw->fit_max_rel_err, &hw->afd_fit_max_rel_err, &hw->tp,
     };
     size_t k;
     for (k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -102,6 +103,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (afd_hw_parse(buf, strlen(buf), &back, &err) != AFD_OK)
         abort();
     if (memcmp(&hw.alpha_a, &back.alpha_a, 6 * sizeof(double)) != 0)
+        abort();
+    if (memcmp(&hw.tp, &back.tp, sizeof hw.tp) != 0)
+        abort();
+    /* a stated tensor-parallel size is a count of devices */
+    if (!isnan(hw.tp) && !(hw.tp >= 1 && hw.tp <= AFD_HW_TP_MAX && hw.tp == floor(hw.tp)))
         abort();
     return 0;
 }

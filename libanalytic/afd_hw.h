@@ -40,6 +40,10 @@ typedef struct afd_hw {
     /* largest relative error of the six AFD coefficients' fits over the
      * ranges they are used on (afd_estimate.h); NAN if unknown */
     double afd_fit_max_rel_err;
+    /* provenance: tensor-parallel size of the instance the laws time (a
+     * positive integer), NAN if unknown.  A command sizing an instance of
+     * another size from these laws would mix two systems. */
+    double tp;
 } afd_hw;
 
 /* Every coefficient NAN, every string empty: the start of an afd_hw built by
@@ -56,25 +60,31 @@ AFD_API afd_status afd_hw_preset(const char *name, afd_hw *out);
 /* Name of the i-th preset, NULL past the last. */
 AFD_API const char *afd_hw_preset_name(size_t i);
 
+/* Largest tensor-parallel size a latency file may state. */
+#define AFD_HW_TP_MAX 1024
+
 /* Validate: every coefficient finite; alpha_a > 0 and alpha_f > 0 (the model
  * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0; the
- * serving laws, where present, finite and >= 0.
+ * serving laws, where present, finite and >= 0; tp NAN or an integer in
+ * [1, AFD_HW_TP_MAX].
  * On failure err->text names the coefficient. */
 AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
 
 /* Key=value text: "alpha_a = 0.00165" lines for the six coefficients (all
  * required, each once); optional "unit = s", "model = NAME", "device = NAME",
- * the serving laws (prefill_a prefill_b prefill_c, all three or none;
- * decode_beta decode_gamma decode_alpha, likewise; each >= 0) and
- * fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment;
+ * "tp = T" (a positive integer up to AFD_HW_TP_MAX: the tensor-parallel
+ * size the laws time), the serving laws (prefill_a prefill_b prefill_c,
+ * all three or none; decode_beta decode_gamma decode_alpha, likewise; each
+ * >= 0) and fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment;
  * blank lines are ignored.  Errors name the line: unknown or repeated key,
- * bad number, missing coefficient; the result is also checked with
- * afd_hw_check. */
+ * bad number, tp not a positive integer, missing coefficient; the result is
+ * also checked with afd_hw_check. */
 AFD_API afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err);
 /* Read a key=value file (at most 64 KiB). */
 AFD_API afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
 /* Format hw as key=value text with 17 significant digits (so that reading
- * it back gives the same doubles) after an optional comment line.
+ * it back gives the same doubles) after an optional comment line: unit,
+ * model, device and tp (each when known), then the coefficients.
  * AFD_ERANGE if cap is too small. */
 AFD_API afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap);
 
@@ -191,13 +201,14 @@ AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s,
  * hw->unit.  AFD_EINVAL (hw unchanged) for another unit or an hw not in s. */
 AFD_API afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit);
 
-/* Copy the serving laws (prefill_a ... decode_alpha) and fit_max_rel_err of
- * src into dst, converted from src->unit to dst->unit (each "s", "ms", "us"
- * or "ns": a law coefficient is a time, or a time per token or per squared
- * token, so every one scales by the ratio of the units, an exact power of
- * ten applied by one multiplication or division; equal units copy exactly).
- * dst's six coefficients, unit and names are kept.  AFD_EINVAL (dst
- * unchanged) when a unit is not one of the four and the two differ. */
+/* Copy the serving laws (prefill_a ... decode_alpha), fit_max_rel_err and
+ * tp (the size of the instance the laws time) of src into dst, the laws
+ * converted from src->unit to dst->unit (each "s", "ms", "us" or "ns": a
+ * law coefficient is a time, or a time per token or per squared token, so
+ * every one scales by the ratio of the units, an exact power of ten applied
+ * by one multiplication or division; equal units copy exactly).  dst's six
+ * coefficients, unit and names are kept.  AFD_EINVAL (dst unchanged) when a
+ * unit is not one of the four and the two differ. */
 AFD_API afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src);
 
 #ifdef __cplusplus

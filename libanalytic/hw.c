@@ -43,6 +43,8 @@ static const char *const num_keys[N_NUMERIC] = {
     "beta_c",      "prefill_a",    "prefill_b",    "prefill_c",      "decode_beta",
     "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err"};
 static const char *const str_keys[3] = {"unit", "model", "device"};
+/* the key after the numeric and string ones: the tensor-parallel size */
+enum { K_TP = N_NUMERIC + 3, N_KEYS };
 
 static double *coef(afd_hw *hw, int k)
 {
@@ -68,6 +70,7 @@ static void set_nan(afd_hw *hw)
     for (k = 0; k < N_NUMERIC; k++)
         *coef(hw, k) = NAN;
     hw->unit[0] = hw->model[0] = hw->device[0] = '\0';
+    hw->tp = NAN;
 }
 
 static void laws_nan(afd_hw *hw)
@@ -76,6 +79,7 @@ static void laws_nan(afd_hw *hw)
     for (k = N_REQUIRED; k < N_NUMERIC; k++)
         *coef(hw, k) = NAN;
     hw->model[0] = hw->device[0] = '\0';
+    hw->tp = NAN;
 }
 
 void afd_hw_init(afd_hw *hw)
@@ -149,6 +153,10 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
             return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be finite and >= 0: %g",
                                  num_keys[k], v);
     }
+    if (!isnan(hw->tp) && !(hw->tp >= 1 && hw->tp <= AFD_HW_TP_MAX && hw->tp == floor(hw->tp)))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "tp must be an integer in [1, %d] (a tensor-parallel size): %g",
+                             AFD_HW_TP_MAX, hw->tp);
     return AFD_OK;
 }
 
@@ -159,7 +167,7 @@ static int is_space(char c)
 
 afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err)
 {
-    int seen[N_NUMERIC + 3] = {0};
+    int seen[N_KEYS] = {0};
     size_t pos = 0;
     long line = 0;
     afd_hw hw;
@@ -196,23 +204,47 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             ke--;
         for (eq++; eq < b && is_space(s[eq]); eq++)
             ;
-        for (k = 0; k < N_NUMERIC + 3; k++) {
-            const char *key = k < N_NUMERIC ? num_keys[k] : str_keys[k - N_NUMERIC];
+        for (k = 0; k < N_KEYS; k++) {
+            const char *key = k < N_NUMERIC ? num_keys[k]
+                              : k == K_TP   ? "tp"
+                                            : str_keys[k - N_NUMERIC];
             if (strlen(key) == ke - kb && memcmp(key, s + kb, ke - kb) == 0)
                 break;
         }
-        if (k == N_NUMERIC + 3) {
+        if (k == N_KEYS) {
             afd_priv_show(s + kb, ke - kb, v, sizeof v);
             return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                  "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
                                  "alpha_c, beta_c, prefill_a/b/c, decode_beta/gamma/alpha, "
-                                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model or "
-                                 "device)",
+                                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, "
+                                 "device or tp)",
                                  v);
         }
         if (seen[k]++)
             return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice",
-                                 k < N_NUMERIC ? num_keys[k] : str_keys[k - N_NUMERIC]);
+                                 k < N_NUMERIC ? num_keys[k]
+                                 : k == K_TP   ? "tp"
+                                               : str_keys[k - N_NUMERIC]);
+        if (k == K_TP) {
+            /* the tensor-parallel size the laws time: a count of devices */
+            char num[128];
+            double x = NAN;
+            size_t m = b - eq;
+            afd_priv_show(s + eq, m, v, sizeof v);
+            st = AFD_EPARSE;
+            if (m < sizeof num) {
+                memcpy(num, s + eq, m);
+                num[m] = '\0';
+                st = afd_parse_double(num, &x);
+            }
+            if (st != AFD_OK || !(x >= 1 && x <= AFD_HW_TP_MAX && x == floor(x)))
+                return afd_priv_fail(err, AFD_EPARSE, line, 0,
+                                     "tp must be an integer in [1, %d] (the tensor-parallel "
+                                     "size the laws time): '%s'",
+                                     AFD_HW_TP_MAX, v);
+            hw.tp = x;
+            continue;
+        }
         if (k >= N_NUMERIC) {
             size_t m = b - eq, cap;
             char *dst = str_field(&hw, k - N_NUMERIC, &cap);
@@ -328,6 +360,12 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
         if (v[0] == '\0')
             continue;
         n = snprintf(buf + o, cap - o, "%s = %s\n", str_keys[k], v);
+        if (n < 0 || (size_t)n >= cap - o)
+            return AFD_ERANGE;
+        o += (size_t)n;
+    }
+    if (!isnan(hw->tp)) {
+        n = snprintf(buf + o, cap - o, "tp = %.17g\n", hw->tp);
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;
@@ -550,5 +588,6 @@ afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
         *coef(dst, k) = to >= from ? v * f : v / f;
     }
     dst->fit_max_rel_err = src->fit_max_rel_err;
+    dst->tp = src->tp;
     return AFD_OK;
 }

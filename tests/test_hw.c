@@ -150,7 +150,7 @@ static void parse_errors(void **state)
     expect_error(text, AFD_EPARSE, 7,
                  "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
                  "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, fit_max_rel_err, "
-                 "afd_fit_max_rel_err, unit, model or device)");
+                 "afd_fit_max_rel_err, unit, model, device or tp)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
     expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
@@ -168,6 +168,69 @@ static void parse_errors(void **state)
                  0, "alpha_a must be > 0: Attention time must grow with the token load");
     expect_error("alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=-2\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
                  0, "beta_f must be >= 0: -2");
+}
+
+/* tp: the tensor-parallel size the laws time, a positive integer when given,
+ * unknown (NAN) when absent, as in every file written before the key. */
+static void tensor_parallel(void **state)
+{
+    static const char six[] = "alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n";
+    char text[512], buf[1024], want[1024];
+    afd_hw h, back;
+    afd_error err;
+    (void)state;
+    /* absent: unknown, accepted, and nothing written for it */
+    assert_int_equal(afd_hw_parse(six, strlen(six), &h, &err), AFD_OK);
+    assert_true(isnan(h.tp));
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    assert_null(strstr(buf, "tp"));
+    /* given: the integer, written after the provenance names and before the
+     * coefficients, and read back */
+    snprintf(text, sizeof text, "%smodel = llama-3.1-70b\ntp = 4\n", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_true(h.tp == 4);
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    snprintf(want, sizeof want, "model = llama-3.1-70b\ntp = 4\n%s",
+             "alpha_a = 1\nbeta_a = 1\nalpha_f = 1\nbeta_f = 1\nalpha_c = 1\nbeta_c = 1\n");
+    assert_string_equal(buf, want);
+    assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
+    assert_true(back.tp == 4);
+    /* the ends of the range; an integer written with an exponent is that integer */
+    snprintf(text, sizeof text, "tp = 1\n%s", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_true(h.tp == 1);
+    snprintf(text, sizeof text, "tp = 1.024e3\n%s", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_true(h.tp == AFD_HW_TP_MAX && AFD_HW_TP_MAX == 1024);
+    /* refused, naming the line and the value */
+    {
+        static const char *const bad[] = {"0", "-4", "2.5", "1025", "inf", "nan", "four", "",
+                                          "1e999"};
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char msg[200];
+            snprintf(text, sizeof text, "%s# size\ntp = %s\n", six, bad[i]);
+            snprintf(msg, sizeof msg,
+                     "tp must be an integer in [1, 1024] (the tensor-parallel size the laws "
+                     "time): '%s'",
+                     bad[i]);
+            expect_error(text, AFD_EPARSE, 8, msg);
+        }
+    }
+    snprintf(text, sizeof text, "%stp = 2\ntp = 2\n", six);
+    expect_error(text, AFD_EPARSE, 8, "key 'tp' given twice");
+    /* a struct built by hand is checked the same way */
+    assert_int_equal(afd_hw_parse(six, strlen(six), &h, &err), AFD_OK);
+    h.tp = 0.5;
+    assert_int_equal(afd_hw_check(&h, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "tp must be an integer in [1, 1024] (a tensor-parallel size): 0.5");
+    h.tp = INFINITY;
+    assert_int_equal(afd_hw_check(&h, &err), AFD_EINVAL);
+    h.tp = 8;
+    assert_int_equal(afd_hw_check(&h, &err), AFD_OK);
+    /* a preset states none */
+    assert_int_equal(afd_hw_preset("paper-910c", &h), AFD_OK);
+    assert_true(isnan(h.tp));
 }
 
 static void read_file_errors(void **state)
@@ -439,8 +502,13 @@ static void copy_laws(void **state)
     assert_true(dst.decode_alpha == 2.5e-5 / 1000);
     assert_true(dst.fit_max_rel_err == 0.1);
     assert_true(isnan(dst.afd_fit_max_rel_err));
+    assert_true(isnan(dst.tp)); /* src states no size */
     assert_true(dst.alpha_a == 1e-7);
     assert_string_equal(dst.unit, "s");
+    /* the size the laws time goes with them */
+    src.tp = 8;
+    assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
+    assert_true(dst.tp == 8);
     /* ms to ns: times 10^6 */
     snprintf(dst.unit, sizeof dst.unit, "ns");
     assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
@@ -473,7 +541,7 @@ int main(void)
         cmocka_unit_test(derive_table3),     cmocka_unit_test(serving_laws),
         cmocka_unit_test(dims_from_model),   cmocka_unit_test(specs_ranges),
         cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
-        cmocka_unit_test(copy_laws),
+        cmocka_unit_test(copy_laws),         cmocka_unit_test(tensor_parallel),
     };
     RUN_TESTS(tests);
 }

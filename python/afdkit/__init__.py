@@ -228,7 +228,7 @@ def theta(**workload):
 
 _HW_REALS = ("alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c", "prefill_a",
              "prefill_b", "prefill_c", "decode_beta", "decode_gamma", "decode_alpha",
-             "fit_max_rel_err", "afd_fit_max_rel_err")
+             "fit_max_rel_err", "afd_fit_max_rel_err", "tp")
 _HW_TEXT = ("unit", "model", "device")
 
 
@@ -273,8 +273,9 @@ def _load_hw(spec):
 def hw(spec):
     """Latency coefficients (a preset such as "paper-910c" or a key=value file)
     as a dict: the six AFD coefficients, the serving laws (nan when absent),
-    fit_max_rel_err, afd_fit_max_rel_err, unit, model and device.  Change entries and pass the dict
-    as hw= to override them."""
+    fit_max_rel_err, afd_fit_max_rel_err, unit, model, device and tp (the
+    tensor-parallel size the laws time; nan when the file does not say).
+    Change entries and pass the dict as hw= to override them."""
     return _hw_dict(_load_hw(spec))
 
 

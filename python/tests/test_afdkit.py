@@ -124,6 +124,8 @@ def test_hw_preset():
     assert (h["alpha_a"], h["beta_a"], h["alpha_f"], h["beta_f"], h["alpha_c"],
             h["beta_c"]) == (0.00165, 50, 0.083, 100, 0.022, 20)
     assert h["unit"] == "cycles"
+    # a preset states no tensor-parallel size
+    assert math.isnan(h["tp"])
 
 
 def test_sweep():
@@ -241,6 +243,8 @@ def test_estimate_laws_and_model(tmp_path):
         key, val = (s.strip() for s in line.split("=", 1))
         assert same(py[key], val) if key in ("unit", "model", "device") else \
             py[key] == float(val), key
+    # the default TP 1 is recorded, and another size with it
+    assert py["tp"] == 1 and afdkit.estimate_laws("llama-3.1-8b", "l40s", tp=2)["tp"] == 2
     # and the file reads back as hw=
     back = afdkit.hw(str(out))
     assert all(same(back[k], v) for k, v in py.items())
