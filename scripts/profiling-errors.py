@@ -21,6 +21,16 @@ Usage:
       preset's 0.718,989.4,3.35,0.883,4.41,2.6).  TM 0: no term and the
       given mfu, plus the largest |form / estimate_ms - 1| (a check that the
       form is the estimator's; it is below 1e-5 at --precision 6).
+  scripts/profiling-errors.py --monotone ROWS
+      the smallest worst-case error any estimator can reach that never gives
+      more tokens less time (a GEMM padded to a larger size could always run
+      the smaller one's kernel), per module and regime (>= 512 tokens; the
+      weight-read rows), the largest over the TP sizes: for a series of
+      measurements m_i at token counts t_i, a non-decreasing estimate e within
+      eps of every m_i (|e / m - 1| <= eps) exists iff m_i (1 - eps) <=
+      m_j (1 + eps) whenever t_i <= t_j, so the least eps is the largest
+      (m_i - m_j) / (m_i + m_j) over those pairs.  Checked against a second
+      algorithm (bisection on eps with the greedy non-decreasing fit).
 """
 import math
 import statistics
@@ -82,9 +92,67 @@ def wave(tm_, tn_, sms, keys, hidden, rows):
           sum(x > 0.3 for x in large), "below 512 worst", pct(max(small)))
 
 
+def inversion_bound(series):
+    """max over t_i <= t_j of (m_i - m_j) / (m_i + m_j), and that pair."""
+    best, pair, top = 0.0, None, (0.0, 0)  # top: the largest m so far, its t
+    for t in sorted(series):
+        for m in series[t]:  # equal token counts bound each other too
+            if m > top[0]:
+                top = (m, t)
+        for m in series[t]:
+            b = (top[0] - m) / (top[0] + m)
+            if b > best:
+                best, pair = b, (top, (m, t))
+    return best, pair
+
+
+def greedy_bound(series):
+    """The same least eps by bisection: the lowest non-decreasing estimate
+    e_t = max(e_prev, max m (1 - eps)) must stay <= min m (1 + eps)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        eps = (lo + hi) / 2
+        e, ok = 0.0, True
+        for t in sorted(series):
+            e = max(e, max(m * (1 - eps) for m in series[t]))
+            ok = ok and e <= min(m * (1 + eps) for m in series[t])
+        lo, hi = (lo, eps) if ok else (eps, hi)
+    return hi
+
+
+def monotone(rows):
+    for mod in ("qkv", "o_proj", "mlp"):
+        out = [mod]
+        for regime in ("large", "weight_read"):
+            worst = (0.0, None, None)
+            for tp in sorted({r[1] for r in rows}):
+                series = {}
+                for r in rows:
+                    if r[0] != mod or r[1] != tp:
+                        continue
+                    if (r[2] >= 512) if regime == "large" else (r[2] < 512 and r[6] == "memory"):
+                        series.setdefault(r[2], []).append(r[3])
+                if not series:
+                    continue
+                b, pair = inversion_bound(series)
+                g = greedy_bound(series)
+                if abs(b - g) > 1e-9:
+                    sys.exit("monotone bound: %g by pairs, %g by bisection (tp %d)" % (b, g, tp))
+                if b > worst[0]:
+                    worst = (b, tp, pair)
+            b, tp, pair = worst
+            out.append("%s %s" % (regime, pct(b)))
+            if pair:
+                (mi, ti), (mj, tj) = pair
+                out.append("(tp %d: %.4g ms at %d tokens, %.4g at %d)" % (tp, mi, ti, mj, tj))
+        print(" ".join(out))
+
+
 def main(argv):
     if len(argv) == 2:
         summary(load(argv[1]))
+    elif len(argv) == 3 and argv[1] == "--monotone":
+        monotone(load(argv[2]))
     elif len(argv) == 8 and argv[1] == "--wave":
         wave(int(argv[2]), int(argv[3]), int(argv[4]), argv[5], int(argv[6]), load(argv[7]))
     else:

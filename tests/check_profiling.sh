@@ -59,6 +59,9 @@ for pair in a100:codellama-34b:codellama-34b a100:llama-2-70b:llama-3.1-70b \
     if ! echo "$check" | awk -v f="$prof" '{ v = $NF + 0 } END { if (NR != 1 || !(v < 1e-5)) { print f ": gemm-forms.py preset form off by " v; exit 1 } }'; then
         status=1
     fi
+    # --monotone checks its pairwise bound against bisection itself (exit 1)
+    "$PYTHON" "$srcdir/scripts/profiling-errors.py" --monotone "$tmp/rows" > /dev/null || {
+        echo "$prof: scripts/profiling-errors.py --monotone failed"; status=1; }
     # the script's columns: module nL medL worstL >30 pow2 nW medW worstW >30
     if ! awk -v f="$prof" '
         FNR == NR { if ($1 !~ /^#/ && $2 == "all") { k = $1 "," $3; n[k] = $4; med[k] = $5; w[k] = $6 }; next }
@@ -73,5 +76,24 @@ for pair in a100:codellama-34b:codellama-34b a100:llama-2-70b:llama-3.1-70b \
         status=1
     fi
 done
-[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/; scripts/profiling-errors.py agrees with calibrate --summary; scripts/gemm-forms.py's preset form is the estimator"
+# The monotone bound on series worked by hand: qkv at TP 1 measured 1, 2,
+# 1.2 and 3 ms at 512, 520, 536 and 600 tokens is inverted once, 2 ms at 520
+# against 1.2 at 536: no non-decreasing estimate is within less than
+# (2 - 1.2) / (2 + 1.2) = 25% of both.  Two weight-read rows at the same 64
+# tokens, 0.05 and 0.07 ms, are (0.07 - 0.05) / 0.12 = 16.7% from any one
+# estimate; the ridge row (bound = compute) does not count.
+printf '%s\n' '# module	tp	tokens	measured_ms	estimate_ms	rel_err	bound' \
+    'qkv	1	512	1	1	0	compute' 'qkv	1	520	2	1	0	compute' \
+    'qkv	1	536	1.2	1	0	compute' 'qkv	1	600	3	1	0	compute' \
+    'o_proj	2	64	0.05	1	0	memory' 'o_proj	2	64	0.07	1	0	memory' \
+    'o_proj	2	32	0.5	1	0	compute' > "$tmp/inv"
+mono=$("$PYTHON" "$srcdir/scripts/profiling-errors.py" --monotone "$tmp/inv")
+want='qkv large 25.0 (tp 1: 2 ms at 520 tokens, 1.2 at 536) weight_read 0.0
+o_proj large 0.0 weight_read 16.7 (tp 2: 0.07 ms at 64 tokens, 0.05 at 64)
+mlp large 0.0 weight_read 0.0'
+if [ "$mono" != "$want" ]; then
+    printf 'profiling-errors.py --monotone on the hand-worked series:\n%s\nwanted:\n%s\n' "$mono" "$want"
+    status=1
+fi
+[ $status -eq 0 ] && echo "ok: a100-80g and h100-sxm efficiencies and kernel terms re-derived from data/profiling/; scripts/profiling-errors.py agrees with calibrate --summary; scripts/gemm-forms.py's preset form is the estimator; the monotone bound agrees with the hand-worked series"
 exit $status
