@@ -383,7 +383,7 @@ int cli_hw_option(const char *cmd, cli_hw_args *a, const cli_option *opt, const 
  * code after printing an error. */
 int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out);
 /* The tensor-parallel size of a command against the one its latency file's
- * laws time (hw->tp, NAN when the file states none): given by --tp
+ * laws time (hw->tp, 0 when the file states none): given by --tp
  * (given = 1) and different, a usage error naming both values, since the
  * laws would time one instance and the memory and device counts another;
  * not given, the file's replaces *tp (the option's default).  file is the

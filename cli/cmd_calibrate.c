@@ -516,7 +516,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if (c.hw.hw != NULL && (rc = cli_hw_tp(cmd, c.hw.hw, &hw, a.tp != 0, &a.tp)) != 0)
         return rc;
     if (a.tp != 0)
-        hw.tp = a.tp;
+        hw.tp = (unsigned)a.tp;
     /* One latency file has one unit: measurements in --unit U cannot be
      * completed by stages from a base in another unit (e.g. cycles). */
     if (a.unit != NULL && c.hw.hw != NULL && hw.unit[0] != '\0' && strcmp(hw.unit, a.unit) != 0)

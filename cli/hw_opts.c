@@ -94,13 +94,13 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
 
 int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp)
 {
-    if (isnan(hw->tp))
+    if (hw->tp == 0)
         return 0;
     if (given && *tp != hw->tp)
         return cli_usage_error(cmd, "--tp %g: %s was computed at tp = %g (its laws time a TP-%g "
                                     "instance); make a file at TP %g with afdkit estimate --tp "
                                     "%g --out, or drop --tp",
-                               *tp, file, hw->tp, hw->tp, *tp, *tp);
+                               *tp, file, (double)hw->tp, (double)hw->tp, *tp, *tp);
     *tp = hw->tp;
     return 0;
 }

@@ -28,13 +28,12 @@ static const double *field(const afd_hw *hw, const char *key, size_t n)
         "alpha_a",      "beta_a",       "alpha_f",         "beta_f",    "alpha_c",
         "beta_c",       "prefill_a",    "prefill_b",       "prefill_c", "decode_beta",
         "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err",
-        "tp",
     };
     const double *const fields[] = {
         &hw->alpha_a,         &hw->beta_a,      &hw->alpha_f,      &hw->beta_f,
         &hw->alpha_c,         &hw->beta_c,      &hw->prefill_a,    &hw->prefill_b,
         &hw->prefill_c,       &hw->decode_beta, &hw->decode_gamma, &hw->decode_alpha,
-        &hw->fit_max_rel_err, &hw->afd_fit_max_rel_err, &hw->tp,
+        &hw->fit_max_rel_err, &hw->afd_fit_max_rel_err,
     };
     size_t k;
     for (k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -72,6 +71,17 @@ static void check_values(const char *text, size_t len, const afd_hw *hw)
         for (vb = eq + 1; vb < b && blank(s[vb]); vb++)
             ;
         f = field(hw, s + a, ke - a);
+        if (ke - a == 2 && memcmp(s + a, "tp", 2) == 0) {
+            /* the tensor-parallel size: the integer the text spells */
+            if (b - vb == 0 || b - vb >= sizeof num)
+                abort();
+            memcpy(num, s + vb, b - vb);
+            num[b - vb] = '\0';
+            x = strtod(num, &end);
+            if (*end != '\0' || !(x >= 1 && x <= AFD_HW_TP_MAX) || x != (double)hw->tp)
+                abort();
+            continue;
+        }
         if (f == NULL)
             continue; /* unit, model, device */
         if (b - vb == 0 || b - vb >= sizeof num)
@@ -104,10 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (memcmp(&hw.alpha_a, &back.alpha_a, 6 * sizeof(double)) != 0)
         abort();
-    if (memcmp(&hw.tp, &back.tp, sizeof hw.tp) != 0)
-        abort();
-    /* a stated tensor-parallel size is a count of devices */
-    if (!isnan(hw.tp) && !(hw.tp >= 1 && hw.tp <= AFD_HW_TP_MAX && hw.tp == floor(hw.tp)))
+    if (hw.tp != back.tp || hw.tp > AFD_HW_TP_MAX)
         abort();
     return 0;
 }

@@ -40,10 +40,10 @@ typedef struct afd_hw {
     /* largest relative error of the six AFD coefficients' fits over the
      * ranges they are used on (afd_estimate.h); NAN if unknown */
     double afd_fit_max_rel_err;
-    /* provenance: tensor-parallel size of the instance the laws time (a
-     * positive integer), NAN if unknown.  A command sizing an instance of
-     * another size from these laws would mix two systems. */
-    double tp;
+    /* provenance: tensor-parallel size of the instance the laws time, 0 if
+     * unknown (so that a zeroed struct states none).  A command sizing an
+     * instance of another size from these laws would mix two systems. */
+    unsigned tp;
 } afd_hw;
 
 /* Every coefficient NAN, every string empty: the start of an afd_hw built by
@@ -65,8 +65,8 @@ AFD_API const char *afd_hw_preset_name(size_t i);
 
 /* Validate: every coefficient finite; alpha_a > 0 and alpha_f > 0 (the model
  * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0; the
- * serving laws, where present, finite and >= 0; tp NAN or an integer in
- * [1, AFD_HW_TP_MAX].
+ * serving laws, where present, finite and >= 0; tp at most
+ * AFD_HW_TP_MAX.
  * On failure err->text names the coefficient. */
 AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
 

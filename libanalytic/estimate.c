@@ -705,7 +705,7 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
         hw->fit_max_rel_err = err_p > err_d ? err_p : err_d;
     snprintf(hw->unit, sizeof hw->unit, "ms");
     snprintf(hw->model, sizeof hw->model, "%s", m->name);
-    hw->tp = tp; /* the laws time an instance of tp devices */
+    hw->tp = (unsigned)tp; /* the laws time an instance of tp devices (checked above) */
     if (pair)
         snprintf(hw->device, sizeof hw->device, "%.31s+%.31s", da->name, df->name);
     else

@@ -70,7 +70,7 @@ static void set_nan(afd_hw *hw)
     for (k = 0; k < N_NUMERIC; k++)
         *coef(hw, k) = NAN;
     hw->unit[0] = hw->model[0] = hw->device[0] = '\0';
-    hw->tp = NAN;
+    hw->tp = 0;
 }
 
 static void laws_nan(afd_hw *hw)
@@ -79,7 +79,7 @@ static void laws_nan(afd_hw *hw)
     for (k = N_REQUIRED; k < N_NUMERIC; k++)
         *coef(hw, k) = NAN;
     hw->model[0] = hw->device[0] = '\0';
-    hw->tp = NAN;
+    hw->tp = 0;
 }
 
 void afd_hw_init(afd_hw *hw)
@@ -153,9 +153,9 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
             return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be finite and >= 0: %g",
                                  num_keys[k], v);
     }
-    if (!isnan(hw->tp) && !(hw->tp >= 1 && hw->tp <= AFD_HW_TP_MAX && hw->tp == floor(hw->tp)))
+    if (hw->tp > AFD_HW_TP_MAX)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
-                             "tp must be an integer in [1, %d] (a tensor-parallel size): %g",
+                             "tp must be at most %d (a tensor-parallel size): %u",
                              AFD_HW_TP_MAX, hw->tp);
     return AFD_OK;
 }
@@ -242,7 +242,7 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
                                      "tp must be an integer in [1, %d] (the tensor-parallel "
                                      "size the laws time): '%s'",
                                      AFD_HW_TP_MAX, v);
-            hw.tp = x;
+            hw.tp = (unsigned)x;
             continue;
         }
         if (k >= N_NUMERIC) {
@@ -364,8 +364,8 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
             return AFD_ERANGE;
         o += (size_t)n;
     }
-    if (!isnan(hw->tp)) {
-        n = snprintf(buf + o, cap - o, "tp = %.17g\n", hw->tp);
+    if (hw->tp > 0) {
+        n = snprintf(buf + o, cap - o, "tp = %u\n", hw->tp);
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;

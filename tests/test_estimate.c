@@ -440,7 +440,7 @@ static void laws(void **state)
     assert_string_equal(hw.unit, "ms");
     assert_string_equal(hw.model, "llama-3.1-70b");
     assert_string_equal(hw.device, "h100-sxm");
-    assert_true(hw.tp == 4); /* the size the laws time, for the latency file */
+    assert_int_equal(hw.tp, 4); /* the size the laws time, for the latency file */
     assert_true(afd_hw_has_prefill(&hw) && afd_hw_has_decode(&hw));
     assert_true(hw.fit_max_rel_err >= 0 && hw.fit_max_rel_err < 0.5);
     assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
@@ -533,7 +533,8 @@ static void afd_pair_identical(void **state)
     assert_false(afd_hw_has_prefill(&two) || afd_hw_has_decode(&two));
     assert_string_equal(two.device, "h100-sxm+h100-sxm");
     assert_string_equal(two.unit, "ms");
-    assert_true(one.tp == 4 && two.tp == 4);
+    assert_int_equal(one.tp, 4);
+    assert_int_equal(two.tp, 4);
 }
 
 /* The roofline max(W / (e_c S_c), Q / (e_m S_m)) of every FFN operator

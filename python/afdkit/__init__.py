@@ -228,7 +228,7 @@ def theta(**workload):
 
 _HW_REALS = ("alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c", "prefill_a",
              "prefill_b", "prefill_c", "decode_beta", "decode_gamma", "decode_alpha",
-             "fit_max_rel_err", "afd_fit_max_rel_err", "tp")
+             "fit_max_rel_err", "afd_fit_max_rel_err")
 _HW_TEXT = ("unit", "model", "device")
 
 
@@ -236,6 +236,7 @@ def _hw_dict(h):
     d = {k: getattr(h, k) for k in _HW_REALS}
     for k in _HW_TEXT:
         d[k] = _text(getattr(h, k))
+    d["tp"] = int(h.tp)
     return d
 
 
@@ -264,6 +265,8 @@ def _load_hw(spec):
             setattr(h, k, float(v))
         elif k in _HW_TEXT:
             setattr(h, k, str(v).encode()[: ffi.sizeof(getattr(h, k)) - 1])
+        elif k == "tp":
+            h.tp = _integer(v, "tp", 0, 1024)
         else:
             raise ValueError("hw: unknown coefficient '%s'" % k)
     _check(lib.afd_hw_check(h, err), err)
@@ -274,7 +277,7 @@ def hw(spec):
     """Latency coefficients (a preset such as "paper-910c" or a key=value file)
     as a dict: the six AFD coefficients, the serving laws (nan when absent),
     fit_max_rel_err, afd_fit_max_rel_err, unit, model, device and tp (the
-    tensor-parallel size the laws time; nan when the file does not say).
+    tensor-parallel size the laws time; 0 when the file does not say).
     Change entries and pass the dict as hw= to override them."""
     return _hw_dict(_load_hw(spec))
 
