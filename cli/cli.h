@@ -423,7 +423,8 @@ typedef struct cli_cost_args {
     double unit_seconds;     /* seconds per time unit of the latency model, NAN: none */
     const char *device_a, *device_f; /* --device-a/--device-f, NULL: none */
     const char *model;       /* --model: coefficients from the estimator */
-    double tp;               /* --tp, devices per instance (default 1) */
+    double tp;               /* --tp, devices per instance (default: the --hw file's tp, else 1) */
+    int have_tp;             /* --tp given */
 } cli_cost_args;
 
 extern const cli_group cli_cost_group;

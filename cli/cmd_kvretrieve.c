@@ -31,7 +31,8 @@ static const cli_option kv_options[] = {
     {"tokens", 0, "LIST", "prefix lengths in tokens (default 1024,4096,24576)", OPT_TOKENS},
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token", OPT_KVB},
     {"model", 0, "M", "or: the model's KV bytes per token (afdkit model)", OPT_MODEL},
-    {"tp", 0, "T", "tensor-parallel size for --model (default 1)", OPT_TP},
+    {"tp", 0, "T", "tensor-parallel size for --model (default: the tp of --hw FILE, else 1)",
+     OPT_TP},
     {"recompute-a", 0, "S", "recompute (prefill) time a + b L + c L^2: a", OPT_RA},
     {"recompute-b", 0, "S", "b, seconds per token", OPT_RB},
     {"recompute-c", 0, "S", "c, seconds per token^2 (default 0)", OPT_RC},
@@ -48,6 +49,7 @@ struct args {
     size_t n;
     cli_list tokens;
     double kvb, ra, rb, rc, tp;
+    int have_tp; /* --tp given */
     const char *model;
     int64_t mc, seed;
     unsigned threads;
@@ -109,6 +111,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         a->model = arg;
         return 0;
     case OPT_TP:
+        a->have_tp = 1;
         return cli_real_min(cmd, opt->name, arg, 1, 0, &a->tp);
     case OPT_RA:
         return cli_time(cmd, opt->name, arg, "s", &a->ra);
@@ -133,6 +136,7 @@ static int run(const cli_command *self, int argc, char **argv)
     static const double default_tokens[] = {1024, 4096, 24576};
     cli_common c;
     afd_kv_law law;
+    afd_hw hw;
     const double *tok;
     size_t ntok, k;
     cli_table *t;
@@ -150,6 +154,12 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "give at least one --tier NAME,HIT,LATENCY,GBPS");
         goto out;
     }
+    /* the recompute law of --hw (unless given by the options) times an
+     * instance of the file's tp devices: the size --model's KV is split over */
+    if (isnan(a.ra) && isnan(a.rb) && c.hw.hw != NULL &&
+        ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0 ||
+         (rc = cli_hw_tp(cmd, c.hw.hw, &hw, a.have_tp, &a.tp)) != 0))
+        goto out;
     if (a.model != NULL) {
         afd_model m;
         afd_error err;
@@ -177,10 +187,7 @@ static int run(const cli_command *self, int argc, char **argv)
         law.b = a.rb;
         law.c = isnan(a.rc) ? 0 : a.rc;
     } else if (c.hw.hw != NULL) {
-        afd_hw hw;
         double sec;
-        if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
-            goto out;
         if (!afd_hw_has_prefill(&hw) || afd_unit_seconds(hw.unit, &sec) != AFD_OK) {
             rc = cli_input_error(cmd,
                                  "%s: no prefill law in a unit of time (prefill_a, "

@@ -122,7 +122,7 @@ static int topologies(const char *cmd, const afd_system *s, const struct args *a
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
-    struct args a = {NAN, 128, 0, 5, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN, NULL, NULL, NULL, 1}};
+    struct args a = {NAN, 128, 0, 5, {0, NULL}, {NAN, NAN, NAN, NAN, 0, 0, NAN, NULL, NULL, NULL, 1, 0}};
     cli_common c;
     afd_system s;
     afd_hw est_hw;

@@ -22,7 +22,8 @@ static const cli_option cost_options[] = {
     {"model", 0, "NAME|FILE",
      "with --device-a/--device-f: the six coefficients from the estimator, not --hw",
      OPT_COST_MODEL},
-    {"tp", 0, "T", "devices per Attention and per FFN instance (default 1)", OPT_COST_TP},
+    {"tp", 0, "T", "devices per Attention and per FFN instance (default: the tp of --hw FILE, "
+                   "else 1)", OPT_COST_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_cost_group = {"Cost and energy", cost_options};
@@ -34,6 +35,7 @@ void cli_cost_init(cli_cost_args *a)
     a->unit_seconds = NAN;
     a->device_a = a->device_f = a->model = NULL;
     a->tp = 1;
+    a->have_tp = 0;
 }
 
 int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, const char *arg)
@@ -47,6 +49,7 @@ int cli_cost_option(const char *cmd, cli_cost_args *a, const cli_option *opt, co
         int64_t v;
         int rc = cli_integer(cmd, opt->name, arg, 1, 1024, &v);
         a->tp = (double)v;
+        a->have_tp = 1;
         return rc;
     }
     }
@@ -79,6 +82,15 @@ int cli_cost_devices(const char *cmd, cli_cost_args *a, const cli_hw_args *hwa, 
     if ((rc = cli_load_device_as(cmd, "device-a", a->device_a, &da)) != 0 ||
         (rc = cli_load_device_as(cmd, "device-f", a->device_f, &df)) != 0)
         return rc;
+    /* the coefficients of a latency file time instances of its tp devices:
+     * price that many (a file that cannot be read is reported when loaded) */
+    if (a->model == NULL && hwa->hw != NULL) {
+        afd_hw f;
+        afd_error err;
+        if (afd_hw_preset(hwa->hw, &f) != AFD_OK && afd_hw_read(hwa->hw, &f, &err) == AFD_OK &&
+            (rc = cli_hw_tp(cmd, hwa->hw, &f, a->have_tp, &a->tp)) != 0)
+            return rc;
+    }
     /* per instance of tp devices; an explicit --price-x/--power-x wins */
     if (isnan(a->price_a))
         a->price_a = a->tp * da.price_per_hour;

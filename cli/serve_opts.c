@@ -32,7 +32,8 @@ const cli_group cli_serve_arch_group = {"Architecture", arch_options};
 static const cli_option model_options[] = {
     {"model", 0, "M", "latency laws from the estimator: model preset or config.json", OPT_SV_MODEL},
     {"device", 0, "D", "device preset or file (with --model)", OPT_SV_DEVICE},
-    {"tp", 0, "T", "tensor-parallel devices per instance (default 1)", OPT_SV_TP},
+    {"tp", 0, "T", "tensor-parallel devices per instance (default 1; with --hw FILE the "
+                   "file's tp, and no other)", OPT_SV_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_serve_model_group = {"Model and device (instead of --hw)", model_options};
@@ -150,7 +151,7 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_UNSTABLE: a->allow_unstable = 1; return 0;
     case OPT_SV_MODEL: a->model = arg; return 0;
     case OPT_SV_DEVICE: a->device = arg; return 0;
-    case OPT_SV_TP: return cli_integer(cmd, opt->name, arg, 1, 1024, &a->tp);
+    case OPT_SV_TP: a->have_tp = 1; return cli_integer(cmd, opt->name, arg, 1, 1024, &a->tp);
     case OPT_SV_ARRIVALS:
         if (strcmp(arg, "poisson") != 0 && strcmp(arg, "trace") != 0)
             return cli_usage_error(cmd, "--arrivals: expected poisson or trace: '%.40s'", arg);
@@ -276,8 +277,13 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
                                  &su->kv_capacity)) != 0)
             return rc;
         su->kv_ms_per_token = kv_ms;
-    } else if ((rc = cli_hw_load(cmd, &c->hw, &su->hw)) != 0) {
-        return rc;
+    } else {
+        /* the file's laws time an instance of its tp devices: --tp may
+         * not say another */
+        double tp = (double)a->tp;
+        if ((rc = cli_hw_load(cmd, &c->hw, &su->hw)) != 0 ||
+            (rc = cli_hw_tp(cmd, c->hw.hw, &su->hw, a->have_tp, &tp)) != 0)
+            return rc;
     }
     if (!afd_hw_has_prefill(&su->hw) || !afd_hw_has_decode(&su->hw))
         return cli_usage_error(cmd, "%s: the latency file has no %s law (prefill_a prefill_b "

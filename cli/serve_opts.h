@@ -28,6 +28,7 @@ typedef struct cli_serve_args {
     int allow_unstable;
     const char *model, *device; /* the latency laws from the estimator, instead of --hw */
     int64_t tp;
+    int have_tp;         /* --tp given */
     int replay;          /* --arrivals trace */
     double time_scale;   /* --time-scale, NAN if not given */
     int have_requests, have_warmup;
