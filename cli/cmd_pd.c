@@ -38,10 +38,10 @@ static const cli_option sizing_options[] = {
     {"kv-bytes-per-token", 0, "X", "KV-cache bytes per token (all layers)", OPT_KVB},
     {"kv-budget", 0, "BYTES", "KV-cache bytes per decode instance, held against the "
      "--slot-quantile of the KV cache in use", OPT_KVBUDGET},
-    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: the tensor-parallel size of "
-     "--tp)", OPT_PGPU},
-    {"decode-gpus", 0, "G", "GPUs per decode instance (default: the tensor-parallel size of "
-     "--tp)", OPT_DGPU},
+    {"prefill-gpus", 0, "G", "GPUs per prefill instance (default: the tensor-parallel "
+     "size, --tp or the --hw file's tp, else 1)", OPT_PGPU},
+    {"decode-gpus", 0, "G", "GPUs per decode instance (default: the tensor-parallel "
+     "size, --tp or the --hw file's tp, else 1)", OPT_DGPU},
     {"max-prefill", 0, "N", "largest prefill pool considered (default 1024)", OPT_MAXP},
     {"md", 0, NULL, "size by plain M/D/c (mean service) instead of the M/G/c correction",
      OPT_MD},

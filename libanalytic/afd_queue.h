@@ -133,7 +133,11 @@ AFD_API size_t afd_mdc_size(const afd_mdc *q);
 AFD_API double afd_mdc_tail_bound(const afd_mdc *q);
 
 /* Mean wait in queue Wq = E[X] / lambda (Little's law), exact up to the
- * bound stated at afd_mdc_alloc.  For c = 1 it equals Pollaczek-Khinchine. */
+ * bound stated at afd_mdc_alloc.  For c = 1 it equals Pollaczek-Khinchine.
+ * Where P(A > c) underflows, Wq = D e^-a a^c / (c+1)! S (1 + O(P(A >= c))),
+ * S = sum_{j>=0} (j+1) a^j (c+1)! / (c+1+j)! (the first term of the chain,
+ * X' >= (A - c)+), formed in logarithms: a finite value, 0 or subnormal
+ * when it underflows (c = 4000 at rho = 0.5: Wq = 1.85e-341 D). */
 AFD_API afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result);
 AFD_API double afd_mdc_wq(const afd_mdc *q);
 
@@ -227,8 +231,9 @@ AFD_API double afd_mdc_wq_kingman(double lambda, double service, unsigned c);
 
 /* The three approximations above beside an exact mean wait wq_exact (the
  * afd_mdc_wq_e of the same queue): each value and its relative error
- * err = (approximation - wq_exact) / wq_exact, NaN or +-inf when wq_exact is
- * 0 (and NaN when it is NaN).  AFD_OK, or the status of the approximations
+ * err = (approximation - wq_exact) / wq_exact: 0 when the two are equal
+ * (both 0 far below saturation, where they underflow), +-inf when only
+ * wq_exact is 0, NaN when it is NaN.  AFD_OK, or the status of the approximations
  * (AFD_EINVAL, AFD_EUNSTABLE), every field then NaN. */
 typedef struct afd_mdc_approx {
     double wq_cosmetatos, wq_allen_cunneen, wq_kingman;

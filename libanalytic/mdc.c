@@ -296,19 +296,42 @@ afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result)
     if (q == NULL)
         return AFD_EINVAL;
     if (q->light) {
-        /* P(A > c) underflowed, so E[X] = E[(A - c)+] (1 + O(P(A > c))) does
-         * too, while E[W] = E[X] / lambda may not (c = 1: rho D / 2).
-         * E[(A - c)+] = e^-a a^(c+1)/(c+1)! sum_j (j+1) a^j (c+1)!/(c+1+j)!,
-         * and the sum lies in [1, 1/(1 - a/(c+2))^2], so
-         *   E[W] = D a^c / (c+1)! * r,  r in [e^-a, 1/(1 - a/(c+2))^2];
-         * the value below takes r = 1 and its error bound covers the range. */
-        double lead = q->c <= 150 ? pow(q->a, q->c) / gsl_sf_fact((unsigned)q->c + 1)
-                                  : exp((double)q->c * log(q->a) - gsl_sf_lngamma(q->c + 2.0));
-        double hi = q->a < q->c + 2 ? 1 / ((1 - q->a / (q->c + 2)) * (1 - q->a / (q->c + 2)))
-                                    : INFINITY;
-        double dev = fmax(1 - exp(-q->a), hi - 1);
-        result->val = q->service * lead;
-        result->err = result->val * dev + 8 * DBL_EPSILON * result->val;
+        /* P(A > c) underflowed, so E[X] = E[(A - c)+] (1 + O(P(A >= c))) does
+         * too, while E[W] = E[X] / lambda may not (c = 1: rho D / 2).  With
+         * t_j = a^j (c+1)! / (c+1+j)!,
+         *   E[(A - c)+] = sum_{j>=0} (j+1) P(A = c+1+j)
+         *               = e^-a a^(c+1) / (c+1)! * S,  S = sum_{j>=0} (j+1) t_j,
+         * so E[W] = D e^-a a^c / (c+1)! * S.  The prefactor is formed in
+         * logarithms once c is large (a^c and (c+1)! overflow separately
+         * while their ratio times e^-a underflows to 0 or a subnormal: at
+         * c = 4000, a = 2000 it is e^-787); S in [1, 1/(1 - a/(c+2))^2] is
+         * summed to a relative DBL_EPSILON. */
+        const double a = q->a, c = (double)q->c;
+        double log_lead = c * log(a) - a - gsl_sf_lngamma(c + 2.0);
+        /* D times the prefactor: D may lift a prefactor below DBL_MIN */
+        double lead = q->c <= 150
+                          ? q->service * pow(a, c) / gsl_sf_fact((unsigned)q->c + 1) * exp(-a)
+                          : exp(log_lead + log(q->service));
+        double s = 1, t = 1, ratio, tail, p_ge;
+        long j;
+        for (j = 1; j < 100000000L; j++) {
+            ratio = a / (c + 1 + (double)j);
+            t *= ratio;
+            s += (double)(j + 1) * t;
+            /* the rest is below (j+2) t sum_k ((j+1+k)/(j+1)) ratio^k
+             * <= (j+2) t ratio / (1 - ratio)^2 */
+            tail = (double)(j + 2) * t * ratio / ((1 - ratio) * (1 - ratio));
+            if (tail <= 0.5 * DBL_EPSILON * s)
+                break;
+        }
+        ratio = a / (c + 1 + (double)j);
+        tail = (double)(j + 2) * t * ratio / ((1 - ratio) * (1 - ratio));
+        /* the relative correction E[X] / E[(A - c)+] - 1 is O(P(A >= c)),
+         * P(A >= c) = P(A = c) + P(A > c) < e^-a a^c / c! + DBL_MIN */
+        p_ge = exp(c * log(a) - a - gsl_sf_lngamma(c + 1.0)) + DBL_MIN;
+        result->val = lead * s;
+        result->err = result->val * (tail / s + 4 * p_ge + 8 * DBL_EPSILON * ((double)j + 4) +
+                                     (q->c <= 150 ? 0 : 4 * DBL_EPSILON * fabs(log_lead)));
         return AFD_OK;
     }
     result->val = q->mean_x / q->lambda;

@@ -139,7 +139,9 @@ double afd_mdc_wq_kingman(double lambda, double service, unsigned c)
 
 static double rel_err(double approx, double exact)
 {
-    return (approx - exact) / exact; /* nan or inf when exact = 0 */
+    /* 0 when both are 0 (far below saturation both underflow); +-inf when
+     * only the exact value is 0 */
+    return approx == exact ? 0 : (approx - exact) / exact;
 }
 
 afd_status afd_mdc_approx_compare(double lambda, double service, unsigned c, double wq_exact,

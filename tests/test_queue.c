@@ -518,6 +518,62 @@ static void mdc_light_traffic(void **state)
     }
 }
 
+/* E[(A - c)+] D / a for A ~ Poisson(a), summed from the definition
+ * sum_{k > c} (k - c) P(A = k) in long double logarithms (lgammal). */
+static long double excess_wait_l(long c, long double a, long double service)
+{
+    long double s = 0;
+    long k;
+    for (k = c + 1; k <= c + 20000; k++)
+        s += (long double)(k - c) *
+             expl(logl(service) - logl(a) + (long double)k * logl(a) - a - lgammal((long double)k + 1));
+    return s;
+}
+
+/* Far below saturation with many servers P(A > c) underflows; the mean
+ * wait is then its first term E[(A - c)+] / lambda (relative O(P(A >= c)),
+ * far below rounding), which itself underflows at D = 1 from about
+ * c = 3600 at rho = 0.5.  It must come out finite, never NaN: exact where
+ * a double holds it, 0 below. */
+static void mdc_many_servers(void **state)
+{
+    static const long cs[] = {4000, 5000, 10000, 1000000};
+    afd_result r;
+    afd_mdc *q;
+    size_t i;
+    (void)state;
+    /* D = 1e100 lifts c = 4000, a = 2000 (1.85e-341 D) into the doubles */
+    assert_int_equal(afd_mdc_alloc(2e-97, 1e100, 4000, &q), AFD_OK);
+    assert_int_equal(afd_mdc_wq_e(q, &r), AFD_OK);
+    assert_close(r.val, (double)excess_wait_l(4000, 2000, 1e100L), 1e-10, 0);
+    assert_true(r.err >= 0 && r.err < 1e-10 * r.val);
+    afd_mdc_free(q);
+    /* c = 3000, a = 1500 still runs the chain (P(A > c) = 1.6e-254): the
+     * first term agrees with it to O(P(A >= c)) */
+    assert_int_equal(afd_mdc_alloc(1500, 1, 3000, &q), AFD_OK);
+    assert_close(afd_mdc_wq(q), (double)excess_wait_l(3000, 1500, 1), 1e-10, 0);
+    afd_mdc_free(q);
+    for (i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        const double a = 0.5 * (double)cs[i];
+        /* the exact value is below the smallest subnormal (4.9e-324):
+         * e^-787 at c = 4000 and smaller beyond */
+        assert_true(excess_wait_l(cs[i], a, 1) < 1e-330L);
+        assert_int_equal(afd_mdc_alloc(a, 1, (unsigned)cs[i], &q), AFD_OK);
+        assert_int_equal(afd_mdc_wq_e(q, &r), AFD_OK);
+        assert_true(r.val == 0);
+        assert_true(r.err == 0);
+        afd_mdc_free(q);
+        {
+            afd_mdc_approx ap;
+            assert_int_equal(afd_mdc_approx_compare(a, 1, (unsigned)cs[i], r.val, &ap), AFD_OK);
+            /* Cosmetatos and Allen-Cunneen underflow as well: no error */
+            assert_true(ap.wq_cosmetatos == 0 && ap.err_cosmetatos == 0);
+            assert_true(ap.wq_allen_cunneen == 0 && ap.err_allen_cunneen == 0);
+            assert_true(isinf(ap.err_kingman));
+        }
+    }
+}
+
 static void mdc_heavy_traffic(void **state)
 {
     static const int cs[] = {1, 4};
@@ -826,6 +882,7 @@ int main(void)
         cmocka_unit_test(mdc_distribution_shape),
         cmocka_unit_test(mdc_quantile_round_trips),
         cmocka_unit_test(mdc_light_traffic),
+        cmocka_unit_test(mdc_many_servers),
         cmocka_unit_test(mdc_heavy_traffic),
         cmocka_unit_test(mdc_against_simulation),
         cmocka_unit_test(erlang_c_closed_forms),
