@@ -93,6 +93,7 @@ struct args {
     afd_decode_slots law_slots; /* with --hw: slots from the decode law */
     afd_decode_law dlaw;        /* the decode step: the law's, or --decode-step */
     char unit[16];
+    char uw[24]; /* the unit in messages: unit, or words for a file without one */
 };
 
 static int own(void *ctx, const cli_option *opt, const char *arg)
@@ -220,6 +221,7 @@ static int latency_law(const char *cmd, struct args *a)
                                     "decode_alpha)",
                                a->hw);
     snprintf(a->unit, sizeof a->unit, "%s", unit);
+    snprintf(a->uw, sizeof a->uw, "%s", unit[0] ? unit : "(file's unit)");
     for (k = 0; k < 3; k++) {
         char ex[64];
         if (given[k] == NULL)
@@ -286,7 +288,7 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
     if (a->law_slots.slots < 1)
         return cli_infeasible(cmd, "%s: no decode batch meets the TPOT SLO %g %s: one sequence "
                                     "already takes %g %s%s",
-                               a->hw, a->tpot, a->unit, a->law_slots.step, a->unit,
+                               a->hw, a->tpot, a->uw, a->law_slots.step, a->uw,
                                a->law_slots.binding == 2 ? " or overflows the KV cache" : "");
     if (isnan(a->slots))
         a->slots = a->law_slots.slots;
@@ -372,17 +374,17 @@ static int size_one(const char *cmd, const struct args *a, const afd_workload *w
     afd_decode_instance inst;
     char at[64] = "";
     if (many)
-        snprintf(at, sizeof at, "lambda %g: ", lambda);
+        snprintf(at, sizeof at, "lambda %g/%s: ", lambda, a->uw);
     afd_status st = afd_prefill_pool(lambda, law, a->pct, a->ttft, !a->md, (int)a->maxp, &r->mg);
     if (st == AFD_OK)
         st = afd_prefill_pool(lambda, law, a->pct, a->ttft, 0, (int)a->maxp, &r->md);
     if (st == AFD_EEMPTY)
         return cli_infeasible(cmd,
                               "%sno prefill pool of at most %lld instances meets a P%g "
-                              "TTFT of %g (E[S] = %.4g, largest S = %.4g); relax --ttft-slo or "
-                              "raise --max-prefill",
-                              at, (long long)a->maxp, 100 * a->pct, a->ttft, law->mean,
-                              law->max);
+                              "TTFT of %g %s (E[S] = %.4g %s, largest S = %.4g %s); relax "
+                              "--ttft-slo or raise --max-prefill",
+                              at, (long long)a->maxp, 100 * a->pct, a->ttft, a->uw, law->mean,
+                              a->uw, law->max, a->uw);
     if (st != AFD_OK)
         return cli_runtime_error(cmd, "%sprefill sizing: %s", at, afd_strerror(st));
     inst.slots = a->slots;
@@ -441,9 +443,9 @@ static int run_pd(const cli_command *self, int argc, char **argv)
 
     if (a.step > a.tpot) {
         rc = cli_infeasible(cmd,
-                            "the decode step %g exceeds the TPOT SLO %g: no decode pool "
+                            "the decode step %g %s exceeds the TPOT SLO %g %s: no decode pool "
                             "meets it",
-                            a.step, a.tpot);
+                            a.step, a.uw, a.tpot, a.uw);
         goto out;
     }
     rows = calloc(lambdas.n, sizeof *rows);
@@ -563,14 +565,14 @@ static int run_pd(const cli_command *self, int argc, char **argv)
             st = afd_queue_replay_pool(&p, a.ttft, 1, (unsigned)a.maxp, &creplay, &res);
             if (st != AFD_OK && st != AFD_EEMPTY) {
                 cli_progress_end(&prog);
-                rc = cli_runtime_error(cmd, "lambda %g: replaying the trace: %s", lambdas.v[li],
-                                       afd_strerror(st));
+                rc = cli_runtime_error(cmd, "lambda %g/%s: replaying the trace: %s",
+                                       lambdas.v[li], a.uw, afd_strerror(st));
                 goto out;
             }
             if (st == AFD_EEMPTY)
-                cli_warn(cmd, "lambda %g: with the trace's own arrivals no prefill pool of at "
+                cli_warn(cmd, "lambda %g/%s: with the trace's own arrivals no prefill pool of at "
                               "most %lld instances meets the TTFT SLO",
-                         lambdas.v[li], (long long)a.maxp);
+                         lambdas.v[li], a.uw, (long long)a.maxp);
             cli_table_real(t, lambdas.v[li]);
             cli_table_real(t, st == AFD_OK ? (double)creplay : NAN);
             cli_table_real(t, st == AFD_OK ? res.sojourn_q : NAN);
@@ -691,9 +693,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
     }
     if (a.step > a.tpot) {
         rc = cli_infeasible(cmd,
-                            "the decode step %g exceeds the TPOT SLO %g: no pool has a "
+                            "the decode step %g %s exceeds the TPOT SLO %g %s: no pool has a "
                             "positive goodput",
-                            a.step, a.tpot);
+                            a.step, a.uw, a.tpot, a.uw);
         goto out;
     }
 
@@ -827,9 +829,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
                 }
             }
             if (best == npairs)
-                cli_warn(cmd, "lambda %g: no pool evaluated serves it (the largest goodput is "
-                              "%g)",
-                         lam, most);
+                cli_warn(cmd, "lambda %g/%s: no pool evaluated serves it (the largest goodput is "
+                              "%g/%s)",
+                         lam, a.uw, most, a.uw);
             cli_table_real(t, lam);
             cli_table_real(t, best < npairs ? pp[best] : NAN);
             cli_table_real(t, best < npairs ? dd[best] : NAN);

@@ -24,7 +24,8 @@ enum {
 
 static const cli_option pipeline_options[] = {
     {"stages", 0, "FILE", "the stage list, JSON (required)", OPT_STAGES},
-    {"lambda", 0, "L", "arrival rate, Poisson: 5/s, 300/min, or per second (required)", OPT_LAMBDA},
+    {"lambda", 0, "L", "arrival rate, Poisson: 5/s, 300/min, or per second (required; with "
+     "--hw FILE in another unit than s, give the unit)", OPT_LAMBDA},
     {"method", 0, "M", "closed (decomposition, default) or sim (simulation)", OPT_METHOD},
     {"percentile", 0, "P", "quantile level of the wait and sojourn columns (default 0.9)",
      OPT_PERCENTILE},
@@ -124,6 +125,27 @@ static int run(const cli_command *self, int argc, char **argv)
     if (a.stages == NULL || a.lambda_arg == NULL)
         return cli_usage_error(cmd, a.stages == NULL ? "--stages FILE is required"
                                                      : "--lambda L is required");
+    /* pipeline's times are seconds (## unit=s), a latency file's converted
+     * to them.  pd, goodput and serve read a bare rate per the latency
+     * file's unit: with a file in another unit a bare rate would mean one
+     * thing here and another there, so it must say its unit. */
+    if (c.hw.hw != NULL && strchr(a.lambda_arg, '/') == NULL) {
+        afd_hw h;
+        char ex[64];
+        if ((rc = cli_hw_load(cmd, &c.hw, &h)) != 0)
+            return rc;
+        cli_excerpt(a.lambda_arg, ex, sizeof ex);
+        if (h.unit[0] == '\0')
+            return cli_usage_error(cmd, "--lambda %s: a bare rate is ambiguous with %s, which "
+                                        "states no unit (pipeline's times are seconds): give "
+                                        "its unit, e.g. %s/s",
+                                   ex, c.hw.hw, ex);
+        if (strcmp(h.unit, "s") != 0)
+            return cli_usage_error(cmd, "--lambda %s: a bare rate is ambiguous with %s in %s "
+                                        "(pd and serve read it per %s, pipeline's times are "
+                                        "seconds): give its unit, e.g. %s/s",
+                                   ex, c.hw.hw, h.unit, h.unit, ex);
+    }
     if ((rc = cli_rate(cmd, "lambda", a.lambda_arg, "s", &pb.lambda)) != 0)
         return rc;
     if (!(pb.lambda > 0))
