@@ -2,7 +2,8 @@
  *
  * Default format: optional "## key=value" lines, one "# " header line per
  * block with tab-separated column names, tab-separated rows, two blank lines
- * between blocks.  --csv: RFC 4180 (CRLF records, header row, no '#' lines;
+ * between blocks.  --csv: RFC 4180 (CRLF records, header row, no '#' lines, the
+ * unit of cli_table_unit in a last column unit;
  * blocks are separated by one empty record).  Reals use %.{precision}g, non-finite values
  * print as "nan" (gnuplot treats nan as missing but plots -inf), and -0 as 0.
  *
@@ -52,6 +53,7 @@ struct cli_table {
     /* --shard */
     char order[96]; /* "COLUMN asc|desc" from cli_table_shard_order, or "" */
     char *unit;     /* from cli_table_unit, or NULL */
+    int csv_unit;   /* --csv: the current block ends with a column unit */
 };
 
 static int cmdline_argc;
@@ -137,6 +139,10 @@ void cli_shard_list(const cli_output *o, cli_list *l)
     l->n = m;
 }
 
+#define CSV_PROVENANCE_MSG                                                                  \
+    "--csv has no place for the provenance lines: use the default table or --json with "     \
+    "--provenance (a CSV states its unit in a last column, unit)"
+
 #define SHARD_CSV_MSG                                                                      \
     "--shard writes a part for 'afdkit merge' in the default format or --json; drop --csv " \
     "('afdkit merge --csv' converts the merged table)"
@@ -150,6 +156,8 @@ int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, con
             return cli_usage_error(cmd, "--csv and --json exclude each other");
         if (o->shard_n > 0)
             return cli_usage_error(cmd, SHARD_CSV_MSG);
+        if (o->provenance)
+            return cli_usage_error(cmd, CSV_PROVENANCE_MSG);
         o->csv = 1;
         return 0;
     case OPT_JSON:
@@ -161,7 +169,11 @@ int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, con
         if (o->csv)
             return cli_usage_error(cmd, SHARD_CSV_MSG);
         return cli_shard_parse(cmd, arg, &o->shard_k, &o->shard_n);
-    case OPT_PROVENANCE: o->provenance = 1; return 0;
+    case OPT_PROVENANCE:
+        if (o->csv)
+            return cli_usage_error(cmd, CSV_PROVENANCE_MSG);
+        o->provenance = 1;
+        return 0;
     case OPT_QUIET: o->quiet = 1; return 0;
     case OPT_PRECISION:
         if (cli_integer(cmd, opt->name, arg, 1, 17, &v) != 0)
@@ -438,6 +450,15 @@ void cli_table_begin_array(cli_table *t, size_t n, const char *const *names)
         fputs(names[k], t->mem);
     }
     t->ncols = (int)n;
+    /* CSV has no '## unit=' line: a table with a unit carries it in a last
+     * column unit (unless a column already has that name), the same on
+     * every row, so that a CSV in ms does not read as one in s */
+    t->csv_unit = t->o.csv && t->unit != NULL;
+    for (k = 0; t->csv_unit && k < n; k++)
+        if (strcmp(names[k], "unit") == 0)
+            t->csv_unit = 0;
+    if (t->csv_unit)
+        fputs(n > 0 ? ",unit" : "unit", t->mem);
     fputs(t->o.csv ? "\r\n" : "\n", t->mem);
 }
 
@@ -553,6 +574,8 @@ static void json_line(cli_table *t, FILE *f, const json_t *v)
 
 void cli_table_end_row(cli_table *t)
 {
+    if (!t->o.json && t->csv_unit)
+        cli_table_str(t, t->unit); /* after the row's cells: sep() adds the comma */
     t->col = 0;
     if (t->o.json) {
         json_t *row = t->row != NULL ? t->row : json_object();
