@@ -381,7 +381,13 @@ const cli_command cli_cmd_hw = {
         "and --hbm-bw ... --net-bw change only the six (a warning says so).  Raw numbers\n"
         "without --device give no laws (the estimator needs the device's memory and\n"
         "per-phase efficiencies), nor do weights that do not fit at the default TP 1;\n"
-        "the file says why in a comment and a warning repeats it.",
+        "the file says why in a comment and a warning repeats it.\n"
+        "\n"
+        "--out also writes afd_tp = 1, the devices per instance the six time: eq. (19)\n"
+        "reads the KV through one card's HBM and eq. (23) runs one card's experts, so\n"
+        "ratio and sweep price one device per instance whatever T.  With fewer experts\n"
+        "per card than experts an FFN instance spans N_e / N_e/card cards against one\n"
+        "for Attention: no one size, and no afd_tp line.",
     .groups = hw_groups,
     .run = run,
 };
