@@ -77,7 +77,7 @@ typedef struct afd_hw {
     double prefill_a, prefill_b, prefill_c;
     double decode_beta, decode_gamma, decode_alpha;
     double fit_max_rel_err; char model[64]; char device[64];
-    double afd_fit_max_rel_err; unsigned tp; unsigned afd_tp;
+    double afd_fit_max_rel_err; unsigned tp; unsigned decode_batch_max; unsigned afd_tp;
 } afd_hw;
 void afd_hw_init(afd_hw *hw);
 afd_status afd_hw_preset(const char *name, afd_hw *out);
@@ -151,6 +151,7 @@ typedef struct afd_model {
     int mla; double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     double mtp_layers;
     double max_position, sliding_window;
+    double shared_intermediate; int shared_expert_gate; int qk_norm;
 } afd_model;
 afd_status afd_model_load(const char *name_or_path, afd_model *out, afd_error *err);
 double afd_model_params(const afd_model *m);

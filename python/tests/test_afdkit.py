@@ -124,9 +124,10 @@ def test_hw_preset():
     assert (h["alpha_a"], h["beta_a"], h["alpha_f"], h["beta_f"], h["alpha_c"],
             h["beta_c"]) == (0.00165, 50, 0.083, 100, 0.022, 20)
     assert h["unit"] == "cycles"
-    # a preset states no tensor-parallel size, nor the devices per instance
-    # of its six coefficients (Table 3 does not say)
-    assert h["tp"] == 0 and h["afd_tp"] == 0
+    # a preset states no tensor-parallel size, has no decode law to bound,
+    # and states no devices per instance for its six coefficients (Table 3
+    # does not say)
+    assert h["tp"] == 0 and h["decode_batch_max"] == 0 and h["afd_tp"] == 0
 
 
 def test_hw_afd_tp(tmp_path):
@@ -264,6 +265,10 @@ def test_estimate_laws_and_model(tmp_path):
     # and for the six coefficients (all fitted at that size)
     two = afdkit.estimate_laws("llama-3.1-8b", "l40s", tp=2)
     assert py["tp"] == py["afd_tp"] == 1 and two["tp"] == two["afd_tp"] == 2
+    # the decode law's batches reach the largest whose KV cache fits at
+    # context 128: (0.9 x 48 GB - 2 x 8,030,261,248 B) / 131,072 B per token
+    # = 207,057 tokens, / 128 = 1617
+    assert "decode_batch_max" in out.read_text() and py["decode_batch_max"] == 1617
     # and the file reads back as hw=
     back = afdkit.hw(str(out))
     assert all(same(back[k], v) for k, v in py.items())
