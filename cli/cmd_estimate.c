@@ -114,10 +114,12 @@ static void model_meta(cli_table *t, const afd_model *m)
                    m->name, m->hidden, m->intermediate, m->heads, m->kv_heads, m->head_dim,
                    m->layers, m->vocab, m->dtype_bytes);
     if (m->moe)
-        cli_table_meta(t, "moe", "experts=%g top_k=%g moe_intermediate=%g shared=%g "
-                                 "first_k_dense=%g",
+        cli_table_meta(t, "moe",
+                       "experts=%g top_k=%g moe_intermediate=%g shared=%g "
+                       "first_k_dense=%g shared_intermediate=%g dense_layers=%g",
                        m->n_routed_experts, m->experts_per_tok, m->moe_intermediate,
-                       m->n_shared_experts, m->first_k_dense);
+                       m->n_shared_experts, m->first_k_dense, m->shared_intermediate,
+                       m->first_k_dense);
     if (m->mla)
         cli_table_meta(t, "mla", "q_lora_rank=%g kv_lora_rank=%g qk_rope=%g qk_nope=%g v_head=%g",
                        m->q_lora_rank, m->kv_lora_rank, m->qk_rope_head_dim,
@@ -347,7 +349,8 @@ const cli_command cli_cmd_model = {
         "Prints one row: params active_params weight_bytes kv_bytes_per_token layers.\n"
         "params counts embeddings, every layer and the output head (unless tied);\n"
         "active_params counts only the routed experts a token uses; weight_bytes is\n"
-        "params at the config's dtype (one byte for FP8 checkpoints); kv_bytes_per_token\n"
+        "params at the config's dtype (one byte for FP8 checkpoints; other\n"
+        "quantization_config methods, such as awq and gptq, are refused); kv_bytes_per_token\n"
         "is 2 layers h_kv head_dim dtype under grouped-query attention and layers\n"
         "(kv_lora_rank + qk_rope_head_dim) dtype under multi-head latent attention.\n"
         "Presets: codellama-34b, deepseek-v3, llama-3.1-70b, llama-3.1-8b, mistral-7b,\n"

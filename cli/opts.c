@@ -505,6 +505,21 @@ static void print_wrapped(const char *text, int indent)
     }
 }
 
+/* 1 if an option of an earlier group, or earlier in this one, has o's name:
+ * the parser takes the first (a command's own --tp LIST before the shared
+ * --tp T), so the help shows only that one. */
+static int shadowed(const cli_group *const *groups, const cli_group *const *g,
+                    const cli_option *o)
+{
+    const cli_group *const *h;
+    const cli_option *q;
+    for (h = groups; h <= g; h++)
+        for (q = (*h)->options; q->name != NULL && q != o; q++)
+            if (strcmp(q->name, o->name) == 0)
+                return 1;
+    return 0;
+}
+
 void cli_print_help(const cli_command *cmd)
 {
     const cli_group *const *g;
@@ -527,6 +542,8 @@ void cli_print_help(const cli_command *cmd)
             printf("\n%s:\n", (*g)->title);
             for (o = (*g)->options; o->name != NULL; o++) {
                 char left[64];
+                if (shadowed(cmd->groups, g, o))
+                    continue;
                 if (o->short_name != 0)
                     snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name,
                              o->arg ? " " : "", o->arg ? o->arg : "");

@@ -1,20 +1,33 @@
 /* afd_model.h: a transformer's dimensions from its Hugging Face config.json.
  *
- * Two families are understood:
- *   - dense LLaMA-style decoders (LLaMA, Mistral, Qwen2, CodeLlama): hidden_size,
- *     intermediate_size, num_attention_heads, num_key_value_heads (grouped-query
- *     attention; absent means multi-head), num_hidden_layers, vocab_size,
- *     head_dim (absent: hidden_size / num_attention_heads), torch_dtype,
- *     tie_word_embeddings, attention_bias (Qwen2 has biases on Q, K, V);
- *   - DeepSeek-V3 style MoE with multi-head latent attention (MLA):
- *     n_routed_experts, num_experts_per_tok, moe_intermediate_size,
- *     n_shared_experts, first_k_dense_replace (the first layers keep a dense
- *     MLP of intermediate_size), kv_lora_rank, q_lora_rank (null: a full
- *     query projection), qk_rope_head_dim, qk_nope_head_dim, v_head_dim.
+ * Three families are understood:
+ *   - dense LLaMA-style decoders (LLaMA, Mistral, Qwen2, Qwen3, CodeLlama):
+ *     hidden_size, intermediate_size, num_attention_heads, num_key_value_heads
+ *     (grouped-query attention; absent means multi-head), num_hidden_layers,
+ *     vocab_size, head_dim (absent: hidden_size / num_attention_heads),
+ *     torch_dtype, tie_word_embeddings, attention_bias (model_type qwen2 and
+ *     qwen2_moe have biases on Q, K, V; qwen3 and qwen3_moe a norm on each
+ *     query and key head);
+ *   - MoE decoders: the routed experts per layer as n_routed_experts
+ *     (DeepSeek), num_local_experts (Mixtral) or num_experts (Qwen2-MoE,
+ *     Qwen3-MoE), num_experts_per_tok, moe_intermediate_size (absent:
+ *     intermediate_size, as in Mixtral), shared experts as n_shared_experts
+ *     of the routed width or one of shared_expert_intermediate_size (Qwen2-MoE,
+ *     with its sigmoid gate), and the layers that keep a dense MLP of
+ *     intermediate_size: first_k_dense_replace and moe_layer_freq (DeepSeek),
+ *     mlp_only_layers and decoder_sparse_step (Qwen).  A config giving
+ *     num_experts_per_tok, moe_intermediate_size or
+ *     shared_expert_intermediate_size without an expert count is refused,
+ *     never read as dense;
+ *   - multi-head latent attention (MLA, DeepSeek-V2/V3): kv_lora_rank,
+ *     q_lora_rank (null: a full query projection), qk_rope_head_dim,
+ *     qk_nope_head_dim, v_head_dim.
  *
  * Weights are stored at torch_dtype, or at one byte per parameter when the
  * config carries quantization_config.quant_method = "fp8" (DeepSeek-V3's
- * released checkpoint); the KV cache is kept at torch_dtype.
+ * released checkpoint); any other quant_method (awq, gptq, ...) is refused,
+ * as its 4-bit linears, per-group scales and unquantized embeddings are not
+ * modelled.  The KV cache is kept at torch_dtype.
  *
  * Presets are the configs of public checkpoints, bundled verbatim (their
  * sources are listed by afd_model_preset_source and in data/models/SOURCES).
@@ -46,7 +59,11 @@ typedef struct afd_model {
     /* MoE (0 when dense) */
     int moe;
     double n_routed_experts, experts_per_tok, moe_intermediate, n_shared_experts;
-    double first_k_dense; /* layers [0, first_k_dense) keep the dense MLP */
+    /* layers that keep a dense MLP of intermediate_size: DeepSeek's first
+     * first_k_dense_replace (and those off moe_layer_freq), Qwen's
+     * mlp_only_layers and those off decoder_sparse_step; a count, as
+     * nothing downstream depends on where they sit */
+    double first_k_dense;
     /* MLA (0 when absent) */
     int mla;
     double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
@@ -57,6 +74,14 @@ typedef struct afd_model {
      * or use_sliding_window is false).  Neither enters the estimator:
      * estimate warns past them (docs/cli.md). */
     double max_position, sliding_window;
+    /* width of all shared experts together: n_shared_experts x
+     * moe_intermediate_size (DeepSeek), or shared_expert_intermediate_size
+     * (Qwen2-MoE, whose one shared expert has a sigmoid gate, hidden x 1:
+     * shared_expert_gate); 0 without shared experts */
+    double shared_intermediate;
+    int shared_expert_gate;
+    /* Qwen3: RMSNorm over each query and key head (2 head_dim weights) */
+    int qk_norm;
 } afd_model;
 
 /* Parse a config.json text (len bytes) with jansson.  Required keys:
@@ -86,7 +111,9 @@ AFD_API const char *afd_model_preset_source(size_t i);
  *   with q = h_q d, kv = h_kv d;
  *   MLA: h r_q + r_q + r_q h_q (d_nope + d_rope) + h (r_kv + d_rope) + r_kv
  *        + r_kv h_q (d_nope + d_v) + h_q d_v h   (r_q = 0: h h_q (d_nope + d_rope));
- *   MoE layer: 3 h d_e (N_routed + N_shared) + h N_routed (router). */
+ *   MoE layer: 3 h d_e N_routed + 3 h d_s + h N_routed (router)
+ *              (+ h for Qwen2-MoE's shared-expert gate),
+ *   with d_s = shared_intermediate; Qwen3 adds 2 d per layer (q_norm, k_norm). */
 AFD_API double afd_model_params(const afd_model *m);
 /* Parameters read per token by a forward pass: the above with only the
  * experts_per_tok routed experts of each MoE layer. */

@@ -238,8 +238,8 @@ static double moe(ctx *c, double n)
           op_k(c, "experts", 6 * n * k * h * w,
                c->ew * touched * 3 * h * w + e * n * k * (2 * h + 3 * w), 2) +
           op(c, "expert_act", 6 * n * k * w, 5 * e * n * k * w);
-    if (m->n_shared_experts > 0)
-        sum += mlp(c, n, m->n_shared_experts * w, 0);
+    if (m->shared_intermediate > 0) /* Qwen2-MoE's h x 1 shared-expert gate is left out */
+        sum += mlp(c, n, m->shared_intermediate / c->t, 0);
     c->module = "moe";
     return sum + op(c, "combine", n * k * h, e * n * h * (k + 1));
 }
@@ -361,6 +361,11 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
                              "tensor-parallel size %g does not divide the expert intermediate "
                              "size %g",
                              o->tp, m->moe_intermediate);
+    if (m->moe && fmod(m->shared_intermediate, o->tp) != 0)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "tensor-parallel size %g does not divide the shared-expert "
+                             "intermediate size %g",
+                             o->tp, m->shared_intermediate);
     if (o->paper_forms && (m->moe || m->mla))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "the paper's forms cover dense LLaMA-family models only");

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,126 @@ static afd_status dtype_bytes(const char *s, double *out, afd_error *err)
                          "float8_e4m3fn)", s);
 }
 
+static int has_key(json_t *root, const char *key)
+{
+    json_t *v = json_object_get(root, key);
+    return v != NULL && !json_is_null(v);
+}
+
+/* The routed experts per MoE layer under whichever name the family uses:
+ * n_routed_experts (DeepSeek), num_local_experts (Mixtral), num_experts
+ * (Qwen2-MoE, Qwen3-MoE); 0 when none is given.  Two names that disagree
+ * are an error. */
+static afd_status expert_count(json_t *root, double *out, afd_error *err)
+{
+    static const char *const keys[3] = {"n_routed_experts", "num_local_experts", "num_experts"};
+    const char *first = NULL;
+    afd_status st;
+    int k;
+    *out = 0;
+    for (k = 0; k < 3; k++) {
+        double x = 0;
+        if (!has_key(root, keys[k]))
+            continue;
+        if ((st = get_int(root, keys[k], 1, &x, err)) != AFD_OK)
+            return st;
+        if (first != NULL && x != *out)
+            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "'%s' (%g) and '%s' (%g) disagree", first,
+                                 *out, keys[k], x);
+        if (first == NULL) {
+            first = keys[k];
+            *out = x;
+        }
+    }
+    return AFD_OK;
+}
+
+/* i in [lo, hi) with i = 0 (mod f) and i = -1 (mod s), 1 <= f, s <= 1e9:
+ * none unless gcd(f, s) = 1; then by the Chinese remainder theorem the
+ * i = r (mod f s), r = f t0 with t0 = -f^-1 (mod s). */
+static double count_congruent(int64_t lo, int64_t hi, int64_t f, int64_t s)
+{
+    int64_t a = f % s, b = s, x0 = 1, x1 = 0, q, tmp, t0, r, p = f * s;
+    while (b != 0) { /* extended Euclid: x0 a_initial = gcd (mod s) */
+        q = a / b;
+        tmp = a - q * b, a = b, b = tmp;
+        tmp = x0 - q * x1, x0 = x1, x1 = tmp;
+    }
+    if (s > 1 && a != 1)
+        return 0;
+    t0 = s > 1 ? ((-x0) % s + s) % s : 0;
+    r = f * t0;
+#define BELOW(x) ((x) <= r ? 0 : ((x)-1 - r) / p + 1)
+    return (double)(BELOW(hi) - BELOW(lo));
+#undef BELOW
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Layers with a dense MLP instead of experts, counted into
+ * m->first_k_dense (only the count enters the parameters and the
+ * estimators).  Layer i (from 0) is MoE when
+ *   i >= first_k_dense_replace and i % moe_layer_freq == 0   (DeepSeek-V2/V3,
+ *     modeling_deepseek.py), and
+ *   i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0
+ *     (Qwen2-MoE, Qwen3-MoE, modeling_qwen2_moe.py);
+ * absent keys are 0, 1, [] and 1. */
+static afd_status dense_layer_count(json_t *root, afd_model *m, afd_error *err)
+{
+    double freq = 1, step = 1, n_moe;
+    json_t *only = json_object_get(root, "mlp_only_layers");
+    int64_t k, *idx = NULL;
+    afd_status st;
+    size_t j, n = 0;
+    if ((st = get_int(root, "moe_layer_freq", 0, &freq, err)) != AFD_OK ||
+        (st = get_int(root, "decoder_sparse_step", 0, &step, err)) != AFD_OK)
+        return st;
+    if (freq < 1 || step < 1)
+        return afd_priv_fail(err, AFD_EPARSE, 0, 0, "'%s' must be >= 1",
+                             freq < 1 ? "moe_layer_freq" : "decoder_sparse_step");
+    if (m->first_k_dense > m->layers)
+        return afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                             "first_k_dense_replace (%g) exceeds num_hidden_layers (%g)",
+                             m->first_k_dense, m->layers);
+    k = (int64_t)m->first_k_dense;
+    n_moe = count_congruent(k, (int64_t)m->layers, (int64_t)freq, (int64_t)step);
+    if (only != NULL && !json_is_null(only)) {
+        if (!json_is_array(only))
+            return afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                                 "'mlp_only_layers' must be a list of layer indices");
+        n = json_array_size(only);
+        idx = n > 0 ? malloc(n * sizeof *idx) : NULL;
+        if (n > 0 && idx == NULL)
+            return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
+        for (j = 0; j < n; j++) {
+            json_t *e = json_array_get(only, j);
+            double x = json_is_integer(e) ? (double)json_integer_value(e) : -1;
+            if (!(x >= 0 && x < m->layers)) {
+                free(idx);
+                return afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                                     "mlp_only_layers[%zu] must be a layer index below "
+                                     "num_hidden_layers (%g)",
+                                     j, m->layers);
+            }
+            idx[j] = (int64_t)x;
+        }
+        /* each listed layer that would be MoE, once */
+        if (n > 0)
+            qsort(idx, n, sizeof *idx, cmp_int64);
+        for (j = 0; j < n; j++)
+            if ((j == 0 || idx[j] != idx[j - 1]) && idx[j] >= k && idx[j] % (int64_t)freq == 0 &&
+                (idx[j] + 1) % (int64_t)step == 0)
+                n_moe--;
+        free(idx);
+    }
+    m->first_k_dense = m->layers - n_moe;
+    return AFD_OK;
+}
+
 afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_model *out,
                            afd_error *err)
 {
@@ -106,9 +227,8 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     GET("num_attention_heads", 1, heads);
     GET("num_hidden_layers", 1, layers);
     GET("vocab_size", 1, vocab);
-    GET("n_routed_experts", 0, n_routed_experts);
-    if (st == AFD_OK && m.n_routed_experts == 0)
-        st = get_int(root, "num_local_experts", 0, &m.n_routed_experts, err);
+    if (st == AFD_OK)
+        st = expert_count(root, &m.n_routed_experts, err);
     GET("num_experts_per_tok", 0, experts_per_tok);
     GET("moe_intermediate_size", 0, moe_intermediate);
     GET("n_shared_experts", 0, n_shared_experts);
@@ -125,10 +245,47 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
         GET("sliding_window", 0, sliding_window);
     if (st != AFD_OK)
         goto done;
+    if (m.n_routed_experts == 0 &&
+        (m.experts_per_tok > 0 || has_key(root, "moe_intermediate_size") ||
+         has_key(root, "shared_expert_intermediate_size"))) {
+        /* read as dense, a MoE model would lose all but its active experts */
+        st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                           "'%s' given but no expert count (n_routed_experts, "
+                           "num_local_experts or num_experts)",
+                           m.experts_per_tok > 0 ? "num_experts_per_tok"
+                           : has_key(root, "moe_intermediate_size")
+                               ? "moe_intermediate_size"
+                               : "shared_expert_intermediate_size");
+        goto done;
+    }
     m.moe = m.n_routed_experts > 0;
     m.mla = m.kv_lora_rank > 0;
+    m.shared_intermediate = 0;
+    m.shared_expert_gate = 0;
+    if (m.moe) {
+        st = dense_layer_count(root, &m, err);
+        if (st != AFD_OK)
+            goto done;
+    }
     if (m.moe && m.moe_intermediate == 0 && !json_object_get(root, "moe_intermediate_size"))
         st = get_int(root, "intermediate_size", 1, &m.moe_intermediate, err);
+    if (st == AFD_OK && m.moe) {
+        /* Qwen2-MoE: one shared expert of its own width, gated by a
+         * sigmoid of a hidden x 1 projection; DeepSeek: n_shared_experts of
+         * the routed experts' width */
+        st = get_int(root, "shared_expert_intermediate_size", 0, &m.shared_intermediate, err);
+        if (st == AFD_OK && m.shared_intermediate > 0) {
+            if (m.n_shared_experts > 0) {
+                st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                                   "both n_shared_experts and shared_expert_intermediate_size "
+                                   "are given");
+                goto done;
+            }
+            m.n_shared_experts = 1;
+            m.shared_expert_gate = 1;
+        } else
+            m.shared_intermediate = m.n_shared_experts * m.moe_intermediate;
+    }
     if (st == AFD_OK)
         st = get_int(root, "intermediate_size", !m.moe || m.first_k_dense > 0, &m.intermediate,
                      err);
@@ -177,12 +334,6 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
                                "and moe_intermediate_size >= 1");
             goto done;
         }
-        if (m.first_k_dense > m.layers) {
-            st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
-                               "first_k_dense_replace (%g) exceeds num_hidden_layers (%g)",
-                               m.first_k_dense, m.layers);
-            goto done;
-        }
     }
     if (m.mla) {
         if (m.qk_rope_head_dim < 1 || m.qk_nope_head_dim < 1 || m.v_head_dim < 1) {
@@ -209,10 +360,27 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     }
     m.weight_bytes_per_param = m.dtype_bytes;
     v = json_object_get(root, "quantization_config");
-    if (json_is_object(v)) {
-        json_t *q = json_object_get(v, "quant_method");
-        if (json_is_string(q) && strcmp(json_string_value(q), "fp8") == 0)
-            m.weight_bytes_per_param = 1;
+    if (v && !json_is_null(v)) {
+        /* Only FP8 is priced (one byte per parameter, as DeepSeek-V3 ships);
+         * AWQ, GPTQ and the like keep embeddings, output head and norms at
+         * torch_dtype and store per-group scales beside 4-bit linears,
+         * which weight_bytes_per_param cannot express: refuse rather than
+         * price them at torch_dtype. */
+        json_t *q = json_is_object(v) ? json_object_get(v, "quant_method") : NULL;
+        if (!json_is_string(q)) {
+            st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                               "quantization_config.quant_method must be a string "
+                               "(only fp8 is supported)");
+            goto done;
+        }
+        if (strcmp(json_string_value(q), "fp8") != 0) {
+            st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                               "quantization_config.quant_method '%.40s' is not supported "
+                               "(only fp8; give the unquantized checkpoint's config.json)",
+                               json_string_value(q));
+            goto done;
+        }
+        m.weight_bytes_per_param = 1;
     }
     /* flags: true, false or absent (null); anything else is a typo that
      * would silently count the weights (or read the sliding window)
@@ -232,9 +400,18 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     }
     m.tied_embeddings = json_is_true(json_object_get(root, "tie_word_embeddings"));
     m.qkv_bias = json_is_true(json_object_get(root, "attention_bias"));
+    m.qk_norm = 0;
     v = json_object_get(root, "model_type");
-    if (json_is_string(v) && strcmp(json_string_value(v), "qwen2") == 0)
-        m.qkv_bias = 1; /* Qwen2 has Q, K, V biases without a config key */
+    if (json_is_string(v)) {
+        const char *mt = json_string_value(v);
+        /* Qwen2 and Qwen2-MoE have Q, K, V biases without a config key */
+        if (strcmp(mt, "qwen2") == 0 || strcmp(mt, "qwen2_moe") == 0)
+            m.qkv_bias = 1;
+        /* Qwen3 and Qwen3-MoE normalise each query and key head (q_norm,
+         * k_norm: head_dim weights each) */
+        if (strcmp(mt, "qwen3") == 0 || strcmp(mt, "qwen3_moe") == 0)
+            m.qk_norm = 1;
+    }
 done:
     json_decref(root);
     if (st == AFD_OK)
@@ -318,7 +495,8 @@ static double attn_params(const afd_model *m)
         return q + h * (rkv + dr) + rkv + rkv * hq * (dn + dv) + hq * dv * h;
     } else {
         double q = hq * m->head_dim, kv = m->kv_heads * m->head_dim;
-        return h * (q + 2 * kv) + q * h + (m->qkv_bias ? q + 2 * kv : 0);
+        return h * (q + 2 * kv) + q * h + (m->qkv_bias ? q + 2 * kv : 0) +
+               (m->qk_norm ? 2 * m->head_dim : 0);
     }
 }
 
@@ -329,10 +507,10 @@ static double count_params(const afd_model *m, double routed)
     double dense_mlp = 3 * h * m->intermediate;
     double n_moe = m->moe ? m->layers - m->first_k_dense : 0;
     double n_dense = m->layers - n_moe;
-    double moe_mlp =
-        m->moe ? 3 * h * m->moe_intermediate * (routed + m->n_shared_experts) +
-                     h * m->n_routed_experts
-               : 0;
+    double moe_mlp = m->moe
+                         ? 3 * h * m->moe_intermediate * routed + 3 * h * m->shared_intermediate +
+                               h * m->n_routed_experts + (m->shared_expert_gate ? h : 0)
+                         : 0;
     double per_layer_common = attn_params(m) + 2 * h;
     double embed = m->vocab * h * (m->tied_embeddings ? 1 : 2);
     return m->layers * per_layer_common + n_dense * dense_mlp + n_moe * moe_mlp + embed + h;

@@ -88,6 +88,191 @@ static void parameter_counts(void **state)
     assert_null(afd_model_preset_name(7));
 }
 
+/* Qwen3-30B-A3B's config.json (Qwen/Qwen3-30B-A3B, transformers 4.51.0),
+ * whose routed experts are num_experts. */
+static const char qwen3_30b_a3b[] =
+    "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"attention_bias\": false,\n"
+    " \"attention_dropout\": 0.0, \"bos_token_id\": 151643, \"decoder_sparse_step\": 1,\n"
+    " \"eos_token_id\": 151645, \"head_dim\": 128, \"hidden_act\": \"silu\",\n"
+    " \"hidden_size\": 2048, \"initializer_range\": 0.02, \"intermediate_size\": 6144,\n"
+    " \"max_position_embeddings\": 40960, \"max_window_layers\": 48, \"mlp_only_layers\": [],\n"
+    " \"model_type\": \"qwen3_moe\", \"moe_intermediate_size\": 768, \"norm_topk_prob\": true,\n"
+    " \"num_attention_heads\": 32, \"num_experts\": 128, \"num_experts_per_tok\": 8,\n"
+    " \"num_hidden_layers\": 48, \"num_key_value_heads\": 4, \"output_router_logits\": false,\n"
+    " \"rms_norm_eps\": 1e-06, \"rope_scaling\": null, \"rope_theta\": 1000000.0,\n"
+    " \"router_aux_loss_coef\": 0.001, \"sliding_window\": null, \"tie_word_embeddings\": false,\n"
+    " \"torch_dtype\": \"bfloat16\", \"transformers_version\": \"4.51.0\", \"use_cache\": true,\n"
+    " \"use_sliding_window\": false, \"vocab_size\": 151936}\n";
+
+/* Qwen1.5-MoE-A2.7B's config.json (Qwen/Qwen1.5-MoE-A2.7B): num_experts and
+ * one shared expert of shared_expert_intermediate_size. */
+static const char qwen15_moe_a27b[] =
+    "{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"attention_dropout\": 0.0,\n"
+    " \"bos_token_id\": 151643, \"eos_token_id\": 151643, \"decoder_sparse_step\": 1,\n"
+    " \"hidden_act\": \"silu\", \"hidden_size\": 2048, \"initializer_range\": 0.02,\n"
+    " \"intermediate_size\": 5632, \"max_position_embeddings\": 8192,\n"
+    " \"max_window_layers\": 21, \"model_type\": \"qwen2_moe\", \"moe_intermediate_size\": 1408,\n"
+    " \"norm_topk_prob\": false, \"num_attention_heads\": 16, \"num_experts\": 60,\n"
+    " \"num_experts_per_tok\": 4, \"num_hidden_layers\": 24, \"num_key_value_heads\": 16,\n"
+    " \"output_router_logits\": false, \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0,\n"
+    " \"router_aux_loss_coef\": 0.001, \"shared_expert_intermediate_size\": 5632,\n"
+    " \"sliding_window\": 32768, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\",\n"
+    " \"use_cache\": true, \"use_sliding_window\": false, \"vocab_size\": 151936}\n";
+
+/* Qwen3-30B-A3B by hand, per layer:
+ *   attention 2048 (32 x 128 + 2 x 4 x 128) + 32 x 128 x 2048 = 18,874,368
+ *   q_norm, k_norm 2 x 128 = 256; two RMSNorms 2 x 2048 = 4,096
+ *   experts 128 x 3 x 2048 x 768 = 603,979,776; router 2048 x 128 = 262,144
+ *   = 623,120,640; x 48 layers = 29,909,790,720
+ * embeddings and untied head 2 x 151936 x 2048 = 622,329,856, final norm
+ * 2,048: total 30,532,122,624, the parameter count llama.cpp's GGUF of the
+ * checkpoint records (general.parameter_count).  Active: 8 experts,
+ * 8 x 3 x 2048 x 768 = 37,748,736, so 56,889,600 a layer, x 48 =
+ * 2,730,700,800, + 622,331,904 = 3,353,032,704.  bf16: 2 bytes a weight;
+ * KV 2 x 48 layers x 4 heads x 128 x 2 bytes = 98,304.
+ *
+ * Qwen1.5-MoE-A2.7B by hand, per layer:
+ *   attention 2048 (2048 + 2 x 2048) + 2048 x 2048 = 16,777,216, Q K V
+ *   biases 3 x 2048 = 6,144, norms 4,096
+ *   routed 60 x 3 x 2048 x 1408 = 519,045,120, router 2048 x 60 = 122,880
+ *   shared expert 3 x 2048 x 5632 = 34,603,008 and its gate 2048 x 1 = 2,048
+ *   = 570,560,512; x 24 = 13,693,452,288
+ * + 622,329,856 + 2,048 = 14,315,784,192, the count Keras Hub publishes for
+ * qwen1.5_moe_2.7b_en ("14.3B parameters in total" in the model card).
+ * Active: 4 x 3 x 2048 x 1408 = 34,603,008 routed, so 86,118,400 a layer,
+ * x 24 = 2,066,841,600, + 622,331,904 = 2,689,173,504 ("2.7B activated").
+ * KV 2 x 24 x 16 x 128 x 2 = 196,608. */
+static void qwen_moe_counts(void **state)
+{
+    afd_model m;
+    afd_error e;
+    (void)state;
+    assert_int_equal(afd_model_parse(qwen3_30b_a3b, strlen(qwen3_30b_a3b), "q3", &m, &e), AFD_OK);
+    assert_true(m.moe && m.qk_norm && !m.qkv_bias);
+    assert_close(m.n_routed_experts, 128, 0, 0);
+    assert_close(m.first_k_dense, 0, 0, 0);
+    assert_close(afd_model_params(&m), 30532122624.0, 0, 0);
+    assert_close(afd_model_active_params(&m), 3353032704.0, 0, 0);
+    assert_close(afd_model_weight_bytes(&m), 2 * 30532122624.0, 0, 0);
+    assert_close(afd_model_kv_bytes_per_token(&m), 98304, 0, 0);
+    assert_int_equal(afd_model_parse(qwen15_moe_a27b, strlen(qwen15_moe_a27b), "q15", &m, &e),
+                     AFD_OK);
+    assert_true(m.moe && m.qkv_bias && !m.qk_norm && m.shared_expert_gate);
+    assert_close(m.shared_intermediate, 5632, 0, 0);
+    assert_close(afd_model_params(&m), 14315784192.0, 0, 0);
+    assert_close(afd_model_active_params(&m), 2689173504.0, 0, 0);
+    assert_close(afd_model_weight_bytes(&m), 2 * 14315784192.0, 0, 0);
+    assert_close(afd_model_kv_bytes_per_token(&m), 196608, 0, 0);
+}
+
+/* Which layers are MoE.  A toy model, h = 8, 2 heads of 4 (no GQA),
+ * 4 layers, vocab 10 (tied), dense MLP 16, 4 experts of 4, top 2:
+ *   per layer attention 8 x (8 + 2 x 8) + 8 x 8 = 256, norms 16: 272,
+ *     x 4 = 1,088; embeddings 80, final norm 8;
+ *   dense MLP 3 x 8 x 16 = 384;
+ *   MoE 4 x 3 x 8 x 4 = 384 + router 8 x 4 = 32 = 416 (active 2 x 96 + 32
+ *     = 224).
+ * Qwen: decoder_sparse_step 2 makes layers 1 and 3 ((i + 1) % 2 == 0)
+ * sparse, mlp_only_layers [3] takes 3 back: 1 MoE, 3 dense layers,
+ * 1,088 + 88 + 3 x 384 + 416 = 2,744 (active 2,552).  DeepSeek:
+ * first_k_dense_replace 1 and moe_layer_freq 2 leave layer 2 alone MoE
+ * (i >= 1 and i % 2 == 0): 2,744 again.  Neither key: 4 MoE layers,
+ * 1,176 + 4 x 416 = 2,840. */
+static void moe_layer_layout(void **state)
+{
+    static const char *const base = "{\"hidden_size\": 8, \"num_attention_heads\": 2, "
+                                    "\"num_hidden_layers\": 4, \"vocab_size\": 10, "
+                                    "\"intermediate_size\": 16, \"tie_word_embeddings\": true, "
+                                    "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 4, ";
+    static const struct {
+        const char *keys;
+        double dense, params, active;
+    } cases[] = {
+        {"\"num_experts\": 4, \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}", 3, 2744,
+         2552},
+        {"\"n_routed_experts\": 4, \"first_k_dense_replace\": 1, \"moe_layer_freq\": 2}", 3, 2744,
+         2552},
+        {"\"num_local_experts\": 4}", 0, 2840, 1088 + 88 + 4 * 224.0},
+        {"\"num_experts\": 4, \"mlp_only_layers\": [0, 1, 2, 3]}", 4, 1088 + 88 + 4 * 384.0,
+         1088 + 88 + 4 * 384.0},
+    };
+    char text[512];
+    afd_model m;
+    afd_error e;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", base, cases[i].keys);
+        assert_int_equal(afd_model_parse(text, strlen(text), NULL, &m, &e), AFD_OK);
+        assert_true(m.moe);
+        assert_close(m.first_k_dense, cases[i].dense, 0, 0);
+        assert_close(afd_model_params(&m), cases[i].params, 0, 0);
+        assert_close(afd_model_active_params(&m), cases[i].active, 0, 0);
+    }
+}
+
+/* MoE keys without an expert count, and quantization methods whose bytes
+ * are not modelled, are refused rather than read as dense or as bf16. */
+static void moe_and_quant_refused(void **state)
+{
+    static const char *const base = "{\"hidden_size\": 8, \"num_attention_heads\": 2, "
+                                    "\"num_hidden_layers\": 4, \"vocab_size\": 10, "
+                                    "\"intermediate_size\": 16, ";
+    static const struct {
+        const char *keys, *msg;
+    } cases[] = {
+        {"\"num_experts_per_tok\": 2}",
+         "'num_experts_per_tok' given but no expert count (n_routed_experts, num_local_experts "
+         "or num_experts)"},
+        {"\"moe_num_experts\": 4, \"moe_intermediate_size\": 4}",
+         "'moe_intermediate_size' given but no expert count (n_routed_experts, "
+         "num_local_experts or num_experts)"},
+        {"\"shared_expert_intermediate_size\": 32}",
+         "'shared_expert_intermediate_size' given but no expert count (n_routed_experts, "
+         "num_local_experts or num_experts)"},
+        {"\"num_experts\": 4, \"num_local_experts\": 8, \"num_experts_per_tok\": 2}",
+         "'num_local_experts' (8) and 'num_experts' (4) disagree"},
+        {"\"num_experts\": 4, \"num_experts_per_tok\": 2, \"decoder_sparse_step\": 0}",
+         "'decoder_sparse_step' must be >= 1"},
+        {"\"num_experts\": 4, \"num_experts_per_tok\": 2, \"mlp_only_layers\": [4]}",
+         "mlp_only_layers[0] must be a layer index below num_hidden_layers (4)"},
+        {"\"num_experts\": 4, \"num_experts_per_tok\": 2, \"mlp_only_layers\": 3}",
+         "'mlp_only_layers' must be a list of layer indices"},
+        {"\"num_experts\": 4, \"num_experts_per_tok\": 2, \"n_shared_experts\": 1, "
+         "\"shared_expert_intermediate_size\": 32}",
+         "both n_shared_experts and shared_expert_intermediate_size are given"},
+        {"\"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 128}}",
+         "quantization_config.quant_method 'awq' is not supported (only fp8; give the "
+         "unquantized checkpoint's config.json)"},
+        {"\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128}}",
+         "quantization_config.quant_method 'gptq' is not supported (only fp8; give the "
+         "unquantized checkpoint's config.json)"},
+        {"\"quantization_config\": {\"bits\": 4}}",
+         "quantization_config.quant_method must be a string (only fp8 is supported)"},
+    };
+    char text[512];
+    afd_model m;
+    afd_error e;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", base, cases[i].keys);
+        assert_int_equal(afd_model_parse(text, strlen(text), NULL, &m, &e), AFD_EPARSE);
+        assert_string_equal(e.text, cases[i].msg);
+        assert_true(isnan(m.hidden));
+    }
+    /* fp8 stays one byte a weight, the KV cache at torch_dtype; a null
+     * quantization_config is none */
+    snprintf(text, sizeof text, "%s%s", base,
+             "\"quantization_config\": {\"quant_method\": \"fp8\"}}");
+    assert_int_equal(afd_model_parse(text, strlen(text), NULL, &m, &e), AFD_OK);
+    assert_close(m.weight_bytes_per_param, 1, 0, 0);
+    assert_close(m.dtype_bytes, 2, 0, 0);
+    snprintf(text, sizeof text, "%s%s", base, "\"quantization_config\": null}");
+    assert_int_equal(afd_model_parse(text, strlen(text), NULL, &m, &e), AFD_OK);
+    assert_close(m.weight_bytes_per_param, 2, 0, 0);
+}
+
 static void model_errors(void **state)
 {
     afd_model m;
@@ -314,6 +499,30 @@ static void decode_reads_the_weights(void **state)
     d.net_gbps = 10000;
     assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
     assert_close(est.forward_s - est.forward_comm_s, expect / 4, 4e-3, 0);
+}
+
+/* The same for Qwen1.5-MoE-A2.7B, one token: its 4 routed experts, the
+ * shared expert (3 x 2048 x 5632 a layer) and the rest of the active
+ * parameters are read once, 2 bytes each: (2,689,173,504 - 151936 x 2048
+ * input embeddings) x 2 / 2 TB/s = 2.378 ms.  Left out by the estimator:
+ * the shared expert's gate, 24 x 2048 weights (2e-5 of the bytes);
+ * activations add 0.22% (the norms, RoPE and the projections' inputs of a
+ * 2048-wide model; 0.3% allowed).  Without the shared expert
+ * (24 x 34,603,008 weights, 35% of the bytes) it would be 1.548 ms. */
+static void decode_reads_the_shared_expert(void **state)
+{
+    afd_model m;
+    afd_device d = ideal(20000, 2);
+    afd_estimate est;
+    afd_error e;
+    afd_estimate_options o = {.tp = 1, .phase = AFD_DECODE, .batch = 1, .seq = 1};
+    double expect = (2689173504.0 - 151936.0 * 2048) * 2 / 2e12;
+    (void)state;
+    assert_int_equal(afd_model_parse(qwen15_moe_a27b, strlen(qwen15_moe_a27b), "q15", &m, &e),
+                     AFD_OK);
+    assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+    assert_close(est.forward_s, expect, 3e-3, 0);
+    assert_true(est.forward_s >= expect);
 }
 
 /* A long prefill on a device whose bandwidth is 50 TB/s against 1 PFLOP/s
@@ -635,15 +844,26 @@ static void algorithm1_by_hand(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(kernel_time_counts_gemms), cmocka_unit_test(smooth_roofline),
-        cmocka_unit_test(parameter_counts),         cmocka_unit_test(model_errors),
-        cmocka_unit_test(device_files),             cmocka_unit_test(decode_reads_the_weights),
-        cmocka_unit_test(prefill_counts_the_flops), cmocka_unit_test(table3_printed_forms),
+        cmocka_unit_test(kernel_time_counts_gemms),
+        cmocka_unit_test(smooth_roofline),
+        cmocka_unit_test(parameter_counts),
+        cmocka_unit_test(model_errors),
+        cmocka_unit_test(qwen_moe_counts),
+        cmocka_unit_test(moe_layer_layout),
+        cmocka_unit_test(moe_and_quant_refused),
+        cmocka_unit_test(decode_reads_the_shared_expert),
+        cmocka_unit_test(device_files),
+        cmocka_unit_test(decode_reads_the_weights),
+        cmocka_unit_test(prefill_counts_the_flops),
+        cmocka_unit_test(table3_printed_forms),
         cmocka_unit_test(algorithm1_by_hand),
-        cmocka_unit_test(estimate_errors),          cmocka_unit_test(kv_capacity),
-        cmocka_unit_test(laws),                     cmocka_unit_test(afd_pair_identical),
+        cmocka_unit_test(estimate_errors),
+        cmocka_unit_test(kv_capacity),
+        cmocka_unit_test(laws),
+        cmocka_unit_test(afd_pair_identical),
         cmocka_unit_test(ffn_law_aggregated_batch),
-        cmocka_unit_test(afd_pair_roofline),        cmocka_unit_test(afd_pair_link),
+        cmocka_unit_test(afd_pair_roofline),
+        cmocka_unit_test(afd_pair_link),
     };
     RUN_TESTS(tests);
 }

@@ -151,6 +151,7 @@ typedef struct afd_model {
     int mla; double q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     double mtp_layers;
     double max_position, sliding_window;
+    double shared_intermediate; int shared_expert_gate; int qk_norm;
 } afd_model;
 afd_status afd_model_load(const char *name_or_path, afd_model *out, afd_error *err);
 double afd_model_params(const afd_model *m);
