@@ -302,7 +302,13 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     cli_table_provenance(t);
-    cli_table_unit(t, "requests/s; price_per_hour in dollars");
+    /* three units in one table: each column's */
+    if (x.throughput)
+        cli_table_unit(t, "requests/s (throughput), dollars/h (price_per_hour), "
+                          "requests/dollar (throughput_per_dollar)");
+    else
+        cli_table_unit(t, "requests/s (goodput), dollars/h (price_per_hour), "
+                          "requests/dollar (goodput_per_dollar)");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
     if (!x.throughput)

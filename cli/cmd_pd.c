@@ -20,9 +20,12 @@ enum {
 
 static const cli_option sizing_options[] = {
     {"prefill-a", 0, "A",
-     "prefill time S = A + B P + C P^2: fixed part (default 0; 20ms: with a unit)", OPT_PA},
-    {"prefill-b", 0, "B", "per prompt token (default 0; 100us: with a unit)", OPT_PB},
-    {"prefill-c", 0, "C", "per squared prompt token (default 0)", OPT_PC},
+     "prefill time S = A + B P + C P^2: fixed part (default: --hw's prefill_a, else 0; 20ms: "
+     "with a unit)", OPT_PA},
+    {"prefill-b", 0, "B", "per prompt token (default: --hw's prefill_b, else 0; 100us: with a "
+     "unit)", OPT_PB},
+    {"prefill-c", 0, "C", "per squared prompt token (default: --hw's prefill_c, else 0)",
+     OPT_PC},
     {"ttft-slo", 0, "T", "time-to-first-token SLO (required)", OPT_TTFT},
     {"percentile", 'p', "P", "SLO percentile of TTFT (default 0.9)", OPT_PCT},
     {"decode-step", 0, "S", "decode step time: every request gets a token per step (required)",
@@ -165,7 +168,7 @@ static void args_free(struct args *a)
 }
 
 /* --hw FILE: read the latency file, convert the durations to its unit, take
- * the prefill law unless --prefill-a/b/c were given.  Without --hw the
+ * the prefill law's coefficients but those --prefill-a/b/c give.  Without --hw the
  * durations are in seconds (bare numbers, or suffixes converted to seconds),
  * the one rule of cli_time. */
 static int latency_law(const char *cmd, struct args *a)
@@ -202,11 +205,12 @@ static int latency_law(const char *cmd, struct args *a)
                                    cli_excerpt(a->pabc_s[k], ex, sizeof ex));
     }
     if (a->hw != NULL) {
-        if (afd_hw_has_prefill(&a->law_hw) && !(a->pa > 0 || a->pb > 0 || a->pc > 0)) {
-            a->pa = a->law_hw.prefill_a;
-            a->pb = a->law_hw.prefill_b;
-            a->pc = a->law_hw.prefill_c;
-        }
+        /* each of --prefill-a/b/c overrides the one coefficient it names,
+         * as --alpha-a ... --beta-c do the AFD coefficients */
+        const double file[3] = {a->law_hw.prefill_a, a->law_hw.prefill_b, a->law_hw.prefill_c};
+        for (k = 0; k < 3 && afd_hw_has_prefill(&a->law_hw); k++)
+            if (a->pabc_s[k] == NULL)
+                *pdst[k] = file[k];
     } else if (a->model != NULL || a->device != NULL)
         return cli_usage_error(cmd, "--model and --device size decode memory with --hw FILE");
     if ((a->model != NULL || a->device != NULL) && a->hw != NULL &&
@@ -289,6 +293,12 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
     else if (a->slots > a->law_slots.slots)
         cli_warn(cmd, "--slots-per-instance %g exceeds the %g slots the decode law allows",
                  a->slots, a->law_slots.slots);
+    /* a batch past the law's fitted range times steps the fit never saw */
+    if (a->law_hw.decode_batch_max > 0 && a->slots > a->law_hw.decode_batch_max)
+        cli_warn(cmd, "%s: %g decode slots per instance exceed the batches 1 to %u its decode "
+                      "law was fitted on (decode_batch_max): the steps of larger batches are "
+                      "extrapolated",
+                 a->hw, a->slots, a->law_hw.decode_batch_max);
     /* fewer slots than the law allows only cap the batch: the step is the
      * law's at the batch the load brings, as with the law's own slots */
     a->dlaw.beta = a->step = a->law_hw.decode_beta;

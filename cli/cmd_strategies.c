@@ -345,7 +345,10 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_provenance(t);
     cli_table_shard_order(t, x.method == METHOD_SIM ? "goodput_sim_per_device"
                                                     : "goodput_per_device", 1);
-    cli_table_unit(t, "requests/s");
+    /* rates, rates per device and requests per dollar: each column's unit */
+    cli_table_unit(t, "requests/s (goodput, goodput_sim), requests/s per device "
+                      "(goodput_per_device, goodput_sim_per_device), requests/dollar "
+                      "(goodput_per_dollar, goodput_sim_per_dollar)");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
     cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);

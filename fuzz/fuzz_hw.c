@@ -82,6 +82,18 @@ static void check_values(const char *text, size_t len, const afd_hw *hw)
                 abort();
             continue;
         }
+        if (ke - a == 16 && memcmp(s + a, "decode_batch_max", 16) == 0) {
+            /* the decode law's largest batch: the integer the text spells */
+            if (b - vb == 0 || b - vb >= sizeof num)
+                abort();
+            memcpy(num, s + vb, b - vb);
+            num[b - vb] = '\0';
+            x = strtod(num, &end);
+            if (*end != '\0' || !(x >= 1 && x <= AFD_HW_BATCH_MAX) ||
+                x != (double)hw->decode_batch_max || !afd_hw_has_decode(hw))
+                abort();
+            continue;
+        }
         if (f == NULL)
             continue; /* unit, model, device */
         if (b - vb == 0 || b - vb >= sizeof num)
@@ -115,6 +127,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (memcmp(&hw.alpha_a, &back.alpha_a, 6 * sizeof(double)) != 0)
         abort();
     if (hw.tp != back.tp || hw.tp > AFD_HW_TP_MAX)
+        abort();
+    if (hw.decode_batch_max != back.decode_batch_max || hw.decode_batch_max > AFD_HW_BATCH_MAX)
         abort();
     return 0;
 }

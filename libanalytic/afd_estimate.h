@@ -142,6 +142,8 @@ AFD_API afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, do
 /* Largest aggregated batch of the FFN fit, and the relative error above
  * which a fitted law is reported as unfit for its range. */
 #define AFD_ESTIMATE_FFN_BATCH_MAX 8192
+/* Largest batch of the decode law's grid (its memory bound caps there). */
+#define AFD_ESTIMATE_DECODE_BATCH_MAX 1048576
 #define AFD_ESTIMATE_FIT_WARN 0.15
 
 /* How well each law fits the estimator on its grid (afd_estimate_laws). */

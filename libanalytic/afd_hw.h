@@ -44,6 +44,9 @@ typedef struct afd_hw {
      * unknown (so that a zeroed struct states none).  A command sizing an
      * instance of another size from these laws would mix two systems. */
     unsigned tp;
+    /* the largest batch the decode law was fitted on (its range is 1 to
+     * this), 0 if unknown: a decode batch above it extrapolates the law */
+    unsigned decode_batch_max;
 } afd_hw;
 
 /* Every coefficient NAN, every string empty: the start of an afd_hw built by
@@ -62,11 +65,15 @@ AFD_API const char *afd_hw_preset_name(size_t i);
 
 /* Largest tensor-parallel size a latency file may state. */
 #define AFD_HW_TP_MAX 1024
+/* Largest decode_batch_max a latency file may state (the decode slots'
+ * own limit, afd_decode_slots_from_law). */
+#define AFD_HW_BATCH_MAX 1000000000u
 
 /* Validate: every coefficient finite; alpha_a > 0 and alpha_f > 0 (the model
  * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0; the
  * serving laws, where present, finite and >= 0; tp at most
- * AFD_HW_TP_MAX.
+ * AFD_HW_TP_MAX; decode_batch_max at most AFD_HW_BATCH_MAX and, when not
+ * 0, with a decode law.
  * On failure err->text names the coefficient. */
 AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
 
@@ -75,16 +82,19 @@ AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
  * "tp = T" (a positive integer up to AFD_HW_TP_MAX: the tensor-parallel
  * size the laws time), the serving laws (prefill_a prefill_b prefill_c,
  * all three or none; decode_beta decode_gamma decode_alpha, likewise; each
- * >= 0) and fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment;
- * blank lines are ignored.  Errors name the line: unknown or repeated key,
- * bad number, tp not a positive integer, missing coefficient; the result is
- * also checked with afd_hw_check. */
+ * >= 0), "decode_batch_max = B" (a positive integer up to AFD_HW_BATCH_MAX:
+ * the largest batch the decode law was fitted on; needs the decode law) and
+ * fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment; blank
+ * lines are ignored.  Errors name the line: unknown or repeated key, bad
+ * number, tp or decode_batch_max not a positive integer, missing
+ * coefficient; the result is also checked with afd_hw_check. */
 AFD_API afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err);
 /* Read a key=value file (at most 64 KiB). */
 AFD_API afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
 /* Format hw as key=value text with 17 significant digits (so that reading
  * it back gives the same doubles) after an optional comment line: unit,
- * model, device and tp (each when known), then the coefficients.
+ * model, device and tp (each when known), then the coefficients, the
+ * decode law followed by decode_batch_max when known.
  * AFD_ERANGE if cap is too small. */
 AFD_API afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap);
 

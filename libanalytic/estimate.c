@@ -581,12 +581,11 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
 {
     static const double P[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     static const double B[] = {1, 2, 4, 8};
-    static const double DB[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
     static const double DS[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     grid g, ga, gf;
     afd_estimate e;
     afd_status st;
-    double coef[3], cap, err_p, err_d, err_a, err_f, n;
+    double coef[3], cap, err_p, err_d, err_a, err_f, n, dbmax, bb;
     size_t i, j, w_p = 0, w_d = 0, w_a = 0, w_f = 0;
 
     afd_error_clear(err);
@@ -626,40 +625,59 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
         hw->prefill_b = coef[1];
         hw->prefill_c = coef[2];
     }
-    /* Decode: beta + gamma b + alpha K, K = b s, over what fits in memory;
-     * the Attention side alpha_a K + beta_a on the same points. */
+    /* Decode: beta + gamma b + alpha K, K = b s, over the batches a decode
+     * instance can hold: every b up to dbmax, the largest batch whose KV
+     * cache fits at the grid's shortest context (K = b DS[0] <= cap), at
+     * 2^k and at dbmax, each at the contexts that fit (K <= cap).  The
+     * decode law sizes slots (afd_decode_slots_from_law) up to where the KV
+     * cache or the TPOT SLO stops them, so it is fitted up to there.  The
+     * Attention side alpha_a K + beta_a is fitted on the points of b <= 256
+     * (an AFD Attention instance's micro-batches). */
     g.n = ga.n = 0;
-    for (i = 0; i < sizeof DB / sizeof DB[0]; i++)
+    dbmax = floor(cap / DS[0]);
+    if (!(dbmax >= 1))
+        dbmax = 1;
+    if (dbmax > AFD_ESTIMATE_DECODE_BATCH_MAX)
+        dbmax = AFD_ESTIMATE_DECODE_BATCH_MAX;
+    for (bb = 1; bb <= dbmax; bb = bb < dbmax && bb * 2 > dbmax ? dbmax : bb * 2) {
+        /* the Attention side on the batches 2^k <= 256 */
+        int attn = bb <= 256 && bb == ldexp(1, ilogb(bb));
         for (j = 0; j < sizeof DS / sizeof DS[0]; j++) {
-            afd_estimate_options o = {.tp = tp, .phase = AFD_DECODE, .batch = DB[i], .seq = DS[j]};
-            double K = DB[i] * DS[j], ta, tf;
+            afd_estimate_options o = {.tp = tp, .phase = AFD_DECODE, .batch = bb, .seq = DS[j]};
+            double K = bb * DS[j], ta, tf;
             if (K > cap && g.n > 0)
                 continue;
             e.forward_s = NAN;
             st = pair ? AFD_OK : afd_estimate_forward(m, da, &o, &e, err);
-            if (st == AFD_OK)
-                st = decode_split(m, da, tp, DB[i], DS[j], &ta, &tf, err);
+            if (st == AFD_OK && attn)
+                st = decode_split(m, da, tp, bb, DS[j], &ta, &tf, err);
             if (st != AFD_OK)
                 goto done;
             g.x[g.n][0] = 1;
-            g.x[g.n][1] = DB[i];
+            g.x[g.n][1] = bb;
             g.x[g.n][2] = K;
-            g.b[g.n] = DB[i];
+            g.b[g.n] = bb;
             g.s[g.n] = DS[j];
             g.y[g.n++] = e.forward_s * 1e3;
+            if (!attn)
+                continue;
             ga.x[ga.n][0] = 1;
             ga.x[ga.n][1] = K;
             ga.x[ga.n][2] = 0;
-            ga.b[ga.n] = DB[i];
+            ga.b[ga.n] = bb;
             ga.s[ga.n] = DS[j];
             ga.y[ga.n++] = ta;
         }
+        if (bb == dbmax)
+            break;
+    }
     if (!pair) {
         err_d = fit_nonneg(&g, 3, coef, &w_d);
         fit_note(fit, AFD_FIT_DECODE, "decode", &g, err_d, w_d);
         hw->decode_beta = coef[0];
         hw->decode_gamma = coef[1];
         hw->decode_alpha = coef[2];
+        hw->decode_batch_max = (unsigned)g.b[g.n - 1];
     }
     err_a = fit_nonneg(&ga, 2, coef, &w_a);
     fit_note(fit, AFD_FIT_ATTENTION, "attention", &ga, err_a, w_a);

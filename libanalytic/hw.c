@@ -43,8 +43,19 @@ static const char *const num_keys[N_NUMERIC] = {
     "beta_c",      "prefill_a",    "prefill_b",    "prefill_c",      "decode_beta",
     "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err"};
 static const char *const str_keys[3] = {"unit", "model", "device"};
-/* the key after the numeric and string ones: the tensor-parallel size */
-enum { K_TP = N_NUMERIC + 3, N_KEYS };
+/* the integer keys after the numeric and string ones: the tensor-parallel
+ * size, the largest batch of the decode law's fit */
+enum { K_TP = N_NUMERIC + 3, K_DBMAX, N_KEYS };
+/* the numeric key after which decode_batch_max is written */
+enum { K_DECODE_ALPHA = 11 };
+
+static const char *key_name(int k)
+{
+    return k < N_NUMERIC ? num_keys[k]
+           : k == K_TP   ? "tp"
+           : k == K_DBMAX ? "decode_batch_max"
+                         : str_keys[k - N_NUMERIC];
+}
 
 static double *coef(afd_hw *hw, int k)
 {
@@ -71,6 +82,7 @@ static void set_nan(afd_hw *hw)
         *coef(hw, k) = NAN;
     hw->unit[0] = hw->model[0] = hw->device[0] = '\0';
     hw->tp = 0;
+    hw->decode_batch_max = 0;
 }
 
 static void laws_nan(afd_hw *hw)
@@ -80,6 +92,7 @@ static void laws_nan(afd_hw *hw)
         *coef(hw, k) = NAN;
     hw->model[0] = hw->device[0] = '\0';
     hw->tp = 0;
+    hw->decode_batch_max = 0;
 }
 
 void afd_hw_init(afd_hw *hw)
@@ -157,6 +170,14 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "tp must be at most %d (a tensor-parallel size): %u",
                              AFD_HW_TP_MAX, hw->tp);
+    if (hw->decode_batch_max > AFD_HW_BATCH_MAX)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "decode_batch_max must be at most %u (a batch): %u",
+                             AFD_HW_BATCH_MAX, hw->decode_batch_max);
+    if (hw->decode_batch_max > 0 && !afd_hw_has_decode(hw))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "decode_batch_max is the range of the decode law: it needs "
+                             "decode_beta, decode_gamma and decode_alpha");
     return AFD_OK;
 }
 
@@ -205,9 +226,7 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
         for (eq++; eq < b && is_space(s[eq]); eq++)
             ;
         for (k = 0; k < N_KEYS; k++) {
-            const char *key = k < N_NUMERIC ? num_keys[k]
-                              : k == K_TP   ? "tp"
-                                            : str_keys[k - N_NUMERIC];
+            const char *key = key_name(k);
             if (strlen(key) == ke - kb && memcmp(key, s + kb, ke - kb) == 0)
                 break;
         }
@@ -216,15 +235,33 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                  "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
                                  "alpha_c, beta_c, prefill_a/b/c, decode_beta/gamma/alpha, "
-                                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, "
-                                 "device or tp)",
+                                 "decode_batch_max, fit_max_rel_err, afd_fit_max_rel_err, "
+                                 "unit, model, device or tp)",
                                  v);
         }
         if (seen[k]++)
             return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice",
-                                 k < N_NUMERIC ? num_keys[k]
-                                 : k == K_TP   ? "tp"
-                                               : str_keys[k - N_NUMERIC]);
+                                 key_name(k));
+        if (k == K_DBMAX) {
+            /* the largest batch the decode law was fitted on: a count */
+            char num[128];
+            double x = NAN;
+            size_t m = b - eq;
+            afd_priv_show(s + eq, m, v, sizeof v);
+            st = AFD_EPARSE;
+            if (m < sizeof num) {
+                memcpy(num, s + eq, m);
+                num[m] = '\0';
+                st = afd_parse_double(num, &x);
+            }
+            if (st != AFD_OK || !(x >= 1 && x <= AFD_HW_BATCH_MAX && x == floor(x)))
+                return afd_priv_fail(err, AFD_EPARSE, line, 0,
+                                     "decode_batch_max must be an integer in [1, %u] (the "
+                                     "largest batch the decode law was fitted on): '%s'",
+                                     AFD_HW_BATCH_MAX, v);
+            hw.decode_batch_max = (unsigned)x;
+            continue;
+        }
         if (k == K_TP) {
             /* the tensor-parallel size the laws time: a count of devices */
             char num[128];
@@ -378,6 +415,12 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;
+        if (k == K_DECODE_ALPHA && hw->decode_batch_max > 0) {
+            n = snprintf(buf + o, cap - o, "decode_batch_max = %u\n", hw->decode_batch_max);
+            if (n < 0 || (size_t)n >= cap - o)
+                return AFD_ERANGE;
+            o += (size_t)n;
+        }
     }
     return AFD_OK;
 }
@@ -589,5 +632,6 @@ afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
     }
     dst->fit_max_rel_err = src->fit_max_rel_err;
     dst->tp = src->tp;
+    dst->decode_batch_max = src->decode_batch_max;
     return AFD_OK;
 }

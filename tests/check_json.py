@@ -109,8 +109,11 @@ UNITS = {
     "hist": None,
     "model": None,
     "kvretrieve": "s",
-    "pareto": "requests/s; price_per_hour in dollars",
-    "strategies": "requests/s",
+    "pareto": "requests/s (goodput), dollars/h (price_per_hour), "
+              "requests/dollar (goodput_per_dollar)",
+    "strategies": "requests/s (goodput, goodput_sim), requests/s per device "
+                  "(goodput_per_device, goodput_sim_per_device), requests/dollar "
+                  "(goodput_per_dollar, goodput_sim_per_dollar)",
     "regime": "ms (SLOs), requests/s (goodput)",
     "pipeline": "s",
     "offload": "s",

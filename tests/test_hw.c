@@ -149,8 +149,8 @@ static void parse_errors(void **state)
     snprintf(text, sizeof text, "%sgamma = 3\n", six);
     expect_error(text, AFD_EPARSE, 7,
                  "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
-                 "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, fit_max_rel_err, "
-                 "afd_fit_max_rel_err, unit, model, device or tp)");
+                 "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, decode_batch_max, "
+                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, device or tp)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
     expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
@@ -232,6 +232,87 @@ static void tensor_parallel(void **state)
     /* a preset states none */
     assert_int_equal(afd_hw_preset("paper-910c", &h), AFD_OK);
     assert_int_equal(h.tp, 0);
+}
+
+/* decode_batch_max: the largest batch the decode law was fitted on, a
+ * positive integer when given, written after the decode law; unknown (0)
+ * when absent, as in every file written before the key. */
+static void decode_batch_max(void **state)
+{
+    static const char six[] = "alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n";
+    static const char law[] = "decode_beta=15\ndecode_gamma=0.5\ndecode_alpha=0.25\n";
+    char text[512], buf[1024], want[1024];
+    afd_hw h, back;
+    afd_error err;
+    (void)state;
+    snprintf(text, sizeof text, "%s%s", six, law);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.decode_batch_max, 0);
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    assert_null(strstr(buf, "decode_batch_max"));
+    /* given: read, written right after the decode law, read back */
+    snprintf(text, sizeof text, "decode_batch_max = 3334\n%s%s", six, law);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.decode_batch_max, 3334);
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    snprintf(want, sizeof want, "%s",
+             "alpha_a = 1\nbeta_a = 1\nalpha_f = 1\nbeta_f = 1\nalpha_c = 1\nbeta_c = 1\n"
+             "decode_beta = 15\ndecode_gamma = 0.5\ndecode_alpha = 0.25\n"
+             "decode_batch_max = 3334\n");
+    assert_string_equal(buf, want);
+    assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
+    assert_int_equal(back.decode_batch_max, 3334);
+    /* the ends of the range */
+    snprintf(text, sizeof text, "%s%sdecode_batch_max = 1e9\n", six, law);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.decode_batch_max, 1000000000u);
+    assert_int_equal(AFD_HW_BATCH_MAX, 1000000000u);
+    snprintf(text, sizeof text, "%s%sdecode_batch_max = 1\n", six, law);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.decode_batch_max, 1);
+    {
+        static const char *const bad[] = {"0", "-4", "2.5", "1000000001", "inf", "nan", "many",
+                                          "", "1e999"};
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char msg[200];
+            snprintf(text, sizeof text, "%s%sdecode_batch_max = %s\n", six, law, bad[i]);
+            snprintf(msg, sizeof msg,
+                     "decode_batch_max must be an integer in [1, 1000000000] (the largest "
+                     "batch the decode law was fitted on): '%s'",
+                     bad[i]);
+            expect_error(text, AFD_EPARSE, 10, msg);
+        }
+    }
+    snprintf(text, sizeof text, "%s%sdecode_batch_max = 8\ndecode_batch_max = 8\n", six, law);
+    expect_error(text, AFD_EPARSE, 11, "key 'decode_batch_max' given twice");
+    /* the range of a law the file does not have */
+    snprintf(text, sizeof text, "%sdecode_batch_max = 8\n", six);
+    expect_error(text, AFD_EINVAL, 0,
+                 "decode_batch_max is the range of the decode law: it needs decode_beta, "
+                 "decode_gamma and decode_alpha");
+    /* a struct built by hand is checked the same way */
+    snprintf(text, sizeof text, "%s%s", six, law);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    h.decode_batch_max = 1000000001u;
+    assert_int_equal(afd_hw_check(&h, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "decode_batch_max must be at most 1000000000 (a batch): "
+                                  "1000000001");
+    /* it goes with the laws it bounds */
+    {
+        afd_hw dst;
+        afd_hw_init(&dst);
+        dst.alpha_a = dst.alpha_f = 1;
+        dst.beta_a = dst.beta_f = dst.alpha_c = dst.beta_c = 0;
+        snprintf(dst.unit, sizeof dst.unit, "s");
+        snprintf(h.unit, sizeof h.unit, "ms");
+        h.decode_batch_max = 512;
+        assert_int_equal(afd_hw_copy_laws(&dst, &h), AFD_OK);
+        assert_int_equal(dst.decode_batch_max, 512);
+        assert_int_equal(afd_hw_check(&dst, &err), AFD_OK);
+    }
+    assert_int_equal(afd_hw_preset("paper-910c", &h), AFD_OK);
+    assert_int_equal(h.decode_batch_max, 0);
 }
 
 static void read_file_errors(void **state)
@@ -543,6 +624,7 @@ int main(void)
         cmocka_unit_test(dims_from_model),   cmocka_unit_test(specs_ranges),
         cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
         cmocka_unit_test(copy_laws),         cmocka_unit_test(tensor_parallel),
+        cmocka_unit_test(decode_batch_max),
     };
     RUN_TESTS(tests);
 }

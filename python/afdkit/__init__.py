@@ -237,6 +237,7 @@ def _hw_dict(h):
     for k in _HW_TEXT:
         d[k] = _text(getattr(h, k))
     d["tp"] = int(h.tp)
+    d["decode_batch_max"] = int(h.decode_batch_max)
     return d
 
 
@@ -267,6 +268,8 @@ def _load_hw(spec):
             setattr(h, k, str(v).encode()[: ffi.sizeof(getattr(h, k)) - 1])
         elif k == "tp":
             h.tp = _integer(v, "tp", 0, 1024)
+        elif k == "decode_batch_max":
+            h.decode_batch_max = _integer(v, "decode_batch_max", 0, 10**9)
         else:
             raise ValueError("hw: unknown coefficient '%s'" % k)
     _check(lib.afd_hw_check(h, err), err)
@@ -276,8 +279,10 @@ def _load_hw(spec):
 def hw(spec):
     """Latency coefficients (a preset such as "paper-910c" or a key=value file)
     as a dict: the six AFD coefficients, the serving laws (nan when absent),
-    fit_max_rel_err, afd_fit_max_rel_err, unit, model, device and tp (the
-    tensor-parallel size the laws time; 0 when the file does not say).
+    fit_max_rel_err, afd_fit_max_rel_err, unit, model, device, tp (the
+    tensor-parallel size the laws time; 0 when the file does not say) and
+    decode_batch_max (the largest batch the decode law was fitted on; 0 when
+    the file does not say).
     Change entries and pass the dict as hw= to override them."""
     return _hw_dict(_load_hw(spec))
 

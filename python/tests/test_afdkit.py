@@ -124,8 +124,8 @@ def test_hw_preset():
     assert (h["alpha_a"], h["beta_a"], h["alpha_f"], h["beta_f"], h["alpha_c"],
             h["beta_c"]) == (0.00165, 50, 0.083, 100, 0.022, 20)
     assert h["unit"] == "cycles"
-    # a preset states no tensor-parallel size
-    assert h["tp"] == 0
+    # a preset states no tensor-parallel size, and has no decode law to bound
+    assert h["tp"] == 0 and h["decode_batch_max"] == 0
 
 
 def test_sweep():
@@ -245,6 +245,10 @@ def test_estimate_laws_and_model(tmp_path):
             py[key] == float(val), key
     # the default TP 1 is recorded, and another size with it
     assert py["tp"] == 1 and afdkit.estimate_laws("llama-3.1-8b", "l40s", tp=2)["tp"] == 2
+    # the decode law's batches reach the largest whose KV cache fits at
+    # context 128: (0.9 x 48 GB - 2 x 8,030,261,248 B) / 131,072 B per token
+    # = 207,057 tokens, / 128 = 1617
+    assert "decode_batch_max" in out.read_text() and py["decode_batch_max"] == 1617
     # and the file reads back as hw=
     back = afdkit.hw(str(out))
     assert all(same(back[k], v) for k, v in py.items())
