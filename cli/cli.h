@@ -56,6 +56,13 @@ int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_e
  * a close one; otherwise cli_file_error.  Returns the exit code. */
 int cli_spec_error(const char *cmd, const char *opt, const char *spec, afd_status st,
                    const afd_error *err, const char *(*preset_name)(size_t));
+/* Whether the model (device) named `name` in a latency file is the one a
+ * --model (--device) argument `spec` loaded as `loaded` (its afd_model.name
+ * or afd_device.name): the same name, or the preset that spec resolves to
+ * (spec itself when a preset name, else the preset whose text the file
+ * holds byte for byte, as data/models/NAME.json does). */
+int cli_same_model(const char *name, const char *spec, const char *loaded);
+int cli_same_device(const char *name, const char *spec, const char *loaded);
 /* Edit distance (insertions, deletions, substitutions, adjacent
  * transpositions) between a[0..na) and b[0..nb); SIZE_MAX beyond 64 bytes. */
 size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);

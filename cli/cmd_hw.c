@@ -205,11 +205,17 @@ static int run(const cli_command *self, int argc, char **argv)
         a.spec[AFD_HW_COMPUTE_EFF] = 1;
     if (isnan(a.spec[AFD_HW_EXPERTS_PER_CARD]) && m.n_experts == 1)
         a.spec[AFD_HW_EXPERTS_PER_CARD] = 1; /* a dense MLP: one "expert" per card */
+    /* a device gives the bandwidths and the peak, never the experts per card */
     for (k = 0; k < AFD_HW_N_SPECS; k++)
-        if (isnan(a.spec[k]))
+        if (k != AFD_HW_EXPERTS_PER_CARD && isnan(a.spec[k]))
             return cli_usage_error(cmd, "%s is required (or --device NAME|FILE for the "
                                         "bandwidths and peak)",
                                    spec_opts[k]);
+    if (isnan(a.spec[AFD_HW_EXPERTS_PER_CARD]))
+        return cli_usage_error(cmd, "--experts-per-card N is required for %s (%g routed "
+                                    "experts): how many one FFN card holds, which no device "
+                                    "file gives",
+                               a.model, m.n_experts);
     if (a.spec[AFD_HW_EXPERTS_PER_CARD] > m.n_experts)
         return cli_usage_error(cmd, "--experts-per-card %g exceeds the %g routed experts of %s",
                                a.spec[AFD_HW_EXPERTS_PER_CARD], m.n_experts, a.model);
