@@ -56,6 +56,13 @@ int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_e
  * a close one; otherwise cli_file_error.  Returns the exit code. */
 int cli_spec_error(const char *cmd, const char *opt, const char *spec, afd_status st,
                    const afd_error *err, const char *(*preset_name)(size_t));
+/* Whether the model (device) named `name` in a latency file is the one a
+ * --model (--device) argument `spec` loaded as `loaded` (its afd_model.name
+ * or afd_device.name): the same name, or the preset that spec resolves to
+ * (spec itself when a preset name, else the preset whose text the file
+ * holds byte for byte, as data/models/NAME.json does). */
+int cli_same_model(const char *name, const char *spec, const char *loaded);
+int cli_same_device(const char *name, const char *spec, const char *loaded);
 /* Edit distance (insertions, deletions, substitutions, adjacent
  * transpositions) between a[0..na) and b[0..nb); SIZE_MAX beyond 64 bytes. */
 size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);
@@ -389,6 +396,11 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out);
  * not given, the file's replaces *tp (the option's default).  file is the
  * name printed.  Returns 0 or the exit code after printing an error. */
 int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp);
+/* The same for the devices per instance the six AFD coefficients time
+ * (hw->afd_tp, 0 when the file states none), which price an Attention and
+ * an FFN instance: a --tp other than the file's is refused, none takes the
+ * file's. */
+int cli_hw_afd_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp);
 
 /* -B N: an integer micro-batch >= 1 (at most 2^31). */
 int cli_batch(const char *cmd, const char *arg, double *B);
@@ -423,7 +435,7 @@ typedef struct cli_cost_args {
     double unit_seconds;     /* seconds per time unit of the latency model, NAN: none */
     const char *device_a, *device_f; /* --device-a/--device-f, NULL: none */
     const char *model;       /* --model: coefficients from the estimator */
-    double tp;               /* --tp, devices per instance (default: the --hw file's tp, else 1) */
+    double tp;               /* --tp, devices per instance (default: the --hw file's afd_tp, else 1) */
     int have_tp;             /* --tp given */
 } cli_cost_args;
 

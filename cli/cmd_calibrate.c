@@ -47,7 +47,8 @@ static const cli_option cal_options[] = {
                                  "(preset or file)",
      OPT_DEVICE},
     {"tp", 't', "T", "with --profile: only the measurements at tensor-parallel size T; "
-                     "otherwise the size of the instance measured, written to --out as tp",
+                     "otherwise the size of the instance measured, written to --out as tp "
+                     "(laws measured) and afd_tp (stages measured)",
      OPT_TP},
     {"summary", 0, NULL, "with --profile: median and worst error per module and regime",
      OPT_SUMMARY},
@@ -511,12 +512,26 @@ static int run(const cli_command *self, int argc, char **argv)
                                     "stages not measured");
     if (c.hw.hw != NULL && (rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
         return rc;
-    /* the measurements complete the base: one instance size for both; the
-     * file states the size given, else the base's */
-    if (c.hw.hw != NULL && (rc = cli_hw_tp(cmd, c.hw.hw, &hw, a.tp != 0, &a.tp)) != 0)
-        return rc;
-    if (a.tp != 0)
-        hw.tp = (unsigned)a.tp;
+    /* --tp is the size of the instance measured.  The laws measured complete
+     * the base's laws, which time instances of its tp devices, and the
+     * stages measured its six coefficients, which time instances of its
+     * afd_tp: each mix must hold one size, and the file states the size
+     * given for what was measured.  Without --tp the measurements are taken
+     * at the base's sizes. */
+    if (a.tp != 0) {
+        double size = a.tp;
+        int laws_kept = (a.law[0] == NULL && afd_hw_has_prefill(&hw)) ||
+                        (a.law[1] == NULL && afd_hw_has_decode(&hw));
+        if (nlaw > 0 && laws_kept && (rc = cli_hw_tp(cmd, c.hw.hw, &hw, 1, &size)) != 0)
+            return rc;
+        if (nstage > 0 && nstage < 3 && c.hw.hw != NULL &&
+            (rc = cli_hw_afd_tp(cmd, c.hw.hw, &hw, 1, &size)) != 0)
+            return rc;
+        if (nlaw > 0)
+            hw.tp = (unsigned)a.tp;
+        if (nstage > 0)
+            hw.afd_tp = (unsigned)a.tp;
+    }
     /* One latency file has one unit: measurements in --unit U cannot be
      * completed by stages from a base in another unit (e.g. cycles). */
     if (a.unit != NULL && c.hw.hw != NULL && hw.unit[0] != '\0' && strcmp(hw.unit, a.unit) != 0)
@@ -783,8 +798,10 @@ const cli_command cli_cmd_calibrate = {
         "(one context for every batch size cannot tell gamma from alpha).  --model\n"
         "and --device name what was measured (recorded as the file's model and\n"
         "device; else the base's), --tp T the tensor-parallel size of the instance\n"
-        "measured (recorded as tp; else the base's, and a base of another tp is\n"
-        "refused).\n"
+        "measured: recorded as tp with --prefill or --decode (else the base's, and\n"
+        "a base whose laws kept are of another tp is refused), as afd_tp with\n"
+        "--attention, --ffn or --comm (else the base's, and a base whose\n"
+        "coefficients kept are of another afd_tp is refused).\n"
         "\n"
         "--batches FILE instead fits Ascendra's batch-time regression (Appendix A,\n"
         "eq. 4-5) t = C1 (t_m + t_f) + C2 max(t_m, t_f) + C3 t_m + C4 t_f + C5 to a CSV\n"

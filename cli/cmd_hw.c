@@ -205,11 +205,17 @@ static int run(const cli_command *self, int argc, char **argv)
         a.spec[AFD_HW_COMPUTE_EFF] = 1;
     if (isnan(a.spec[AFD_HW_EXPERTS_PER_CARD]) && m.n_experts == 1)
         a.spec[AFD_HW_EXPERTS_PER_CARD] = 1; /* a dense MLP: one "expert" per card */
+    /* a device gives the bandwidths and the peak, never the experts per card */
     for (k = 0; k < AFD_HW_N_SPECS; k++)
-        if (isnan(a.spec[k]))
+        if (k != AFD_HW_EXPERTS_PER_CARD && isnan(a.spec[k]))
             return cli_usage_error(cmd, "%s is required (or --device NAME|FILE for the "
                                         "bandwidths and peak)",
                                    spec_opts[k]);
+    if (isnan(a.spec[AFD_HW_EXPERTS_PER_CARD]))
+        return cli_usage_error(cmd, "--experts-per-card N is required for %s (%g routed "
+                                    "experts): how many one FFN card holds, which no device "
+                                    "file gives",
+                               a.model, m.n_experts);
     if (a.spec[AFD_HW_EXPERTS_PER_CARD] > m.n_experts)
         return cli_usage_error(cmd, "--experts-per-card %g exceeds the %g routed experts of %s",
                                a.spec[AFD_HW_EXPERTS_PER_CARD], m.n_experts, a.model);
@@ -381,7 +387,13 @@ const cli_command cli_cmd_hw = {
         "and --hbm-bw ... --net-bw change only the six (a warning says so).  Raw numbers\n"
         "without --device give no laws (the estimator needs the device's memory and\n"
         "per-phase efficiencies), nor do weights that do not fit at the default TP 1;\n"
-        "the file says why in a comment and a warning repeats it.",
+        "the file says why in a comment and a warning repeats it.\n"
+        "\n"
+        "--out also writes afd_tp = 1, the devices per instance the six time: eq. (19)\n"
+        "reads the KV through one card's HBM and eq. (23) runs one card's experts, so\n"
+        "ratio and sweep price one device per instance whatever T.  With fewer experts\n"
+        "per card than experts an FFN instance spans N_e / N_e/card cards against one\n"
+        "for Attention: no one size, and no afd_tp line.",
     .groups = hw_groups,
     .run = run,
 };

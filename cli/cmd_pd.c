@@ -269,8 +269,8 @@ static int decode_law(const char *cmd, struct args *a, const afd_workload *w)
         if ((st = afd_device_load(a->device, &d, &err)) != AFD_OK)
             return cli_file_error(cmd, a->device, st, &err);
         /* the file's latencies and this memory should describe one system */
-        if ((a->law_hw.model[0] && strcmp(a->law_hw.model, m.name) != 0) ||
-            (a->law_hw.device[0] && strcmp(a->law_hw.device, d.name) != 0))
+        if ((a->law_hw.model[0] && !cli_same_model(a->law_hw.model, a->model, m.name)) ||
+            (a->law_hw.device[0] && !cli_same_device(a->law_hw.device, a->device, d.name)))
             cli_warn(cmd, "%s holds the latencies of %s on %s, but --model %s --device %s size "
                           "the memory: two different systems",
                      a->hw, a->law_hw.model[0] ? a->law_hw.model : "an unnamed model",

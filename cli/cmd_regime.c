@@ -384,6 +384,16 @@ static int run(const cli_command *self, int argc, char **argv)
                           : !isnan(su.kv_capacity) ? su.kv_capacity
                                                    : INFINITY;
     sh.base.decode_bmax = (unsigned)x.a.decode_bmax;
+    {
+        char what[160];
+        if (!isnan(x.kv_capacity))
+            snprintf(what, sizeof what, "--kv-capacity %.15g", x.kv_capacity);
+        else
+            snprintf(what, sizeof what, "--model %s --device %s --tp %lld", x.a.model,
+                     x.a.device, (long long)x.a.tp);
+        if ((rc = cli_serve_check_kv(cmd, what, sh.base.kv_capacity, &su)) != 0)
+            goto out;
+    }
     if (isfinite(sh.base.kv_capacity)) {
         /* the decode batch limit, as far as the KV cache holds it */
         double b = floor(sh.base.kv_capacity / (len.prompt_mean + len.output_mean));

@@ -86,11 +86,10 @@ struct serve_ctx {
     int closed;
     int64_t np, nd, sp, sd;
     double watermark, backflow, kv_capacity;
-    int taichi_opt; /* a taichi option was given */
     int64_t lp, hp;
     afd_order order;
     const char *threshold;
-    int drop, no_tickets, twotier_opt, kv_opt;
+    int drop, no_tickets;
 };
 
 static const cli_group *const serve_groups[] = {
@@ -99,58 +98,113 @@ static const cli_group *const serve_groups[] = {
     &cli_workload_group,   &cli_hw_group,        &cli_output_group,
     NULL};
 
+/* The architectures that read each architecture-specific option (the
+ * policies in montecarlo/serve/ and their configuration); any other --arch
+ * refuses it.  --decode-bmax and the options of every run apply to all. */
+enum { A_COLLOC = 1, A_CHUNKED = 2, A_DISAGG = 4, A_TAICHI = 8, A_TWOTIER = 16 };
+static const struct {
+    int id;
+    unsigned archs;
+} arch_only[] = {
+    {OPT_SV_INSTANCES, A_COLLOC | A_CHUNKED},
+    {OPT_SV_PREFILL, A_DISAGG},
+    {OPT_SV_DECODE, A_DISAGG},
+    {OPT_SV_PBMAX, A_COLLOC | A_DISAGG},
+    {OPT_SV_CHUNK, A_CHUNKED | A_TWOTIER},
+    {OPT_SV_PSEUDO, A_DISAGG},
+    {OPT_SV_KVB, A_DISAGG | A_TAICHI},
+    {OPT_SV_NET, A_DISAGG | A_TAICHI},
+    {OPT_SV_KVLAT, A_DISAGG | A_TAICHI},
+    {OPT_TC_NP, A_TAICHI},
+    {OPT_TC_ND, A_TAICHI},
+    {OPT_TC_SP, A_TAICHI},
+    {OPT_TC_SD, A_TAICHI},
+    {OPT_TC_WATERMARK, A_TAICHI},
+    {OPT_TC_BACKFLOW, A_TAICHI},
+    {OPT_TC_KVCAP, A_TAICHI | A_TWOTIER},
+    {OPT_TT_LP, A_TWOTIER},
+    {OPT_TT_HP, A_TWOTIER},
+    {OPT_TT_POLICY, A_TWOTIER},
+    {OPT_TT_THRESHOLD, A_TWOTIER},
+    {OPT_TT_DROP, A_TWOTIER},
+    {OPT_TT_NO_TICKETS, A_TWOTIER},
+};
+static const char *const arch_names[] = {"colloc", "chunked", "disagg", "taichi", "twotier"};
+
+static const char *option_name(int id)
+{
+    const cli_group *const *g;
+    const cli_option *o;
+    for (g = serve_groups; *g != NULL; g++)
+        for (o = (*g)->options; o->name != NULL; o++)
+            if (o->id == id)
+                return o->name;
+    return "?";
+}
+
+/* An option given that --arch does not read: a usage error naming both. */
+static int check_arch_options(const char *cmd, const cli_serve_args *a)
+{
+    unsigned arch = 0, k;
+    size_t i;
+    for (k = 0; k < 5; k++)
+        if (strcmp(a->arch, arch_names[k]) == 0)
+            arch = 1u << k;
+    for (i = 0; i < sizeof arch_only / sizeof arch_only[0]; i++) {
+        char list[80] = "";
+        if (!(a->given & CLI_SERVE_BIT(arch_only[i].id)) || (arch_only[i].archs & arch))
+            continue;
+        for (k = 0; k < 5; k++)
+            if (arch_only[i].archs & (1u << k))
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         list[0] ? " or " : "", arch_names[k]);
+        return cli_usage_error(cmd, "--%s is an option of --arch %s, not --arch %s",
+                               option_name(arch_only[i].id), list, a->arch);
+    }
+    return 0;
+}
+
 static int own(void *ctx, const cli_option *opt, const char *arg)
 {
     struct serve_ctx *x = ctx;
     if (opt == NULL)
         return cli_usage_error(x->a.cmd, "unexpected argument '%s'", arg);
+    if (opt->id >= OPT_SV_ARCH && opt->id < OPT_SV_ARCH + 64)
+        x->a.given |= CLI_SERVE_BIT(opt->id);
     switch (opt->id) {
     case OPT_CLOSED:
         x->closed = 1;
         return 0;
     case OPT_TC_NP:
-        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->np);
     case OPT_TC_ND:
-        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->nd);
     case OPT_TC_SP:
-        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 2, 1 << 24, &x->sp);
     case OPT_TC_SD:
-        x->taichi_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, 1 << 24, &x->sd);
     case OPT_TC_WATERMARK:
-        x->taichi_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->watermark);
     case OPT_TC_BACKFLOW:
-        x->taichi_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->backflow);
     case OPT_TC_KVCAP:
-        x->kv_opt = 1;
         return cli_real_min(x->a.cmd, opt->name, arg, 0, 1, &x->kv_capacity);
     case OPT_TT_LP:
-        x->twotier_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 1, AFD_SERVE_MAX_INSTANCES, &x->lp);
     case OPT_TT_HP:
-        x->twotier_opt = 1;
         return cli_integer(x->a.cmd, opt->name, arg, 0, AFD_SERVE_MAX_INSTANCES, &x->hp);
     case OPT_TT_POLICY:
-        x->twotier_opt = 1;
         if (afd_order_parse(arg, &x->order) != AFD_OK)
             return cli_usage_error(x->a.cmd, "--policy: expected fcfs, sjf, edf or slack: '%.40s'",
                                    arg);
         return 0;
     case OPT_TT_THRESHOLD:
-        x->twotier_opt = 1;
         x->threshold = arg;
         return 0;
     case OPT_TT_DROP:
-        x->twotier_opt = 1;
         x->drop = 1;
         return 0;
     case OPT_TT_NO_TICKETS:
-        x->twotier_opt = 1;
         x->no_tickets = 1;
         return 0;
     }
@@ -343,6 +397,8 @@ static int run(const cli_command *self, int argc, char **argv)
     rc = cli_parse_args(self, argc, argv, &c, own, &x);
     if (rc != CLI_CONTINUE)
         return rc;
+    if (a->arch != NULL && (rc = check_arch_options(cmd, a)) != 0)
+        return rc;
     rc = cli_serve_prepare(a, &c, 1, &su);
     if (rc != 0)
         return rc;
@@ -350,15 +406,18 @@ static int run(const cli_command *self, int argc, char **argv)
     is_twotier = strcmp(su.params.policy->name, "twotier") == 0;
     memset(&cnt, 0, sizeof cnt);
     memset(&ttn, 0, sizeof ttn);
-    if ((x.taichi_opt || x.kv_opt) && !is_taichi && !(is_twotier && !x.taichi_opt)) {
-        cli_serve_setup_free(&su);
-        return cli_usage_error(cmd, "--p-heavy, --d-heavy, --chunk-p, --chunk-d, --watermark, "
-                                    "--backflow and --kv-capacity are options of --arch taichi");
-    }
-    if (x.twotier_opt && !is_twotier) {
-        cli_serve_setup_free(&su);
-        return cli_usage_error(cmd, "--lp, --hp, --policy, --offload-threshold, --drop and "
-                                    "--no-tickets are options of --arch twotier");
+    if (is_taichi || is_twotier) {
+        char what[160];
+        double cap = !isnan(x.kv_capacity) ? x.kv_capacity : su.kv_capacity;
+        if (!isnan(x.kv_capacity))
+            snprintf(what, sizeof what, "--kv-capacity %.15g", x.kv_capacity);
+        else
+            snprintf(what, sizeof what, "--model %s --device %s --tp %lld", a->model, a->device,
+                     (long long)a->tp);
+        if (!isnan(cap) && (rc = cli_serve_check_kv(cmd, what, cap, &su)) != 0) {
+            cli_serve_setup_free(&su);
+            return rc;
+        }
     }
     if (is_twotier) {
         memset(&ttc, 0, sizeof ttc);
@@ -587,7 +646,13 @@ const cli_command cli_cmd_serve = {
         "           whole run) and p_offload p_offload_se p_drop p_drop_se (fractions of\n"
         "           the measured requests); --closed adds p_offload_cf attainment_cf\n"
         "           rho_hp_cf (queues with deadlines, the LP prefill slowed by its\n"
-        "           decodes as in chunked's closed form; no tickets, no drops)"
+        "           decodes as in chunked's closed form; no tickets, no drops)\n"
+        "\n"
+        "An option of the group of one architecture (--prefill, --chunk, --kv-latency,\n"
+        "...) given with an --arch that does not read it is a usage error; so are\n"
+        "--lengths with a workload option, and a --kv-capacity (or the capacity from\n"
+        "--model/--device) below the largest request (prompt + output tokens; the mean\n"
+        "for --geometric).\n"
         "\n"
         "Arrivals are Poisson at --lambda, or with --arrivals trace the rows of --trace\n"
         "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"

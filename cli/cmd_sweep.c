@@ -150,7 +150,8 @@ const cli_command cli_cmd_sweep = {
         "seconds (tau_G and tau_mf; prices per device-hour).  With --power-a and\n"
         "--power-f: thr_per_joule and thr_per_joule_mf, rB / (tau (r power_a + power_f)).\n"
         "--device-a D --device-f D take prices and powers from the device files (times\n"
-        "--tp); with --model M the coefficients come from the estimator for the pair.",
+        "--tp, by default the --hw file's afd_tp, else 1); with --model M the\n"
+        "coefficients come from the estimator for the pair.",
     .groups = sweep_groups,
     .run = run,
 };

@@ -22,8 +22,8 @@ static const cli_option cost_options[] = {
     {"model", 0, "NAME|FILE",
      "with --device-a/--device-f: the six coefficients from the estimator, not --hw",
      OPT_COST_MODEL},
-    {"tp", 0, "T", "devices per Attention and per FFN instance (default: the tp of --hw FILE, "
-                   "else 1)", OPT_COST_TP},
+    {"tp", 0, "T", "devices per Attention and per FFN instance (default: the afd_tp of --hw "
+                   "FILE, else 1)", OPT_COST_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_cost_group = {"Cost and energy", cost_options};
@@ -82,13 +82,14 @@ int cli_cost_devices(const char *cmd, cli_cost_args *a, const cli_hw_args *hwa, 
     if ((rc = cli_load_device_as(cmd, "device-a", a->device_a, &da)) != 0 ||
         (rc = cli_load_device_as(cmd, "device-f", a->device_f, &df)) != 0)
         return rc;
-    /* the coefficients of a latency file time instances of its tp devices:
-     * price that many (a file that cannot be read is reported when loaded) */
+    /* the six coefficients of a latency file time instances of its afd_tp
+     * devices (not its tp, the size of its serving laws): price that many
+     * (a file that cannot be read is reported when loaded) */
     if (a->model == NULL && hwa->hw != NULL) {
         afd_hw f;
         afd_error err;
         if (afd_hw_preset(hwa->hw, &f) != AFD_OK && afd_hw_read(hwa->hw, &f, &err) == AFD_OK &&
-            (rc = cli_hw_tp(cmd, hwa->hw, &f, a->have_tp, &a->tp)) != 0)
+            (rc = cli_hw_afd_tp(cmd, hwa->hw, &f, a->have_tp, &a->tp)) != 0)
             return rc;
     }
     /* per instance of tp devices; an explicit --price-x/--power-x wins */

@@ -105,6 +105,20 @@ int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, do
     return 0;
 }
 
+int cli_hw_afd_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp)
+{
+    if (hw->afd_tp == 0)
+        return 0;
+    if (given && *tp != hw->afd_tp)
+        return cli_usage_error(cmd, "--tp %g: %s has afd_tp = %u (its six AFD coefficients time "
+                                    "instances of %u device%s); make a file at TP %g with afdkit "
+                                    "estimate --tp %g --out, or drop --tp",
+                               *tp, file, hw->afd_tp, hw->afd_tp, hw->afd_tp == 1 ? "" : "s",
+                               *tp, *tp);
+    *tp = hw->afd_tp;
+    return 0;
+}
+
 int cli_batch(const char *cmd, const char *arg, double *B)
 {
     int64_t v;

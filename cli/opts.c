@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -173,6 +174,53 @@ int cli_spec_error(const char *cmd, const char *opt, const char *spec, afd_statu
         snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
     return cli_usage_error(cmd, "--%s: '%s' is neither a preset nor a file%s (presets: %s)", opt,
                            cli_excerpt(spec, ex, sizeof ex), hint, known);
+}
+
+/* ---- the preset a --model or --device argument names */
+
+/* The name of the preset (names(i), texts(i)) that spec is, or whose text
+ * the file spec holds exactly; NULL if none. */
+static const char *preset_of(const char *spec, const char *(*names)(size_t),
+                             const char *(*texts)(size_t))
+{
+    const char *found = NULL;
+    char *buf;
+    size_t i, n;
+    FILE *f;
+    for (i = 0; names(i) != NULL; i++)
+        if (strcmp(names(i), spec) == 0)
+            return names(i);
+    f = fopen(spec, "rb");
+    if (f == NULL)
+        return NULL;
+    buf = malloc(1 << 20);
+    n = buf != NULL ? fread(buf, 1, 1 << 20, f) : 0;
+    fclose(f);
+    for (i = 0; buf != NULL && names(i) != NULL && found == NULL; i++) {
+        const char *t = texts(i);
+        if (t != NULL && strlen(t) == n && memcmp(t, buf, n) == 0)
+            found = names(i);
+    }
+    free(buf);
+    return found;
+}
+
+int cli_same_model(const char *name, const char *spec, const char *loaded)
+{
+    const char *p;
+    if (strcmp(name, loaded) == 0)
+        return 1;
+    p = preset_of(spec, afd_model_preset_name, afd_model_preset_json);
+    return p != NULL && strcmp(p, name) == 0;
+}
+
+int cli_same_device(const char *name, const char *spec, const char *loaded)
+{
+    const char *p;
+    if (strcmp(name, loaded) == 0)
+        return 1;
+    p = preset_of(spec, afd_device_preset_name, afd_device_preset_text);
+    return p != NULL && strcmp(p, name) == 0;
 }
 
 /* ---- suggestions */

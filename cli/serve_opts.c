@@ -13,7 +13,8 @@ static const cli_option arch_options[] = {
     {"instances", 'n', "N", "colloc, chunked: instances (default 1)", OPT_SV_INSTANCES},
     {"prefill", 0, "NP", "disagg: prefill instances (default 1)", OPT_SV_PREFILL},
     {"decode", 0, "ND", "disagg: decode instances (default 1)", OPT_SV_DECODE},
-    {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
+    {"prefill-bmax", 0, "B", "colloc, disagg: requests per prefill batch (default 4)",
+     OPT_SV_PBMAX},
     {"decode-bmax", 0, "B", "sequences decoded together per instance (default 16)",
      OPT_SV_DBMAX},
     {"chunk", 0, "S", "chunked, twotier (LP): tokens per iteration, > --decode-bmax (default 512)",
@@ -21,10 +22,12 @@ static const cli_option arch_options[] = {
     {"pseudo-batch", 0, "TAU",
      "disagg: BestServe's per-request decode at pseudo batch max(floor((b+1)/TAU), 1)",
      OPT_SV_PSEUDO},
-    {"kv-bytes-per-token", 0, "X", "disagg: KV-cache bytes per prompt token (default 0)",
+    {"kv-bytes-per-token", 0, "X", "disagg, taichi: KV-cache bytes per prompt token (default 0)",
      OPT_SV_KVB},
-    {"net-gbps", 0, "G", "disagg: transfer bandwidth per prefill instance, GB/s", OPT_SV_NET},
-    {"kv-latency", 0, "T", "disagg: fixed time per KV transfer (default 0)", OPT_SV_KVLAT},
+    {"net-gbps", 0, "G", "disagg, taichi: KV transfer bandwidth per instance, GB/s",
+     OPT_SV_NET},
+    {"kv-latency", 0, "T", "disagg, taichi: fixed time per KV transfer (default 0)",
+     OPT_SV_KVLAT},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_serve_arch_group = {"Architecture", arch_options};
@@ -117,6 +120,8 @@ static int lengths(const char *cmd, const char *arg, int64_t *p, int64_t *g)
 int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
 {
     const char *cmd = a->cmd;
+    if (opt->id >= OPT_SV_ARCH && opt->id < OPT_SV_ARCH + 64)
+        a->given |= CLI_SERVE_BIT(opt->id);
     switch (opt->id) {
     case OPT_SV_ARCH:
         if (afd_serve_policy_find(arg) == NULL)
@@ -260,6 +265,12 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     if (a->replay && a->lambda != NULL && !isnan(a->time_scale))
         return cli_usage_error(cmd, "--arrivals trace takes --lambda (the rate to stretch the "
                                     "trace to) or --time-scale, not both");
+    if (a->output > 0 &&
+        (c->wl.trace != NULL || c->wl.geometric || c->wl.have_theta || c->wl.have_nu))
+        return cli_usage_error(cmd, "--lengths P,G and %s are two workloads: give one",
+                               c->wl.trace != NULL ? "--trace FILE"
+                               : c->wl.geometric   ? "--geometric"
+                                                   : "--theta/--nu");
     if (a->replay && (a->output > 0 || c->wl.trace == NULL))
         return cli_usage_error(cmd, "--arrivals trace replays the rows of --trace FILE (times "
                                     "and lengths): give --trace, not --lengths");
@@ -359,4 +370,43 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
     if (rc != 0)
         cli_serve_setup_free(su); /* what was loaded before the error */
     return rc;
+}
+
+int cli_serve_check_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su)
+{
+    const afd_serve_params *p = &su->params;
+    const afd_workload *w = p->workload;
+    double prompt, output;
+    if (!(cap < INFINITY))
+        return 0;
+    if (w != NULL && w->kind == AFD_WORKLOAD_GEOMETRIC) {
+        if (w->mu_p + w->mu_d <= cap)
+            return 0;
+        return cli_usage_error(cmd, "%s: fewer tokens than the mean request holds (%.6g = "
+                                    "--mu-p %.6g + --mu-d %.6g)",
+                               what, w->mu_p + w->mu_d, w->mu_p, w->mu_d);
+    }
+    if (w == NULL) {
+        prompt = p->prompt;
+        output = p->output;
+    } else {
+        /* the largest P + D, an empty prompt as 1 token as the simulator takes it */
+        size_t j, n = afd_workload_entries(w);
+        prompt = output = 0;
+        for (j = 0; j < n; j++) {
+            afd_workload_pair e = afd_workload_entry(w, j);
+            double pj = e.prompt ? (double)e.prompt : 1;
+            if (pj + (double)e.decode > prompt + output) {
+                prompt = pj;
+                output = (double)e.decode;
+            }
+        }
+    }
+    if (prompt + output <= cap)
+        return 0;
+    return cli_usage_error(cmd, "%s: fewer tokens than %s holds (%.0f = prompt %.0f + output "
+                                "%.0f); it could never be served",
+                           what, w == NULL ? "one --lengths request" : "the largest request of "
+                                                                       "the trace",
+                           prompt + output, prompt, output);
 }

@@ -32,7 +32,11 @@ typedef struct cli_serve_args {
     int replay;          /* --arrivals trace */
     double time_scale;   /* --time-scale, NAN if not given */
     int have_requests, have_warmup;
+    uint64_t given; /* bit id - OPT_SV_ARCH of every option of ids 300..363 given */
 } cli_serve_args;
+
+/* The bit of option id in cli_serve_args.given. */
+#define CLI_SERVE_BIT(id) (UINT64_C(1) << ((id) - OPT_SV_ARCH))
 
 extern const cli_group cli_serve_arch_group;
 extern const cli_group cli_serve_model_group;
@@ -72,5 +76,12 @@ int cli_serve_laws(const char *cmd, const char *model, const char *device, doubl
 int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lambda,
                       cli_serve_setup *su);
 void cli_serve_setup_free(cli_serve_setup *su);
+
+/* A KV-cache capacity of cap tokens per instance must hold one request of
+ * the workload: its largest (prompt + output tokens, fixed lengths or a
+ * trace) or, for the geometric model, whose lengths have no largest, its
+ * mean.  what names the capacity in the error ("--kv-capacity 500").
+ * 0, or exit 2 after a one-line error naming what, cap and the request. */
+int cli_serve_check_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su);
 
 #endif /* AFD_CLI_SERVE_OPTS_H */

@@ -71,14 +71,17 @@ static void check_values(const char *text, size_t len, const afd_hw *hw)
         for (vb = eq + 1; vb < b && blank(s[vb]); vb++)
             ;
         f = field(hw, s + a, ke - a);
-        if (ke - a == 2 && memcmp(s + a, "tp", 2) == 0) {
-            /* the tensor-parallel size: the integer the text spells */
+        if ((ke - a == 2 && memcmp(s + a, "tp", 2) == 0) ||
+            (ke - a == 6 && memcmp(s + a, "afd_tp", 6) == 0)) {
+            /* the tensor-parallel size, the devices per instance of the six
+             * coefficients: the integer the text spells */
             if (b - vb == 0 || b - vb >= sizeof num)
                 abort();
             memcpy(num, s + vb, b - vb);
             num[b - vb] = '\0';
             x = strtod(num, &end);
-            if (*end != '\0' || !(x >= 1 && x <= AFD_HW_TP_MAX) || x != (double)hw->tp)
+            if (*end != '\0' || !(x >= 1 && x <= AFD_HW_TP_MAX) ||
+                x != (double)(ke - a == 2 ? hw->tp : hw->afd_tp))
                 abort();
             continue;
         }
@@ -129,6 +132,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (hw.tp != back.tp || hw.tp > AFD_HW_TP_MAX)
         abort();
     if (hw.decode_batch_max != back.decode_batch_max || hw.decode_batch_max > AFD_HW_BATCH_MAX)
+        abort();
+    if (hw.afd_tp != back.afd_tp || hw.afd_tp > AFD_HW_TP_MAX)
         abort();
     return 0;
 }

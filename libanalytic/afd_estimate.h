@@ -135,7 +135,8 @@ AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
  * critical batch, compute-bound above) nor an MoE layer's expert reads,
  * min(k b, N_e) experts (concave in b): the errors say how far the laws are
  * from the estimator, and AFD_ESTIMATE_FIT_WARN is where afdkit warns.
- * unit = "ms", model and device named, tp recorded. */
+ * unit = "ms", model and device named, tp and afd_tp recorded (both tp:
+ * the laws and the six time instances of tp devices). */
 AFD_API afd_status afd_estimate_laws(const afd_model *m, const afd_device *d, double tp,
                                      afd_hw *hw, afd_error *err);
 

@@ -47,6 +47,11 @@ typedef struct afd_hw {
     /* the largest batch the decode law was fitted on (its range is 1 to
      * this), 0 if unknown: a decode batch above it extrapolates the law */
     unsigned decode_batch_max;
+    /* provenance: devices per Attention and per FFN instance that the six
+     * AFD coefficients time, 0 if unknown.  Not tp: estimate fits the six at
+     * its tp (afd_tp = tp), Appendix B derives them per card (afd_tp = 1)
+     * whatever size the serving laws time. */
+    unsigned afd_tp;
 } afd_hw;
 
 /* Every coefficient NAN, every string empty: the start of an afd_hw built by
@@ -63,7 +68,7 @@ AFD_API afd_status afd_hw_preset(const char *name, afd_hw *out);
 /* Name of the i-th preset, NULL past the last. */
 AFD_API const char *afd_hw_preset_name(size_t i);
 
-/* Largest tensor-parallel size a latency file may state. */
+/* Largest tensor-parallel size (tp, afd_tp) a latency file may state. */
 #define AFD_HW_TP_MAX 1024
 /* Largest decode_batch_max a latency file may state (the decode slots'
  * own limit, afd_decode_slots_from_law). */
@@ -71,7 +76,7 @@ AFD_API const char *afd_hw_preset_name(size_t i);
 
 /* Validate: every coefficient finite; alpha_a > 0 and alpha_f > 0 (the model
  * needs a load-dependent Attention and FFN); alpha_c >= 0; betas >= 0; the
- * serving laws, where present, finite and >= 0; tp at most
+ * serving laws, where present, finite and >= 0; tp and afd_tp at most
  * AFD_HW_TP_MAX; decode_batch_max at most AFD_HW_BATCH_MAX and, when not
  * 0, with a decode law.
  * On failure err->text names the coefficient. */
@@ -80,21 +85,22 @@ AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
 /* Key=value text: "alpha_a = 0.00165" lines for the six coefficients (all
  * required, each once); optional "unit = s", "model = NAME", "device = NAME",
  * "tp = T" (a positive integer up to AFD_HW_TP_MAX: the tensor-parallel
- * size the laws time), the serving laws (prefill_a prefill_b prefill_c,
+ * size the laws time), "afd_tp = T" (likewise: the devices per instance
+ * the six coefficients time), the serving laws (prefill_a prefill_b prefill_c,
  * all three or none; decode_beta decode_gamma decode_alpha, likewise; each
  * >= 0), "decode_batch_max = B" (a positive integer up to AFD_HW_BATCH_MAX:
  * the largest batch the decode law was fitted on; needs the decode law) and
  * fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment; blank
  * lines are ignored.  Errors name the line: unknown or repeated key, bad
- * number, tp or decode_batch_max not a positive integer, missing
+ * number, tp, afd_tp or decode_batch_max not a positive integer, missing
  * coefficient; the result is also checked with afd_hw_check. */
 AFD_API afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err);
 /* Read a key=value file (at most 64 KiB). */
 AFD_API afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
 /* Format hw as key=value text with 17 significant digits (so that reading
  * it back gives the same doubles) after an optional comment line: unit,
- * model, device and tp (each when known), then the coefficients, the
- * decode law followed by decode_batch_max when known.
+ * model, device, tp and afd_tp (each when known), then the coefficients,
+ * the decode law followed by decode_batch_max when known.
  * AFD_ERANGE if cap is too small. */
 AFD_API afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap);
 
@@ -202,6 +208,13 @@ AFD_API afd_status afd_hw_specs_from_device(const afd_device *d, double v[AFD_HW
  * with the batch mapping B_e = B_F k (1 + MTP) / N_e of eq. (24).  The
  * printed eq. (29) drops the factor N_e/card in its second form; eq. (31),
  * which follows from the first form, keeps it, and so does afdkit.
+ * Each stage is timed on one card: eq. (19) reads the whole token load's KV
+ * through one card's HBM, eq. (23) runs the N_e/card experts of one card
+ * (the N_e / N_e/card cards of the FFN side in parallel).  So afd_tp = 1
+ * (one card per Attention and per FFN instance) when one card holds every
+ * expert (N_e/card = N_e: every dense model); otherwise an FFN instance
+ * spans N_e / N_e/card cards against one for Attention, no one size, and
+ * afd_tp = 0 (unknown).
  * AFD_EINVAL for non-positive dimensions or specs, efficiencies above 1, or
  * more experts per card than experts. */
 AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw *out);
@@ -217,7 +230,8 @@ AFD_API afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit);
  * law coefficient is a time, or a time per token or per squared token, so
  * every one scales by the ratio of the units, an exact power of ten applied
  * by one multiplication or division; equal units copy exactly).  dst's six
- * coefficients, unit and names are kept.  AFD_EINVAL (dst unchanged) when a
+ * coefficients, their afd_tp, unit and names are kept.  AFD_EINVAL (dst
+ * unchanged) when a
  * unit is not one of the four and the two differ. */
 AFD_API afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src);
 

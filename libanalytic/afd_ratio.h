@@ -124,7 +124,10 @@ AFD_API afd_status afd_ratio_g_continuous(const afd_system *s, double lo, double
  * with the derivatives by central differences.  rule 'm': the mean-field r*
  * (depends on theta only; lo and hi are ignored); rule 'g': the continuous
  * maximiser of Thr_G in [max(lo, r_g - 1), min(hi, r_g + 1)], lo and hi the
- * bounds of the feasible set (returned in *r_cont). */
+ * bounds of the feasible set (returned in *r_cont).  A NaN theta_se, nu_se
+ * or cov is unknown (one request gives no spread): *r_cont is computed,
+ * *se is NaN and the status AFD_OK; a negative or infinite one is
+ * AFD_EINVAL. */
 AFD_API afd_status afd_ratio_se(const afd_system *s, char rule, double r_g, double lo, double hi,
                                 double theta_se, double nu_se, double cov, double *r_cont,
                                 double *se);

@@ -729,6 +729,7 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
     snprintf(hw->unit, sizeof hw->unit, "ms");
     snprintf(hw->model, sizeof hw->model, "%s", m->name);
     hw->tp = (unsigned)tp; /* the laws time an instance of tp devices (checked above) */
+    hw->afd_tp = (unsigned)tp; /* and so do the six: each side fitted at tp */
     if (pair)
         snprintf(hw->device, sizeof hw->device, "%.31s+%.31s", da->name, df->name);
     else

@@ -44,17 +44,19 @@ static const char *const num_keys[N_NUMERIC] = {
     "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err"};
 static const char *const str_keys[3] = {"unit", "model", "device"};
 /* the integer keys after the numeric and string ones: the tensor-parallel
- * size, the largest batch of the decode law's fit */
-enum { K_TP = N_NUMERIC + 3, K_DBMAX, N_KEYS };
+ * size the laws time, the largest batch of the decode law's fit, the
+ * devices per instance the six coefficients time */
+enum { K_TP = N_NUMERIC + 3, K_DBMAX, K_AFD_TP, N_KEYS };
 /* the numeric key after which decode_batch_max is written */
 enum { K_DECODE_ALPHA = 11 };
 
 static const char *key_name(int k)
 {
-    return k < N_NUMERIC ? num_keys[k]
-           : k == K_TP   ? "tp"
-           : k == K_DBMAX ? "decode_batch_max"
-                         : str_keys[k - N_NUMERIC];
+    return k < N_NUMERIC   ? num_keys[k]
+           : k == K_TP     ? "tp"
+           : k == K_DBMAX  ? "decode_batch_max"
+           : k == K_AFD_TP ? "afd_tp"
+                           : str_keys[k - N_NUMERIC];
 }
 
 static double *coef(afd_hw *hw, int k)
@@ -83,6 +85,7 @@ static void set_nan(afd_hw *hw)
     hw->unit[0] = hw->model[0] = hw->device[0] = '\0';
     hw->tp = 0;
     hw->decode_batch_max = 0;
+    hw->afd_tp = 0;
 }
 
 static void laws_nan(afd_hw *hw)
@@ -178,6 +181,10 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "decode_batch_max is the range of the decode law: it needs "
                              "decode_beta, decode_gamma and decode_alpha");
+    if (hw->afd_tp > AFD_HW_TP_MAX)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "afd_tp must be at most %d (devices per instance): %u",
+                             AFD_HW_TP_MAX, hw->afd_tp);
     return AFD_OK;
 }
 
@@ -236,7 +243,7 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
                                  "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
                                  "alpha_c, beta_c, prefill_a/b/c, decode_beta/gamma/alpha, "
                                  "decode_batch_max, fit_max_rel_err, afd_fit_max_rel_err, "
-                                 "unit, model, device or tp)",
+                                 "unit, model, device, tp or afd_tp)",
                                  v);
         }
         if (seen[k]++)
@@ -262,8 +269,9 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             hw.decode_batch_max = (unsigned)x;
             continue;
         }
-        if (k == K_TP) {
-            /* the tensor-parallel size the laws time: a count of devices */
+        if (k == K_TP || k == K_AFD_TP) {
+            /* the tensor-parallel size the laws time, the devices per
+             * instance the six coefficients time: counts of devices */
             char num[128];
             double x = NAN;
             size_t m = b - eq;
@@ -276,10 +284,13 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
             }
             if (st != AFD_OK || !(x >= 1 && x <= AFD_HW_TP_MAX && x == floor(x)))
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
-                                     "tp must be an integer in [1, %d] (the tensor-parallel "
-                                     "size the laws time): '%s'",
+                                     k == K_TP ? "tp must be an integer in [1, %d] (the "
+                                                 "tensor-parallel size the laws time): '%s'"
+                                               : "afd_tp must be an integer in [1, %d] (the "
+                                                 "devices per instance the six AFD "
+                                                 "coefficients time): '%s'",
                                      AFD_HW_TP_MAX, v);
-            hw.tp = (unsigned)x;
+            *(k == K_TP ? &hw.tp : &hw.afd_tp) = (unsigned)x;
             continue;
         }
         if (k >= N_NUMERIC) {
@@ -403,6 +414,12 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
     }
     if (hw->tp > 0) {
         n = snprintf(buf + o, cap - o, "tp = %u\n", hw->tp);
+        if (n < 0 || (size_t)n >= cap - o)
+            return AFD_ERANGE;
+        o += (size_t)n;
+    }
+    if (hw->afd_tp > 0) {
+        n = snprintf(buf + o, cap - o, "afd_tp = %u\n", hw->afd_tp);
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;
@@ -583,6 +600,8 @@ afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw 
     out->beta_a = s->beta_a;
     out->beta_f = s->beta_f;
     out->beta_c = s->beta_c;
+    /* one card per instance when one card holds every expert (afd_hw.h) */
+    out->afd_tp = s->experts_per_card == m->n_experts ? 1 : 0;
     snprintf(out->unit, sizeof out->unit, "%s", "s");
     return AFD_OK;
 }

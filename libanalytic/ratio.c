@@ -370,9 +370,12 @@ afd_status afd_ratio_cost_se(const afd_system *s, double w, char rule, double r_
     double r0, rp, rm, d_theta = 0, d_nu = 0, h, v;
     afd_status st;
 
+    /* NaN standard errors are unknown ones (a one-request trace): the
+     * optimum is still defined, its standard error is NaN */
+    int unknown = isnan(theta_se) || isnan(nu_se) || isnan(cov);
     *r_cont = *se = NAN;
-    if ((rule != 'm' && rule != 'g') || !(theta_se >= 0) || !(nu_se >= 0) || !isfinite(cov) ||
-        !weight_ok(w))
+    if ((rule != 'm' && rule != 'g') || !weight_ok(w) || theta_se < 0 || nu_se < 0 ||
+        isinf(theta_se) || isinf(nu_se) || isinf(cov))
         return AFD_EINVAL;
     if (rule == 'g') {
         lo = r_g - 1 > lo ? r_g - 1 : lo;
@@ -384,6 +387,8 @@ afd_status afd_ratio_cost_se(const afd_system *s, double w, char rule, double r_
     if ((st = rule_r(s, w, rule, lo, hi, &r0)) != AFD_OK)
         return st;
     *r_cont = r0;
+    if (unknown)
+        return AFD_OK;
     if (theta_se > 0) {
         h = 1e-3 * (s->theta > 0 ? s->theta : 1);
         p.theta = s->theta + h;

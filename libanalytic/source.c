@@ -42,6 +42,11 @@ struct afd_priv_src {
     size_t zret; /* last ZSTD_decompressStream result: 0 at a frame end */
     char *peek;  /* decoded bytes read ahead by afd_priv_src_peek */
     size_t peek_pos, peek_n;
+    /* An error met after a read had decoded some bytes: those bytes are
+     * delivered first, so that the reader blames the line where the bad
+     * data starts, and the error comes with the next read. */
+    afd_status pend_st;
+    afd_error pend_err;
 };
 
 /* Read more raw bytes into in[in_end..IN_CHUNK); in_eof at end of file. */
@@ -125,14 +130,18 @@ afd_status afd_priv_src_open(const char *path, afd_priv_src **out, afd_error *er
     return AFD_OK;
 }
 
+/* Both decoders: *got = bytes decoded into buf, also when an error is
+ * returned (decode() delivers them and defers the error). */
 static afd_status read_gzip(afd_priv_src *s, char *buf, size_t cap, size_t *got, afd_error *err)
 {
     afd_status st;
+    *got = 0;
     s->z.next_out = (Bytef *)buf;
     s->z.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
     while (s->z.avail_out > 0) {
         uInt before = s->z.avail_out;
         int r;
+        *got = cap - s->z.avail_out;
         if (s->in_pos == s->in_end && !s->in_eof) {
             if ((st = raw_fill(s, err)) != AFD_OK)
                 return st;
@@ -150,6 +159,7 @@ static afd_status read_gzip(afd_priv_src *s, char *buf, size_t cap, size_t *got,
         s->z.avail_in = (uInt)(s->in_end - s->in_pos);
         r = inflate(&s->z, Z_NO_FLUSH);
         s->in_pos = s->in_end - s->z.avail_in;
+        *got = cap - s->z.avail_out;
         if (r == Z_STREAM_END) {
             s->stream_end = 1;
         } else if (r == Z_MEM_ERROR) {
@@ -174,9 +184,11 @@ static afd_status read_zstd(afd_priv_src *s, char *buf, size_t cap, size_t *got,
 {
     ZSTD_outBuffer ob = {buf, cap, 0};
     afd_status st;
+    *got = 0;
     while (ob.pos < ob.size) {
         ZSTD_inBuffer ib;
         size_t before = ob.pos, r;
+        *got = ob.pos;
         if (s->in_pos == s->in_end && !s->in_eof) {
             if ((st = raw_fill(s, err)) != AFD_OK)
                 return st;
@@ -187,6 +199,7 @@ static afd_status read_zstd(afd_priv_src *s, char *buf, size_t cap, size_t *got,
         ib.pos = 0;
         r = ZSTD_decompressStream(s->zd, &ob, &ib);
         s->in_pos += ib.pos;
+        *got = ob.pos;
         if (ZSTD_isError(r))
             return afd_priv_fail(err, AFD_EPARSE, 0, 0, "corrupt zstd data: %s",
                                  ZSTD_getErrorName(r));
@@ -235,8 +248,18 @@ afd_status afd_priv_src_peek(afd_priv_src *s, size_t want, const char **p, size_
             return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
         while (s->peek_n < want) {
             size_t got;
-            if ((st = decode(s, s->peek + s->peek_n, want - s->peek_n, &got, err)) != AFD_OK)
+            afd_error e;
+            afd_error_clear(&e);
+            if ((st = decode(s, s->peek + s->peek_n, want - s->peek_n, &got, &e)) != AFD_OK) {
+                if (s->peek_n > 0) { /* the bytes first, the error on the next read */
+                    s->pend_st = st;
+                    s->pend_err = e;
+                    break;
+                }
+                if (err != NULL)
+                    *err = e;
                 return st;
+            }
             if (got == 0)
                 break;
             s->peek_n += got;
@@ -250,10 +273,28 @@ afd_status afd_priv_src_peek(afd_priv_src *s, size_t want, const char **p, size_
 static afd_status decode(afd_priv_src *s, char *buf, size_t cap, size_t *got, afd_error *err)
 {
     *got = 0; /* also on the early return at the end of a plain file */
-    if (s->mode == GZIP)
-        return read_gzip(s, buf, cap, got, err);
-    if (s->mode == ZSTD)
-        return read_zstd(s, buf, cap, got, err);
+    if (s->pend_st != AFD_OK) {
+        if (err != NULL)
+            *err = s->pend_err;
+        return s->pend_st;
+    }
+    if (s->mode != PLAIN) {
+        afd_error e;
+        afd_status st;
+        afd_error_clear(&e);
+        st = s->mode == GZIP ? read_gzip(s, buf, cap, got, &e) : read_zstd(s, buf, cap, got, &e);
+        if (st != AFD_OK && *got > 0) {
+            s->pend_st = st;
+            s->pend_err = e;
+            return AFD_OK;
+        }
+        if (st != AFD_OK) {
+            if (err != NULL)
+                *err = e;
+            *got = 0;
+        }
+        return st;
+    }
     /* Plain: first the sniffed bytes, then straight from the file. */
     if (s->in_pos < s->in_end) {
         size_t n = s->in_end - s->in_pos;

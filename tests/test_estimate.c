@@ -650,6 +650,7 @@ static void laws(void **state)
     assert_string_equal(hw.model, "llama-3.1-70b");
     assert_string_equal(hw.device, "h100-sxm");
     assert_int_equal(hw.tp, 4); /* the size the laws time, for the latency file */
+    assert_int_equal(hw.afd_tp, 4); /* and the six coefficients, fitted at TP 4 */
     assert_true(afd_hw_has_prefill(&hw) && afd_hw_has_decode(&hw));
     assert_true(hw.fit_max_rel_err >= 0 && hw.fit_max_rel_err < 0.5);
     assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
@@ -796,6 +797,8 @@ static void afd_pair_identical(void **state)
     assert_string_equal(two.unit, "ms");
     assert_int_equal(one.tp, 4);
     assert_int_equal(two.tp, 4);
+    assert_int_equal(one.afd_tp, 4);
+    assert_int_equal(two.afd_tp, 4);
 }
 
 /* The roofline max(W / (e_c S_c), Q / (e_m S_m)) of every FFN operator

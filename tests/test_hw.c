@@ -150,7 +150,7 @@ static void parse_errors(void **state)
     expect_error(text, AFD_EPARSE, 7,
                  "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
                  "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, decode_batch_max, "
-                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, device or tp)");
+                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, device, tp or afd_tp)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
     expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
@@ -232,6 +232,75 @@ static void tensor_parallel(void **state)
     /* a preset states none */
     assert_int_equal(afd_hw_preset("paper-910c", &h), AFD_OK);
     assert_int_equal(h.tp, 0);
+}
+
+/* afd_tp: the devices per instance the six AFD coefficients time, apart
+ * from tp (Appendix B's per-card coefficients beside laws at TP 4); parsed,
+ * written and checked as tp is, unknown (0) when absent. */
+static void afd_tensor_parallel(void **state)
+{
+    static const char six[] = "alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n";
+    char text[512], buf[1024];
+    afd_hw h, back;
+    afd_error err;
+    (void)state;
+    /* absent: unknown, whatever tp says, and nothing written for it */
+    snprintf(text, sizeof text, "tp = 4\n%s", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.tp, 4);
+    assert_int_equal(h.afd_tp, 0);
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    assert_null(strstr(buf, "afd_tp"));
+    /* given alone, and beside another tp: each key its own field, written
+     * after tp and before the coefficients, read back */
+    snprintf(text, sizeof text, "%safd_tp = 2\n", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.afd_tp, 2);
+    assert_int_equal(h.tp, 0);
+    snprintf(text, sizeof text, "afd_tp = 1\n%stp = 4\n", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.tp, 4);
+    assert_int_equal(h.afd_tp, 1);
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    assert_string_equal(buf, "tp = 4\nafd_tp = 1\nalpha_a = 1\nbeta_a = 1\nalpha_f = 1\n"
+                             "beta_f = 1\nalpha_c = 1\nbeta_c = 1\n");
+    assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
+    assert_int_equal(back.tp, 4);
+    assert_int_equal(back.afd_tp, 1);
+    /* the top of the range, spelt with an exponent */
+    snprintf(text, sizeof text, "afd_tp = 1.024e3\n%s", six);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_int_equal(h.afd_tp, 1024);
+    /* refused, naming the line and the value */
+    {
+        static const char *const bad[] = {"0", "-1", "0.5", "1025", "inf", "nan", "one", "",
+                                          "1e999", "4 devices"};
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char msg[200];
+            snprintf(text, sizeof text, "%s\n# size\nafd_tp = %s\n", six, bad[i]);
+            snprintf(msg, sizeof msg,
+                     "afd_tp must be an integer in [1, 1024] (the devices per instance the "
+                     "six AFD coefficients time): '%s'",
+                     bad[i]);
+            expect_error(text, AFD_EPARSE, 9, msg);
+        }
+    }
+    snprintf(text, sizeof text, "%safd_tp = 4\nafd_tp = 4\n", six);
+    expect_error(text, AFD_EPARSE, 8, "key 'afd_tp' given twice");
+    /* a struct built by hand: checked the same way */
+    assert_int_equal(afd_hw_parse(six, strlen(six), &h, &err), AFD_OK);
+    h.afd_tp = 1025;
+    assert_int_equal(afd_hw_check(&h, &err), AFD_EINVAL);
+    assert_string_equal(err.text, "afd_tp must be at most 1024 (devices per instance): 1025");
+    h.afd_tp = 1024;
+    assert_int_equal(afd_hw_check(&h, &err), AFD_OK);
+    /* neither a preset nor afd_hw_init states one */
+    assert_int_equal(afd_hw_preset("paper-910c", &h), AFD_OK);
+    assert_int_equal(h.afd_tp, 0);
+    h.afd_tp = 3;
+    afd_hw_init(&h);
+    assert_int_equal(h.afd_tp, 0);
 }
 
 /* decode_batch_max: the largest batch the decode law was fitted on, a
@@ -349,6 +418,17 @@ static void derive_deepseek(void **state)
     assert_close(h.alpha_c, 8 * 3.0 * 7168 / 40e9 * be_per_request, 1e-15, 0);
     assert_close(h.beta_a, 1e-5, 0, 0);
     assert_string_equal(h.unit, "s");
+    /* eq. (19) reads the KV through one card's HBM and eq. (23) times one
+     * card's 8 experts, the 256 / 8 = 32 cards of the FFN side in parallel:
+     * instances of 1 card (Attention) and 32 (FFN), no one size */
+    assert_int_equal(h.afd_tp, 0);
+    assert_int_equal(h.tp, 0);
+    /* every expert on one card: one card per instance on either side */
+    sp.experts_per_card = 256;
+    assert_int_equal(afd_hw_derive(&m, &sp, &h), AFD_OK);
+    assert_int_equal(h.afd_tp, 1);
+    assert_int_equal(h.tp, 0);
+    sp.experts_per_card = 8;
     sp.mem_eff = 1.5;
     assert_int_equal(afd_hw_derive(&m, &sp, &h), AFD_EINVAL);
     assert_int_equal(afd_model_preset("gpt-5", &m), AFD_EINVAL);
@@ -431,6 +511,8 @@ static void dims_from_model(void **state)
     assert_close(whole.alpha_f, 32 * 6.0 * 4096 * 14336 / 5e14, 1e-15, 0);
     /* 2048 elements of 2 bytes per layer over 2.56 TB/s */
     assert_close(whole.alpha_a, 32 * 2048.0 * 2 / 2.56e12, 1e-15, 0);
+    /* one card's bandwidth and peak: a dense model's instances are a card */
+    assert_int_equal(whole.afd_tp, 1);
 }
 
 /* A device's numbers fill the specs not given apart: the decode phase's
@@ -587,10 +669,14 @@ static void copy_laws(void **state)
     assert_int_equal(dst.tp, 0); /* src states no size */
     assert_true(dst.alpha_a == 1e-7);
     assert_string_equal(dst.unit, "s");
-    /* the size the laws time goes with them */
+    /* the size the laws time goes with them; the devices per instance of
+     * the six coefficients stay with those (dst's) */
     src.tp = 8;
+    src.afd_tp = 8;
+    dst.afd_tp = 1;
     assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
     assert_int_equal(dst.tp, 8);
+    assert_int_equal(dst.afd_tp, 1);
     /* ms to ns: times 10^6 */
     snprintf(dst.unit, sizeof dst.unit, "ns");
     assert_int_equal(afd_hw_copy_laws(&dst, &src), AFD_OK);
@@ -624,7 +710,7 @@ int main(void)
         cmocka_unit_test(dims_from_model),   cmocka_unit_test(specs_ranges),
         cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
         cmocka_unit_test(copy_laws),         cmocka_unit_test(tensor_parallel),
-        cmocka_unit_test(decode_batch_max),
+        cmocka_unit_test(decode_batch_max),  cmocka_unit_test(afd_tensor_parallel),
     };
     RUN_TESTS(tests);
 }

@@ -343,6 +343,25 @@ static void standard_error_of_r(void **state)
     assert_int_equal(afd_ratio_se(&s, 'g', 12, 12, 128, 4.0, 0, 0, &r_cont, &se), AFD_OK);
     assert_true(r_cont >= 12 && r_cont <= 13);
     assert_int_equal(afd_ratio_se(&s, 'x', 10, 1, 128, 4.0, 0, 0, &r_cont, &se), AFD_EINVAL);
+    /* unknown standard errors (one request): the optimum, with se NaN */
+    {
+        double r0, se0;
+        assert_int_equal(afd_ratio_se(&s, 'g', 10, 1, 128, 0, 0, 0, &r0, &se0), AFD_OK);
+        assert_int_equal(afd_ratio_se(&s, 'g', 10, 1, 128, NAN, NAN, NAN, &r_cont, &se), AFD_OK);
+        assert_close(r_cont, r0, 0, 0);
+        assert_true(isnan(se));
+        assert_int_equal(afd_ratio_se(&s, 'm', 0, 1, 128, NAN, 0, 0, &r_cont, &se), AFD_OK);
+        assert_close(r_cont, 9.5546686746987952, 1e-12, 0);
+        assert_true(isnan(se));
+        assert_int_equal(afd_ratio_cost_se(&s, 5, 'g', 10, 1, 128, NAN, NAN, NAN, &r_cont, &se),
+                         AFD_OK);
+        assert_true(isfinite(r_cont) && isnan(se));
+    }
+    /* negative or infinite ones are errors */
+    assert_int_equal(afd_ratio_se(&s, 'm', 0, 1, 128, -1, 0, 0, &r_cont, &se), AFD_EINVAL);
+    assert_int_equal(afd_ratio_se(&s, 'm', 0, 1, 128, INFINITY, 0, 0, &r_cont, &se), AFD_EINVAL);
+    assert_int_equal(afd_ratio_se(&s, 'g', 10, 1, 128, 0, 0, -INFINITY, &r_cont, &se),
+                     AFD_EINVAL);
 }
 
 static void errors(void **state)

@@ -238,6 +238,7 @@ def _hw_dict(h):
         d[k] = _text(getattr(h, k))
     d["tp"] = int(h.tp)
     d["decode_batch_max"] = int(h.decode_batch_max)
+    d["afd_tp"] = int(h.afd_tp)
     return d
 
 
@@ -270,6 +271,8 @@ def _load_hw(spec):
             h.tp = _integer(v, "tp", 0, 1024)
         elif k == "decode_batch_max":
             h.decode_batch_max = _integer(v, "decode_batch_max", 0, 10**9)
+        elif k == "afd_tp":
+            h.afd_tp = _integer(v, "afd_tp", 0, 1024)
         else:
             raise ValueError("hw: unknown coefficient '%s'" % k)
     _check(lib.afd_hw_check(h, err), err)
@@ -280,9 +283,10 @@ def hw(spec):
     """Latency coefficients (a preset such as "paper-910c" or a key=value file)
     as a dict: the six AFD coefficients, the serving laws (nan when absent),
     fit_max_rel_err, afd_fit_max_rel_err, unit, model, device, tp (the
-    tensor-parallel size the laws time; 0 when the file does not say) and
+    tensor-parallel size the laws time; 0 when the file does not say),
     decode_batch_max (the largest batch the decode law was fitted on; 0 when
-    the file does not say).
+    the file does not say) and afd_tp (the devices per instance the six
+    coefficients time; 0 when the file does not say).
     Change entries and pass the dict as hw= to override them."""
     return _hw_dict(_load_hw(spec))
 

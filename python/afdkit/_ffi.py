@@ -77,7 +77,7 @@ typedef struct afd_hw {
     double prefill_a, prefill_b, prefill_c;
     double decode_beta, decode_gamma, decode_alpha;
     double fit_max_rel_err; char model[64]; char device[64];
-    double afd_fit_max_rel_err; unsigned tp; unsigned decode_batch_max;
+    double afd_fit_max_rel_err; unsigned tp; unsigned decode_batch_max; unsigned afd_tp;
 } afd_hw;
 void afd_hw_init(afd_hw *hw);
 afd_status afd_hw_preset(const char *name, afd_hw *out);

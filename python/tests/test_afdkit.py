@@ -124,8 +124,26 @@ def test_hw_preset():
     assert (h["alpha_a"], h["beta_a"], h["alpha_f"], h["beta_f"], h["alpha_c"],
             h["beta_c"]) == (0.00165, 50, 0.083, 100, 0.022, 20)
     assert h["unit"] == "cycles"
-    # a preset states no tensor-parallel size, and has no decode law to bound
-    assert h["tp"] == 0 and h["decode_batch_max"] == 0
+    # a preset states no tensor-parallel size, has no decode law to bound,
+    # and states no devices per instance for its six coefficients (Table 3
+    # does not say)
+    assert h["tp"] == 0 and h["decode_batch_max"] == 0 and h["afd_tp"] == 0
+
+
+def test_hw_afd_tp(tmp_path):
+    # hw --tp 4: the estimator's laws at TP 4 beside Appendix B's per-card
+    # six, which time instances of one device; each read apart
+    out = tmp_path / "hw4.hw"
+    subprocess.run([PROGRAM, "hw", "--model", "llama-3.1-70b", "--device", "h100-sxm",
+                    "--tp", "4", "--unit", "ms", "--out", str(out)], check=True,
+                   capture_output=True)
+    h = afdkit.hw(str(out))
+    assert (h["tp"], h["afd_tp"]) == (4, 1)
+    assert afdkit.hw({"hw": str(out), "afd_tp": 8})["afd_tp"] == 8
+    with pytest.raises(ValueError, match="afd_tp must be an integer in"):
+        afdkit.hw({"hw": str(out), "afd_tp": 1025})
+    with pytest.raises(ValueError, match="afd_tp must be an integer in"):
+        afdkit.hw({"hw": str(out), "afd_tp": 2.5})
 
 
 def test_sweep():
@@ -243,8 +261,10 @@ def test_estimate_laws_and_model(tmp_path):
         key, val = (s.strip() for s in line.split("=", 1))
         assert same(py[key], val) if key in ("unit", "model", "device") else \
             py[key] == float(val), key
-    # the default TP 1 is recorded, and another size with it
-    assert py["tp"] == 1 and afdkit.estimate_laws("llama-3.1-8b", "l40s", tp=2)["tp"] == 2
+    # the default TP 1 is recorded, and another size with it, for the laws
+    # and for the six coefficients (all fitted at that size)
+    two = afdkit.estimate_laws("llama-3.1-8b", "l40s", tp=2)
+    assert py["tp"] == py["afd_tp"] == 1 and two["tp"] == two["afd_tp"] == 2
     # the decode law's batches reach the largest whose KV cache fits at
     # context 128: (0.9 x 48 GB - 2 x 8,030,261,248 B) / 131,072 B per token
     # = 207,057 tokens, / 128 = 1617
