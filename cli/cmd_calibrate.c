@@ -701,6 +701,15 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         hw.fit_max_rel_err = kept_unknown ? NAN : e;
     }
+    if (a.law[1] != NULL) {
+        /* the decode law fitted here holds for the measured batches: record
+         * the largest (a base's range belongs to the base's law) */
+        double bmax = 0;
+        size_t j;
+        for (j = 0; j < lp[1].n; j++)
+            bmax = fmax(bmax, floor(lp[1].x1[j]));
+        hw.decode_batch_max = bmax >= 1 && bmax <= AFD_HW_BATCH_MAX ? (unsigned)bmax : 0;
+    }
     if (a.model != NULL)
         snprintf(hw.model, sizeof hw.model, "%s", lmodel.name);
     if (a.device != NULL)
