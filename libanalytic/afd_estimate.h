@@ -113,13 +113,20 @@ AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
  *   prefill batch, prompts P_i:  a + b sum P_i + c sum P_i^2
  *        (grid: b in {1, 2, 4, 8}, P in {128, ..., 16384});
  *   decode step, b sequences holding K tokens:  beta + gamma b + alpha K
- *        (grid: b in {1, ..., 256}, context in {128, ..., 16384}, the points
- *        whose K fits in the KV cache);
- * fit_max_rel_err = the largest |fit - estimate| / estimate over both grids.
+ *        (grid: b in {1, 2, 4, ..., 2^k} and decode_batch_max, the largest
+ *        batch whose KV cache fits at the shortest context, floor(KV
+ *        capacity / 128) (at most AFD_ESTIMATE_DECODE_BATCH_MAX); context in
+ *        {128, ..., 16384}, the points whose K fits in the KV cache): the
+ *        slots a decode instance is sized at reach there, so the law is
+ *        fitted up to there and hw->decode_batch_max records it;
+ * fit_max_rel_err = the largest |fit - estimate| / estimate over both grids
+ *        (a line over weight-read-bound and compute-bound batches: 0.16 to
+ *        0.21 for the dense models on h100-sxm and a100-80g, docs/estimator.md).
  * The six AFD coefficients (afd_hw.h):
  *   alpha_a K + beta_a: the decode Attention side of the whole model (norms,
  *        attention, its all-reduce) against the token load K, on the decode
- *        grid above (an Attention instance holds at most its KV cache);
+ *        grid's points of b <= 256 (an Attention instance's micro-batch; it
+ *        holds at most its KV cache);
  *   alpha_f n + beta_f: the FFN side (MLP/MoE, its all-reduce, the output
  *        head) against the aggregated batch n = r B, which is hundreds to
  *        thousands of sequences (B up to a few hundred, r up to ~30), so the

@@ -224,8 +224,9 @@ AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s,
  * hw->unit.  AFD_EINVAL (hw unchanged) for another unit or an hw not in s. */
 AFD_API afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit);
 
-/* Copy the serving laws (prefill_a ... decode_alpha), fit_max_rel_err and
- * tp (the size of the instance the laws time) of src into dst, the laws
+/* Copy the serving laws (prefill_a ... decode_alpha), fit_max_rel_err, tp
+ * (the size of the instance the laws time) and decode_batch_max (the
+ * batches the decode law was fitted on) of src into dst, the laws
  * converted from src->unit to dst->unit (each "s", "ms", "us" or "ns": a
  * law coefficient is a time, or a time per token or per squared token, so
  * every one scales by the ratio of the units, an exact power of ten applied
