@@ -348,6 +348,13 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
         return cli_usage_error(cmd, "--kv-budget needs --kv-bytes-per-token");
     if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, w)) != 0)
         return rc;
+    /* a budget below one sequence's mean KV (theta tokens, Lemma 4.1) would
+     * size a pool of millions of instances that each hold no sequence */
+    if (!isnan(a->kvbudget) && a->kvbudget < a->kvb * w->stats.theta)
+        return cli_usage_error(cmd, "--kv-budget %g bytes holds %.4g KV tokens at %g bytes per "
+                                    "token, less than the theta = %.4g tokens a sequence holds on "
+                                    "average: no instance could hold one",
+                               a->kvbudget, a->kvbudget / a->kvb, a->kvb, w->stats.theta);
     st = afd_service_law_from_workload(w, &m, law);
     if (st != AFD_OK)
         return cli_usage_error(cmd, "cannot form the prefill-time law: %s", afd_strerror(st));

@@ -173,7 +173,15 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         pb.hw = &hw;
     }
-    if (c.wl.trace != NULL || c.wl.geometric || c.wl.have_theta || c.wl.have_nu) {
+    /* Token-dependent stages replay the trace's requests; the geometric model
+     * and theta/nu give no rows to replay, and nothing else reads them. */
+    if (c.wl.geometric || c.wl.have_theta || c.wl.have_nu) {
+        rc = cli_usage_error(cmd, "%s: the stages draw their requests' tokens from --trace FILE; "
+                                  "the geometric model and --theta/--nu give no requests",
+                             c.wl.geometric ? "--geometric" : "--theta/--nu");
+        goto out;
+    }
+    if (c.wl.trace != NULL) {
         if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING, 1,
                                     &c.out, &w)) != 0)
             goto out;
@@ -293,7 +301,7 @@ const cli_command cli_cmd_pipeline = {
     .name = "pipeline",
     .path = "pipeline",
     .summary = "a serving pipeline of stages as a network of queues: waits and sojourns",
-    .usage = "pipeline --stages FILE --lambda L [WORKLOAD] [--hw FILE] [--method closed|sim]",
+    .usage = "pipeline --stages FILE --lambda L [--trace FILE] [--hw FILE] [--method closed|sim]",
     .description =
         "Prints one row per stage and a last row 'total' (end to end): stage rho\n"
         "wait_mean wait_p90 sojourn_mean sojourn_p90, times in seconds.  rho is the\n"
@@ -310,7 +318,8 @@ const cli_command cli_cmd_pipeline = {
         "strings with a unit.  routing is fcfs (default), least-work, rr, jsq or\n"
         "{\"heavy-light\": {\"split\": N, \"light\": K}} (requests of at most N tokens to K\n"
         "servers); repeat k serves a request k times in a row (a reasoning loop).\n"
-        "Token-dependent stages draw the requests of --trace.\n"
+        "Token-dependent stages draw the requests of --trace (the only workload: the\n"
+        "geometric model and --theta/--nu give no requests to draw, and are refused).\n"
         "\n"
         "--method closed (default): each stage a GI/G/c queue fed with the squared\n"
         "coefficient of variation of the stage before (Whitt's QNA), exact M/D/c and\n"

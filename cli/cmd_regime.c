@@ -469,7 +469,9 @@ static int run(const cli_command *self, int argc, char **argv)
         FAIL(cli_runtime_error(cmd, "out of memory"));
     cli_table_provenance(t);
     cli_table_unit(t, "ms (SLOs), %s", sh.lambda > 0 ? "fraction (attainment)"
-                                                             : "requests/s (goodput)");
+                                                             : "requests/s (goodput), "
+                                                               "requests/dollar "
+                                                               "(goodput_per_dollar)");
     cli_table_meta(t, "method", "%s", x.sim ? "sim" : "closed");
     cli_table_meta(t, "instances", "%u", sh.instances);
     cli_table_meta(t, "decode_bmax", "%u", sh.base.decode_bmax);

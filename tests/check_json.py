@@ -114,7 +114,7 @@ UNITS = {
     "strategies": "requests/s (goodput, goodput_sim), requests/s per device "
                   "(goodput_per_device, goodput_sim_per_device), requests/dollar "
                   "(goodput_per_dollar, goodput_sim_per_dollar)",
-    "regime": "ms (SLOs), requests/s (goodput)",
+    "regime": "ms (SLOs), requests/s (goodput), requests/dollar (goodput_per_dollar)",
     "pipeline": "s",
     "offload": "s",
     "twotier": "s",
