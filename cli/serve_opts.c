@@ -332,6 +332,13 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     cf->decode = (unsigned)a->decode;
     cf->prefill_bmax = (unsigned)a->prefill_bmax;
     cf->decode_bmax = (unsigned)a->decode_bmax;
+    /* a batch past the law's fitted range times steps the fit never saw */
+    if (su->hw.decode_batch_max > 0 && cf->decode_bmax > su->hw.decode_batch_max)
+        cli_warn(cmd, "%s: --decode-bmax %u exceeds the batches 1 to %u the decode law was "
+                      "fitted on (decode_batch_max): the steps of larger batches are "
+                      "extrapolated",
+                 a->model != NULL ? "the estimator's laws" : c->hw.hw, cf->decode_bmax,
+                 su->hw.decode_batch_max);
     cf->chunk = (unsigned)a->chunk;
     cf->pseudo_tau = a->pseudo_tau;
     cf->kv_time_fixed = kvlat;
