@@ -134,10 +134,14 @@ AFD_API double afd_mdc_tail_bound(const afd_mdc *q);
 
 /* Mean wait in queue Wq = E[X] / lambda (Little's law), exact up to the
  * bound stated at afd_mdc_alloc.  For c = 1 it equals Pollaczek-Khinchine.
- * Where P(A > c) underflows, Wq = D e^-a a^c / (c+1)! S (1 + O(P(A >= c))),
+ * Far below saturation Wq = D e^-a a^c / (c+1)! S (1 + O(P(A >= c))),
  * S = sum_{j>=0} (j+1) a^j (c+1)! / (c+1+j)! (the first term of the chain,
- * X' >= (A - c)+), formed in logarithms: a finite value, 0 or subnormal
- * when it underflows (c = 4000 at rho = 0.5: Wq = 1.85e-341 D). */
+ * X' >= (A - c)+, relative error bound 4 P(A >= c) + O(DBL_EPSILON)),
+ * formed in logarithms: a finite value, 0 or subnormal when it underflows
+ * (c = 4000 at rho = 0.5: Wq = 1.85e-341 D).  It is returned wherever
+ * P(A > c) < DBL_MIN / DBL_EPSILON (about 1e-292: the chain's terms that
+ * matter are subnormal there and have lost their relative precision) and
+ * wherever its bound is below the chain's (P(A >= c) below about 1e-14). */
 AFD_API afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result);
 AFD_API double afd_mdc_wq(const afd_mdc *q);
 

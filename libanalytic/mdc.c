@@ -37,6 +37,8 @@ struct afd_mdc {
     double prob_err; /* truncation bound on any probability */
     double rel_err;  /* relative rounding of the solution and Poisson terms */
     int light;       /* P(A > c) underflowed: E[W] from its light-load form */
+    double p_up;     /* P(A > c) */
+    double p_ge;     /* P(A >= c), to a relative few DBL_EPSILON */
 };
 
 static int bad_positive(double x)
@@ -210,6 +212,8 @@ afd_status afd_mdc_alloc(double lambda, double service, unsigned servers, afd_md
 
     /* P(A > c) bounds E[X] and P(W > 0) from below (X' >= (A - c)+). */
     p_up = a > 0 ? pois_q((double)c, a) : 0;
+    q->p_up = p_up;
+    q->p_ge = a > 0 ? exp((double)c * log(a) - a - gsl_sf_lngamma(c + 1.0)) + p_up : 0;
     if (p_up > 0) {
         const double delta = CUT_REL * p_up;
         q->kmax = upper_cut(a, c, delta);
@@ -272,9 +276,17 @@ afd_status afd_mdc_alloc(double lambda, double service, unsigned servers, afd_md
         }
     }
     q->prob_err = q->tau < 1 ? 2 * q->tau / (1 - q->tau) : 1;
+    /* Poisson terms: P(A = k) = exp(k log a - a - log k!) carries the
+     * rounding of its exponent, DBL_EPSILON (k |log a| + a + log k!), as a
+     * relative error (k <= kmax; 1e-13 at c = 1, a = 1e-150) */
+    q->rel_err += 8 * (a + (double)(q->kmax - c) + 10) * DBL_EPSILON;
+    if (a > 0)
+        q->rel_err += 4 * DBL_EPSILON *
+                      ((double)q->kmax * fabs(log(a)) + a + gsl_sf_lngamma((double)q->kmax + 1));
+    /* E[X] carries the Poisson terms' rounding too (before it was left out:
+     * c = 1, rho = 5e-143 came out 1e-13 high under a bound of 5e-15) */
     q->mean_err = (q->tau < 1 ? (double)q->n * q->tau / (1 - q->tau) : INFINITY) + excess +
                   q->rel_err * q->mean_x;
-    q->rel_err += 8 * (a + (double)(q->kmax - c) + 10) * DBL_EPSILON; /* Poisson terms */
     *out = q;
     return AFD_OK;
 }
@@ -289,6 +301,48 @@ double afd_mdc_tail_bound(const afd_mdc *q)
     return q != NULL ? q->tau : NAN;
 }
 
+/* E[W] from the first term of the chain, E[(A - c)+] / lambda, and its
+ * bound. */
+static void light_wq(const afd_mdc *q, double *val, double *err)
+{
+    /* Far below saturation (P(A >= c) tiny) E[X] = E[(A - c)+] (1 +
+     * O(P(A >= c))) may underflow while E[W] = E[X] / lambda does not
+     * (c = 1: rho D / 2).  With
+     * t_j = a^j (c+1)! / (c+1+j)!,
+     *   E[(A - c)+] = sum_{j>=0} (j+1) P(A = c+1+j)
+     *               = e^-a a^(c+1) / (c+1)! * S,  S = sum_{j>=0} (j+1) t_j,
+     * so E[W] = D e^-a a^c / (c+1)! * S.  The prefactor is formed in
+     * logarithms once c is large (a^c and (c+1)! overflow separately
+     * while their ratio times e^-a underflows to 0 or a subnormal: at
+     * c = 4000, a = 2000 it is e^-787); S in [1, 1/(1 - a/(c+2))^2] is
+     * summed to a relative DBL_EPSILON. */
+    const double a = q->a, c = (double)q->c;
+    double log_lead = c * log(a) - a - gsl_sf_lngamma(c + 2.0);
+    /* D times the prefactor: D may lift a prefactor below DBL_MIN */
+    const int direct = q->c <= 150 && pow(a, c) >= DBL_MIN;
+    double lead = direct ? q->service * pow(a, c) / gsl_sf_fact((unsigned)q->c + 1) * exp(-a)
+                         : exp(log_lead + log(q->service));
+    double s = 1, t = 1, ratio, tail;
+    long j;
+    for (j = 1; j < 100000000L; j++) {
+        ratio = a / (c + 1 + (double)j);
+        t *= ratio;
+        s += (double)(j + 1) * t;
+        /* the rest is below (j+2) t sum_k ((j+1+k)/(j+1)) ratio^k
+         * <= (j+2) t ratio / (1 - ratio)^2 */
+        tail = (double)(j + 2) * t * ratio / ((1 - ratio) * (1 - ratio));
+        if (tail <= 0.5 * DBL_EPSILON * s)
+            break;
+    }
+    ratio = a / (c + 1 + (double)j);
+    tail = (double)(j + 2) * t * ratio / ((1 - ratio) * (1 - ratio));
+    /* the relative correction E[X] / E[(A - c)+] - 1 is O(P(A >= c)),
+     * P(A >= c) = P(A = c) + P(A > c) (+ DBL_MIN where both underflow) */
+    *val = lead * s;
+    *err = *val * (tail / s + 4 * (q->p_ge + DBL_MIN) + 8 * DBL_EPSILON * ((double)j + 4) +
+                   (direct ? 0 : 4 * DBL_EPSILON * (fabs(log_lead) + 1)));
+}
+
 afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result)
 {
     result->val = NAN;
@@ -296,46 +350,28 @@ afd_status afd_mdc_wq_e(const afd_mdc *q, afd_result *result)
     if (q == NULL)
         return AFD_EINVAL;
     if (q->light) {
-        /* P(A > c) underflowed, so E[X] = E[(A - c)+] (1 + O(P(A >= c))) does
-         * too, while E[W] = E[X] / lambda may not (c = 1: rho D / 2).  With
-         * t_j = a^j (c+1)! / (c+1+j)!,
-         *   E[(A - c)+] = sum_{j>=0} (j+1) P(A = c+1+j)
-         *               = e^-a a^(c+1) / (c+1)! * S,  S = sum_{j>=0} (j+1) t_j,
-         * so E[W] = D e^-a a^c / (c+1)! * S.  The prefactor is formed in
-         * logarithms once c is large (a^c and (c+1)! overflow separately
-         * while their ratio times e^-a underflows to 0 or a subnormal: at
-         * c = 4000, a = 2000 it is e^-787); S in [1, 1/(1 - a/(c+2))^2] is
-         * summed to a relative DBL_EPSILON. */
-        const double a = q->a, c = (double)q->c;
-        double log_lead = c * log(a) - a - gsl_sf_lngamma(c + 2.0);
-        /* D times the prefactor: D may lift a prefactor below DBL_MIN */
-        double lead = q->c <= 150
-                          ? q->service * pow(a, c) / gsl_sf_fact((unsigned)q->c + 1) * exp(-a)
-                          : exp(log_lead + log(q->service));
-        double s = 1, t = 1, ratio, tail, p_ge;
-        long j;
-        for (j = 1; j < 100000000L; j++) {
-            ratio = a / (c + 1 + (double)j);
-            t *= ratio;
-            s += (double)(j + 1) * t;
-            /* the rest is below (j+2) t sum_k ((j+1+k)/(j+1)) ratio^k
-             * <= (j+2) t ratio / (1 - ratio)^2 */
-            tail = (double)(j + 2) * t * ratio / ((1 - ratio) * (1 - ratio));
-            if (tail <= 0.5 * DBL_EPSILON * s)
-                break;
-        }
-        ratio = a / (c + 1 + (double)j);
-        tail = (double)(j + 2) * t * ratio / ((1 - ratio) * (1 - ratio));
-        /* the relative correction E[X] / E[(A - c)+] - 1 is O(P(A >= c)),
-         * P(A >= c) = P(A = c) + P(A > c) < e^-a a^c / c! + DBL_MIN */
-        p_ge = exp(c * log(a) - a - gsl_sf_lngamma(c + 1.0)) + DBL_MIN;
-        result->val = lead * s;
-        result->err = result->val * (tail / s + 4 * p_ge + 8 * DBL_EPSILON * ((double)j + 4) +
-                                     (q->c <= 150 ? 0 : 4 * DBL_EPSILON * fabs(log_lead)));
+        light_wq(q, &result->val, &result->err);
         return AFD_OK;
     }
     result->val = q->mean_x / q->lambda;
     result->err = q->mean_err / q->lambda + 2 * DBL_EPSILON * result->val;
+    /* Far below saturation the chain keeps only the relative precision of
+     * its smallest terms: E[X] >= P(A > c) is built from values of that
+     * order, so once P(A > c) < DBL_MIN / DBL_EPSILON the terms that matter
+     * to a relative DBL_EPSILON are subnormal and carry an absolute error of
+     * 2^-1075 instead of a relative one, which its bound does not count
+     * (c = 1, rho = 5e-162: 18.6% high).  There the first term's bound,
+     * 4 P(A >= c) + O(DBL_EPSILON), is below 1e-90 relative; elsewhere the
+     * value with the smaller bound is returned (the first term wins once
+     * P(A >= c) is below about the chain's Poisson rounding, 1e-13). */
+    if (q->p_up < DBL_MIN / DBL_EPSILON || q->p_ge < 1e-6) {
+        double v, e;
+        light_wq(q, &v, &e);
+        if (q->p_up < DBL_MIN / DBL_EPSILON || e < result->err) {
+            result->val = v;
+            result->err = e;
+        }
+    }
     return AFD_OK;
 }
 

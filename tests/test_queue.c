@@ -574,6 +574,53 @@ static void mdc_many_servers(void **state)
     }
 }
 
+/* Where P(A > c) is subnormal the chain's terms have lost their relative
+ * precision (c = 1, rho = 5e-162 came out 18.6% high under a bound of
+ * 4e-16): the mean wait must match Pollaczek-Khinchine for c = 1 and a
+ * direct long double sum for c = 2, within its reported bound, on either
+ * side of the underflow of P(A > c). */
+static void mdc_subnormal_overflow(void **state)
+{
+    static const double rhos[] = {1e-170, 5e-162, 5e-161, 5e-158, 5e-150, 5e-140, 1e-20, 1e-14};
+    static const double as2[] = {1e-110, 5e-108, 5e-107, 5e-104, 5e-100, 1e-60};
+    afd_result r;
+    afd_mdc *q;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof rhos / sizeof rhos[0]; i++) {
+        /* M/D/1, D = 1: Wq = rho / (2 (1 - rho)) */
+        const long double ref = (long double)rhos[i] / (2 * (1 - (long double)rhos[i]));
+        assert_int_equal(afd_mdc_alloc(rhos[i], 1, 1, &q), AFD_OK);
+        assert_int_equal(afd_mdc_wq_e(q, &r), AFD_OK);
+        if (!(fabsl(r.val - ref) <= r.err))
+            fail_msg("rho=%g: Wq %.17g, P-K %.17Lg, bound %.3g", rhos[i], r.val, ref, r.err);
+        assert_close(r.val, (double)ref, 1e-13, 0);
+        afd_mdc_free(q);
+    }
+    for (i = 0; i < sizeof as2 / sizeof as2[0]; i++) {
+        /* c = 2, D = 1, a = lambda: Wq = E[X] / lambda with E[X] =
+         * E[(A - 2)+] (1 + O(a^2)), the O(a^2) below 1e-100 here; the sum
+         * sum_{k > 2} (k - 2) a^k e^-a / k! in long double, term by term */
+        const long double a = as2[i];
+        long double term = expl(-a) * a * a / 2, ex = 0;
+        long k;
+        for (k = 3; k < 40; k++) {
+            term *= a / k;
+            ex += (k - 2) * term;
+        }
+        assert_int_equal(afd_mdc_alloc(as2[i], 1, 2, &q), AFD_OK);
+        assert_int_equal(afd_mdc_wq_e(q, &r), AFD_OK);
+        if (!(fabsl(r.val - ex / a) <= r.err))
+            fail_msg("a=%g: Wq %.17g, sum %.17Lg, bound %.3g", as2[i], r.val, ex / a, r.err);
+        assert_close(r.val, (double)(ex / a), 1e-13, 0);
+        afd_mdc_free(q);
+    }
+    /* the reviewer's point by hand: a = 5e-108, Wq = a^2 / 6 = 4.1667e-216 */
+    assert_int_equal(afd_mdc_alloc(5e-108, 1, 2, &q), AFD_OK);
+    assert_close(afd_mdc_wq(q), 25e-216 / 6, 1e-14, 0);
+    afd_mdc_free(q);
+}
+
 static void mdc_heavy_traffic(void **state)
 {
     static const int cs[] = {1, 4};
@@ -883,6 +930,7 @@ int main(void)
         cmocka_unit_test(mdc_quantile_round_trips),
         cmocka_unit_test(mdc_light_traffic),
         cmocka_unit_test(mdc_many_servers),
+        cmocka_unit_test(mdc_subnormal_overflow),
         cmocka_unit_test(mdc_heavy_traffic),
         cmocka_unit_test(mdc_against_simulation),
         cmocka_unit_test(erlang_c_closed_forms),
