@@ -384,16 +384,6 @@ static int run(const cli_command *self, int argc, char **argv)
                           : !isnan(su.kv_capacity) ? su.kv_capacity
                                                    : INFINITY;
     sh.base.decode_bmax = (unsigned)x.a.decode_bmax;
-    {
-        char what[160];
-        if (!isnan(x.kv_capacity))
-            snprintf(what, sizeof what, "--kv-capacity %.15g", x.kv_capacity);
-        else
-            snprintf(what, sizeof what, "--model %s --device %s --tp %lld", x.a.model,
-                     x.a.device, (long long)x.a.tp);
-        if ((rc = cli_serve_check_kv(cmd, what, sh.base.kv_capacity, &su)) != 0)
-            goto out;
-    }
     if (isfinite(sh.base.kv_capacity)) {
         /* the decode batch limit, as far as the KV cache holds it */
         double b = floor(sh.base.kv_capacity / (len.prompt_mean + len.output_mean));
@@ -404,6 +394,16 @@ static int run(const cli_command *self, int argc, char **argv)
                                  sh.base.kv_capacity, len.prompt_mean + len.output_mean));
         if (b < sh.base.decode_bmax)
             sh.base.decode_bmax = (unsigned)b;
+    }
+    {
+        /* the mean request fits (above); a larger one is only worth a word */
+        char what[160];
+        if (!isnan(x.kv_capacity))
+            snprintf(what, sizeof what, "--kv-capacity %.15g", x.kv_capacity);
+        else
+            snprintf(what, sizeof what, "--model %s --device %s --tp %lld", x.a.model,
+                     x.a.device, (long long)x.a.tp);
+        cli_serve_warn_kv(cmd, what, sh.base.kv_capacity, &su, CLI_KV_REGIME, x.watermark, 0);
     }
     sh.base.watermark = x.watermark;
     sh.base.kv_time = su.params.config.kv_time_fixed +

@@ -414,10 +414,9 @@ static int run(const cli_command *self, int argc, char **argv)
         else
             snprintf(what, sizeof what, "--model %s --device %s --tp %lld", a->model, a->device,
                      (long long)a->tp);
-        if (!isnan(cap) && (rc = cli_serve_check_kv(cmd, what, cap, &su)) != 0) {
-            cli_serve_setup_free(&su);
-            return rc;
-        }
+        if (!isnan(cap))
+            cli_serve_warn_kv(cmd, what, cap, &su, is_taichi ? CLI_KV_TAICHI : CLI_KV_TWOTIER,
+                              x.watermark, x.np == 0 || x.nd == 0 || x.sp == x.sd);
     }
     if (is_twotier) {
         memset(&ttc, 0, sizeof ttc);
@@ -649,10 +648,12 @@ const cli_command cli_cmd_serve = {
         "           decodes as in chunked's closed form; no tickets, no drops)\n"
         "\n"
         "An option of the group of one architecture (--prefill, --chunk, --kv-latency,\n"
-        "...) given with an --arch that does not read it is a usage error; so are\n"
-        "--lengths with a workload option, and a --kv-capacity (or the capacity from\n"
+        "...) given with an --arch that does not read it is a usage error; so is\n"
+        "--lengths with a workload option.  A --kv-capacity (or the capacity from\n"
         "--model/--device) below the largest request (prompt + output tokens; the mean\n"
-        "for --geometric).\n"
+        "for --geometric) is simulated after a warning: taichi reads it only for the\n"
+        "flow mark --watermark x capacity; twotier prefills a prompt that does not fit\n"
+        "alone on an HP instance holding nothing.\n"
         "\n"
         "Arrivals are Poisson at --lambda, or with --arrivals trace the rows of --trace\n"
         "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"

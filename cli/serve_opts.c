@@ -379,41 +379,69 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
     return rc;
 }
 
-int cli_serve_check_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su)
+void cli_serve_warn_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su,
+                       cli_kv_reader who, double watermark, int uniform)
 {
     const afd_serve_params *p = &su->params;
     const afd_workload *w = p->workload;
     double prompt, output;
+    char req[200], tail[400];
     if (!(cap < INFINITY))
-        return 0;
+        return;
     if (w != NULL && w->kind == AFD_WORKLOAD_GEOMETRIC) {
-        if (w->mu_p + w->mu_d <= cap)
-            return 0;
-        return cli_usage_error(cmd, "%s: fewer tokens than the mean request holds (%.6g = "
-                                    "--mu-p %.6g + --mu-d %.6g)",
-                               what, w->mu_p + w->mu_d, w->mu_p, w->mu_d);
-    }
-    if (w == NULL) {
-        prompt = p->prompt;
-        output = p->output;
+        prompt = w->mu_p;
+        output = w->mu_d;
+        snprintf(req, sizeof req, "the mean request (%.6g tokens = --mu-p %.6g + --mu-d %.6g)",
+                 prompt + output, prompt, output);
     } else {
-        /* the largest P + D, an empty prompt as 1 token as the simulator takes it */
-        size_t j, n = afd_workload_entries(w);
-        prompt = output = 0;
-        for (j = 0; j < n; j++) {
-            afd_workload_pair e = afd_workload_entry(w, j);
-            double pj = e.prompt ? (double)e.prompt : 1;
-            if (pj + (double)e.decode > prompt + output) {
-                prompt = pj;
-                output = (double)e.decode;
+        if (w == NULL) {
+            prompt = p->prompt;
+            output = p->output;
+        } else {
+            /* the largest P + D, an empty prompt as 1 token as the simulator takes it */
+            size_t j, n = afd_workload_entries(w);
+            prompt = output = 0;
+            for (j = 0; j < n; j++) {
+                afd_workload_pair e = afd_workload_entry(w, j);
+                double pj = e.prompt ? (double)e.prompt : 1;
+                if (pj + (double)e.decode > prompt + output) {
+                    prompt = pj;
+                    output = (double)e.decode;
+                }
             }
         }
+        snprintf(req, sizeof req, "%s (%.0f tokens = prompt %.0f + output %.0f)",
+                 w == NULL ? "one --lengths request" : "the largest request of the trace",
+                 prompt + output, prompt, output);
     }
     if (prompt + output <= cap)
-        return 0;
-    return cli_usage_error(cmd, "%s: fewer tokens than %s holds (%.0f = prompt %.0f + output "
-                                "%.0f); it could never be served",
-                           what, w == NULL ? "one --lengths request" : "the largest request of "
-                                                                       "the trace",
-                           prompt + output, prompt, output);
+        return;
+    switch (who) {
+    case CLI_KV_TAICHI:
+        /* policy_taichi.c reads kv_capacity only for the mark watermark x
+         * kv_capacity, and only where instances differ */
+        if (uniform)
+            snprintf(tail, sizeof tail, "taichi reads it only for its flow mark, and with "
+                                        "uniform instances nothing flows: it has no effect");
+        else
+            snprintf(tail, sizeof tail,
+                     "taichi reads it only for its flow mark (--watermark %.6g x %.6g = %.6g "
+                     "tokens): a D-heavy instance holding more, as such a request does, sends "
+                     "its running decodes to P-heavy instances at every iteration",
+                     watermark, cap, watermark * cap);
+        break;
+    case CLI_KV_TWOTIER:
+        /* policy_twotier.c admits a prompt within kv_capacity, or onto an
+         * instance holding nothing */
+        snprintf(tail, sizeof tail,
+                 "twotier only bounds its HP prefill batches by it: a prompt that does not "
+                 "fit is prefilled alone on an HP instance holding nothing (or by its "
+                 "ticket), and an instance above the capacity takes no other prefill");
+        break;
+    default:
+        snprintf(tail, sizeof tail, "the model reads only the mean request (decode batch "
+                                    "limit and flow mark), so larger ones are not singled out");
+        break;
+    }
+    cli_warn(cmd, "%s is below %s; %s", what, req, tail);
 }

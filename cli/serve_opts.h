@@ -77,11 +77,19 @@ int cli_serve_prepare(const cli_serve_args *a, const cli_common *c, int need_lam
                       cli_serve_setup *su);
 void cli_serve_setup_free(cli_serve_setup *su);
 
-/* A KV-cache capacity of cap tokens per instance must hold one request of
- * the workload: its largest (prompt + output tokens, fixed lengths or a
- * trace) or, for the geometric model, whose lengths have no largest, its
- * mean.  what names the capacity in the error ("--kv-capacity 500").
- * 0, or exit 2 after a one-line error naming what, cap and the request. */
-int cli_serve_check_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su);
+/* The readers of a KV-cache capacity, which take one below a request
+ * differently. */
+typedef enum { CLI_KV_TAICHI, CLI_KV_TWOTIER, CLI_KV_REGIME } cli_kv_reader;
+
+/* A KV-cache capacity of cap tokens per instance below one request of the
+ * workload (its largest, prompt + output tokens, of fixed lengths or a
+ * trace, or for the geometric model, whose lengths have no largest, its
+ * mean) is simulated all the same: a one-line warning naming what (e.g.
+ * "--kv-capacity 500"), cap, the request and what who does with it
+ * (taichi: only the flow mark watermark x cap, nothing when uniform;
+ * twotier: a prompt that does not fit is prefilled alone on an empty HP
+ * instance).  Nothing when it fits or cap is +inf. */
+void cli_serve_warn_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su,
+                       cli_kv_reader who, double watermark, int uniform);
 
 #endif /* AFD_CLI_SERVE_OPTS_H */
