@@ -717,8 +717,15 @@ static void decode_law_covers_the_slots(void **state)
                      hw.decode_alpha * pts[i][0] * pts[i][1];
         assert_true(pts[i][0] * pts[i][1] <= cap);
         assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        /* within the recorded error, and that error within 20% (one line
+         * over batches 1 to 3334 cannot follow the roofline's bend closer) */
         assert_close(law, est.forward_s * 1e3, hw.fit_max_rel_err, 0);
+        /* where pd sized 1014 slots with the b <= 256 law, 25% under the
+         * estimator's 40.16 ms, the law is now within 10% */
+        if (i == 0)
+            assert_close(law, est.forward_s * 1e3, 0.10, 0);
     }
+    assert_true(hw.fit_max_rel_err < 0.20);
 }
 
 /* The FFN coefficients follow the FFN where AFD runs it, at aggregated
