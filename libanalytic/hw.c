@@ -479,7 +479,7 @@ afd_status afd_model_dims_from_model(const afd_model *m, afd_model_dims *out)
         out->d_expert = m->moe_intermediate;
         out->n_experts = m->n_routed_experts;
         out->top_k = m->experts_per_tok;
-        out->ffn_layers = m->layers - m->first_k_dense;
+        out->ffn_layers = m->layers - m->dense_layers;
     } else {
         out->d_expert = m->intermediate;
         out->n_experts = 1;

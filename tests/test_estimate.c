@@ -151,6 +151,7 @@ static void qwen_moe_counts(void **state)
     assert_true(m.moe && m.qk_norm && !m.qkv_bias);
     assert_close(m.n_routed_experts, 128, 0, 0);
     assert_close(m.first_k_dense, 0, 0, 0);
+    assert_close(m.dense_layers, 0, 0, 0);
     assert_close(afd_model_params(&m), 30532122624.0, 0, 0);
     assert_close(afd_model_active_params(&m), 3353032704.0, 0, 0);
     assert_close(afd_model_weight_bytes(&m), 2 * 30532122624.0, 0, 0);
@@ -186,15 +187,15 @@ static void moe_layer_layout(void **state)
                                     "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 4, ";
     static const struct {
         const char *keys;
-        double dense, params, active;
+        double dense, params, active, first_k;
     } cases[] = {
         {"\"num_experts\": 4, \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}", 3, 2744,
-         2552},
+         2552, 0},
         {"\"n_routed_experts\": 4, \"first_k_dense_replace\": 1, \"moe_layer_freq\": 2}", 3, 2744,
-         2552},
-        {"\"num_local_experts\": 4}", 0, 2840, 1088 + 88 + 4 * 224.0},
+         2552, 1},
+        {"\"num_local_experts\": 4}", 0, 2840, 1088 + 88 + 4 * 224.0, 0},
         {"\"num_experts\": 4, \"mlp_only_layers\": [0, 1, 2, 3]}", 4, 1088 + 88 + 4 * 384.0,
-         1088 + 88 + 4 * 384.0},
+         1088 + 88 + 4 * 384.0, 0},
     };
     char text[512];
     afd_model m;
@@ -205,7 +206,8 @@ static void moe_layer_layout(void **state)
         snprintf(text, sizeof text, "%s%s", base, cases[i].keys);
         assert_int_equal(afd_model_parse(text, strlen(text), NULL, &m, &e), AFD_OK);
         assert_true(m.moe);
-        assert_close(m.first_k_dense, cases[i].dense, 0, 0);
+        assert_close(m.dense_layers, cases[i].dense, 0, 0);
+        assert_close(m.first_k_dense, cases[i].first_k, 0, 0); /* the config's key */
         assert_close(afd_model_params(&m), cases[i].params, 0, 0);
         assert_close(afd_model_active_params(&m), cases[i].active, 0, 0);
     }
