@@ -119,7 +119,7 @@ static void model_meta(cli_table *t, const afd_model *m)
                        "first_k_dense=%g shared_intermediate=%g dense_layers=%g",
                        m->n_routed_experts, m->experts_per_tok, m->moe_intermediate,
                        m->n_shared_experts, m->first_k_dense, m->shared_intermediate,
-                       m->first_k_dense);
+                       m->dense_layers);
     if (m->mla)
         cli_table_meta(t, "mla", "q_lora_rank=%g kv_lora_rank=%g qk_rope=%g qk_nope=%g v_head=%g",
                        m->q_lora_rank, m->kv_lora_rank, m->qk_rope_head_dim,

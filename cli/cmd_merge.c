@@ -72,10 +72,6 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
         a->files[a->n_files++] = arg;
         return 0;
     }
-    if ((opt->id == OPT_M_PROVENANCE && a->csv) || (opt->id == OPT_M_CSV && a->provenance))
-        return cli_usage_error("merge", "--csv has no place for the provenance lines: use the "
-                                        "default table or --json with --provenance (a CSV "
-                                        "states its unit in a last column, unit)");
     if (opt->id == OPT_M_PROVENANCE)
         a->provenance = 1;
     else if ((opt->id == OPT_M_CSV ? a->json : a->csv) != 0)

@@ -107,6 +107,12 @@ int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, do
 
 int cli_hw_afd_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp)
 {
+    /* a file that knows its laws' size but not its six coefficients' (a
+     * MoE hw file whose FFN instance spans several cards) prices --tp */
+    if (hw->afd_tp == 0 && hw->tp > 1 && !given)
+        cli_warn(cmd, "%s: tp = %u but no afd_tp: the devices per instance its six AFD "
+                      "coefficients time are unknown; priced at 1 device each (give --tp)",
+                 file, hw->tp);
     if (hw->afd_tp == 0)
         return 0;
     if (given && *tp != hw->afd_tp)

@@ -2,8 +2,7 @@
  *
  * Default format: optional "## key=value" lines, one "# " header line per
  * block with tab-separated column names, tab-separated rows, two blank lines
- * between blocks.  --csv: RFC 4180 (CRLF records, header row, no '#' lines, the
- * unit of cli_table_unit in a last column unit;
+ * between blocks.  --csv: RFC 4180 (CRLF records, header row, no '#' lines;
  * blocks are separated by one empty record).  Reals use %.{precision}g, non-finite values
  * print as "nan" (gnuplot treats nan as missing but plots -inf), and -0 as 0.
  *
@@ -21,7 +20,13 @@
  * "## unit=U" line, always (not only with --provenance): the last line before
  * the first header, after any provenance and shard lines (cli_table_unit).
  * In JSON Lines, one object per row, it is "unit" in the provenance object
- * when there is one (--provenance, --shard); CSV has no '#' lines.
+ * when there is one (--provenance, --shard).
+ *
+ * CSV has no '#' lines: stdout is the table alone.  The "## key=value" lines
+ * the default table would print (the unit always, provenance with
+ * --provenance) go to stderr instead, the same lines in the same order,
+ * written before the table, so that nothing is dropped silently and a CSV
+ * in ms does not pass for one in s.
  */
 #include <config.h>
 
@@ -53,7 +58,10 @@ struct cli_table {
     /* --shard */
     char order[96]; /* "COLUMN asc|desc" from cli_table_shard_order, or "" */
     char *unit;     /* from cli_table_unit, or NULL */
-    int csv_unit;   /* --csv: the current block ends with a column unit */
+    /* --csv: the "## key=value" lines, for stderr */
+    FILE *meta;
+    char *meta_buf;
+    size_t meta_len;
 };
 
 static int cmdline_argc;
@@ -74,7 +82,9 @@ const char *cli_program_name(void)
 
 
 static const cli_option output_options[] = {
-    {"csv", 0, NULL, "print RFC 4180 CSV instead of the tab-separated table", OPT_CSV},
+    {"csv", 0, NULL,
+     "print RFC 4180 CSV instead of the tab-separated table ('## ' lines go to stderr)",
+     OPT_CSV},
     {"precision", 0, "N", "significant digits for real numbers (1-17, default 10)",
      OPT_PRECISION},
     {"provenance", 0, NULL, "start the table with '## key=value' lines (version, command)",
@@ -139,10 +149,6 @@ void cli_shard_list(const cli_output *o, cli_list *l)
     l->n = m;
 }
 
-#define CSV_PROVENANCE_MSG                                                                  \
-    "--csv has no place for the provenance lines: use the default table or --json with "     \
-    "--provenance (a CSV states its unit in a last column, unit)"
-
 #define SHARD_CSV_MSG                                                                      \
     "--shard writes a part for 'afdkit merge' in the default format or --json; drop --csv " \
     "('afdkit merge --csv' converts the merged table)"
@@ -156,8 +162,6 @@ int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, con
             return cli_usage_error(cmd, "--csv and --json exclude each other");
         if (o->shard_n > 0)
             return cli_usage_error(cmd, SHARD_CSV_MSG);
-        if (o->provenance)
-            return cli_usage_error(cmd, CSV_PROVENANCE_MSG);
         o->csv = 1;
         return 0;
     case OPT_JSON:
@@ -169,11 +173,7 @@ int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, con
         if (o->csv)
             return cli_usage_error(cmd, SHARD_CSV_MSG);
         return cli_shard_parse(cmd, arg, &o->shard_k, &o->shard_n);
-    case OPT_PROVENANCE:
-        if (o->csv)
-            return cli_usage_error(cmd, CSV_PROVENANCE_MSG);
-        o->provenance = 1;
-        return 0;
+    case OPT_PROVENANCE: o->provenance = 1; return 0;
     case OPT_QUIET: o->quiet = 1; return 0;
     case OPT_PRECISION:
         if (cli_integer(cmd, opt->name, arg, 1, 17, &v) != 0)
@@ -194,6 +194,12 @@ cli_table *cli_table_new(const cli_output *o)
     t->o = *o;
     t->mem = open_memstream(&t->buf, &t->len);
     if (t->mem == NULL) {
+        free(t);
+        return NULL;
+    }
+    if (o->csv && (t->meta = open_memstream(&t->meta_buf, &t->meta_len)) == NULL) {
+        fclose(t->mem);
+        free(t->buf);
         free(t);
         return NULL;
     }
@@ -281,8 +287,8 @@ static void meta_text(cli_table *t, const char *key, const char *text)
 {
     if (t->o.json)
         json_meta(t, key, text);
-    else if (!t->o.csv)
-        fprintf(t->mem, "## %s=%s\n", key, text);
+    else
+        fprintf(t->o.csv ? t->meta : t->mem, "## %s=%s\n", key, text);
 }
 
 /* fmt and its arguments as a string the caller frees; NULL (and t->oom
@@ -309,7 +315,7 @@ void cli_table_meta(cli_table *t, const char *key, const char *fmt, ...)
 {
     va_list ap;
     char *text;
-    if (!t->o.provenance || t->o.csv)
+    if (!t->o.provenance)
         return;
     va_start(ap, fmt);
     text = vformat(t, fmt, ap);
@@ -351,7 +357,7 @@ void cli_table_provenance(cli_table *t)
     char *cmdline = NULL;
     size_t len;
     FILE *f;
-    if (!t->o.provenance || t->o.csv)
+    if (!t->o.provenance)
         return;
     cli_table_meta(t, "version", "afdkit %s", PACKAGE_VERSION);
     f = open_memstream(&cmdline, &len);
@@ -450,15 +456,6 @@ void cli_table_begin_array(cli_table *t, size_t n, const char *const *names)
         fputs(names[k], t->mem);
     }
     t->ncols = (int)n;
-    /* CSV has no '## unit=' line: a table with a unit carries it in a last
-     * column unit (unless a column already has that name), the same on
-     * every row, so that a CSV in ms does not read as one in s */
-    t->csv_unit = t->o.csv && t->unit != NULL;
-    for (k = 0; t->csv_unit && k < n; k++)
-        if (strcmp(names[k], "unit") == 0)
-            t->csv_unit = 0;
-    if (t->csv_unit)
-        fputs(n > 0 ? ",unit" : "unit", t->mem);
     fputs(t->o.csv ? "\r\n" : "\n", t->mem);
 }
 
@@ -574,8 +571,6 @@ static void json_line(cli_table *t, FILE *f, const json_t *v)
 
 void cli_table_end_row(cli_table *t)
 {
-    if (!t->o.json && t->csv_unit)
-        cli_table_str(t, t->unit); /* after the row's cells: sep() adds the comma */
     t->col = 0;
     if (t->o.json) {
         json_t *row = t->row != NULL ? t->row : json_object();
@@ -599,6 +594,9 @@ void cli_table_raw_line(cli_table *t, const char *line)
 
 static void release(cli_table *t)
 {
+    if (t->meta != NULL)
+        fclose(t->meta);
+    free(t->meta_buf);
     free(t->buf);
     free_names(t);
     json_decref(t->row);
@@ -623,7 +621,12 @@ static int assemble(cli_table *t, char **out, size_t *len)
     size_t hlen = 0;
     FILE *f;
     json_t *wrap;
-    if (fclose(t->mem) != 0 || t->buf == NULL || t->oom)
+    int bad = 0;
+    if (t->meta != NULL) {
+        bad = fclose(t->meta) != 0 || t->meta_buf == NULL;
+        t->meta = NULL;
+    }
+    if (fclose(t->mem) != 0 || t->buf == NULL || t->oom || bad)
         return -1;
     *out = t->buf;
     *len = t->len;
@@ -662,6 +665,11 @@ int cli_table_finish(cli_table *t, const char *cmd)
     if (assemble(t, &out, &len) != 0) {
         release(t);
         return cli_runtime_error(cmd, "out of memory formatting the table");
+    }
+    /* --csv: the "## key=value" lines on stderr, before the table */
+    if (t->meta_len > 0) {
+        fwrite(t->meta_buf, 1, t->meta_len, stderr);
+        fflush(stderr);
     }
     errno = 0;
     if (fwrite(out, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout))

@@ -59,10 +59,9 @@ typedef struct afd_model {
     /* MoE (0 when dense) */
     int moe;
     double n_routed_experts, experts_per_tok, moe_intermediate, n_shared_experts;
-    /* layers that keep a dense MLP of intermediate_size: DeepSeek's first
-     * first_k_dense_replace (and those off moe_layer_freq), Qwen's
-     * mlp_only_layers and those off decoder_sparse_step; a count, as
-     * nothing downstream depends on where they sit */
+    /* first_k_dense_replace as the config gives it (DeepSeek: the first
+     * layers keep a dense MLP; 0 when absent); dense_layers below counts
+     * every dense layer */
     double first_k_dense;
     /* MLA (0 when absent) */
     int mla;
@@ -82,6 +81,11 @@ typedef struct afd_model {
     int shared_expert_gate;
     /* Qwen3: RMSNorm over each query and key head (2 head_dim weights) */
     int qk_norm;
+    /* layers that keep a dense MLP of intermediate_size (0 when dense):
+     * DeepSeek's first first_k_dense_replace and those off moe_layer_freq,
+     * Qwen's mlp_only_layers and those off decoder_sparse_step; a count, as
+     * nothing downstream depends on where they sit */
+    double dense_layers;
 } afd_model;
 
 /* Parse a config.json text (len bytes) with jansson.  Required keys:

@@ -381,7 +381,7 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
     c.e = c.paper ? 2 : m->dtype_bytes;
     c.ew = c.paper ? 2 : m->weight_bytes_per_param;
     c.rec = NULL;
-    n_moe = m->moe ? m->layers - m->first_k_dense : 0;
+    n_moe = m->moe ? m->layers - m->dense_layers : 0;
     n_dense = m->layers - n_moe;
     if (n_dense > 0) {
         c.rec = n_moe > 0 ? NULL : out;

@@ -197,7 +197,7 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
 {
     int seen[N_KEYS] = {0};
     size_t pos = 0;
-    long line = 0;
+    long line = 0, dbmax_line = 0;
     afd_hw hw;
     afd_status st;
     int k;
@@ -267,6 +267,7 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
                                      "largest batch the decode law was fitted on): '%s'",
                                      AFD_HW_BATCH_MAX, v);
             hw.decode_batch_max = (unsigned)x;
+            dbmax_line = line;
             continue;
         }
         if (k == K_TP || k == K_AFD_TP) {
@@ -335,6 +336,11 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
     for (k = 0; k < N_REQUIRED; k++)
         if (!seen[k])
             return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing %s", keys[k]);
+    /* the check below says the same without a line: here the key has one */
+    if (hw.decode_batch_max > 0 && !afd_hw_has_decode(&hw))
+        return afd_priv_fail(err, AFD_EINVAL, dbmax_line, 0,
+                             "decode_batch_max is the range of the decode law: it needs "
+                             "decode_beta, decode_gamma and decode_alpha");
     st = afd_hw_check(&hw, err);
     if (st != AFD_OK)
         return st;
@@ -479,7 +485,7 @@ afd_status afd_model_dims_from_model(const afd_model *m, afd_model_dims *out)
         out->d_expert = m->moe_intermediate;
         out->n_experts = m->n_routed_experts;
         out->top_k = m->experts_per_tok;
-        out->ffn_layers = m->layers - m->first_k_dense;
+        out->ffn_layers = m->layers - m->dense_layers;
     } else {
         out->d_expert = m->intermediate;
         out->n_experts = 1;

@@ -127,7 +127,7 @@ static int cmp_int64(const void *a, const void *b)
 }
 
 /* Layers with a dense MLP instead of experts, counted into
- * m->first_k_dense (only the count enters the parameters and the
+ * m->dense_layers (only the count enters the parameters and the
  * estimators).  Layer i (from 0) is MoE when
  *   i >= first_k_dense_replace and i % moe_layer_freq == 0   (DeepSeek-V2/V3,
  *     modeling_deepseek.py), and
@@ -182,7 +182,7 @@ static afd_status dense_layer_count(json_t *root, afd_model *m, afd_error *err)
                 n_moe--;
         free(idx);
     }
-    m->first_k_dense = m->layers - n_moe;
+    m->dense_layers = m->layers - n_moe;
     return AFD_OK;
 }
 
@@ -220,7 +220,7 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
             st = get_int(root, key, req, &m.field, err);                                      \
     } while (0)
     m.n_routed_experts = m.experts_per_tok = m.moe_intermediate = m.n_shared_experts = 0;
-    m.first_k_dense = 0;
+    m.first_k_dense = m.dense_layers = 0;
     m.mtp_layers = 0;
     m.q_lora_rank = m.kv_lora_rank = m.qk_rope_head_dim = m.qk_nope_head_dim = m.v_head_dim = 0;
     GET("hidden_size", 1, hidden);
@@ -287,7 +287,7 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
             m.shared_intermediate = m.n_shared_experts * m.moe_intermediate;
     }
     if (st == AFD_OK)
-        st = get_int(root, "intermediate_size", !m.moe || m.first_k_dense > 0, &m.intermediate,
+        st = get_int(root, "intermediate_size", !m.moe || m.dense_layers > 0, &m.intermediate,
                      err);
     if (st != AFD_OK)
         goto done;
@@ -505,7 +505,7 @@ static double count_params(const afd_model *m, double routed)
 {
     double h = m->hidden;
     double dense_mlp = 3 * h * m->intermediate;
-    double n_moe = m->moe ? m->layers - m->first_k_dense : 0;
+    double n_moe = m->moe ? m->layers - m->dense_layers : 0;
     double n_dense = m->layers - n_moe;
     double moe_mlp = m->moe
                          ? 3 * h * m->moe_intermediate * routed + 3 * h * m->shared_intermediate +

@@ -151,6 +151,7 @@ static void qwen_moe_counts(void **state)
     assert_true(m.moe && m.qk_norm && !m.qkv_bias);
     assert_close(m.n_routed_experts, 128, 0, 0);
     assert_close(m.first_k_dense, 0, 0, 0);
+    assert_close(m.dense_layers, 0, 0, 0);
     assert_close(afd_model_params(&m), 30532122624.0, 0, 0);
     assert_close(afd_model_active_params(&m), 3353032704.0, 0, 0);
     assert_close(afd_model_weight_bytes(&m), 2 * 30532122624.0, 0, 0);
@@ -186,15 +187,15 @@ static void moe_layer_layout(void **state)
                                     "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 4, ";
     static const struct {
         const char *keys;
-        double dense, params, active;
+        double dense, params, active, first_k;
     } cases[] = {
         {"\"num_experts\": 4, \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}", 3, 2744,
-         2552},
+         2552, 0},
         {"\"n_routed_experts\": 4, \"first_k_dense_replace\": 1, \"moe_layer_freq\": 2}", 3, 2744,
-         2552},
-        {"\"num_local_experts\": 4}", 0, 2840, 1088 + 88 + 4 * 224.0},
+         2552, 1},
+        {"\"num_local_experts\": 4}", 0, 2840, 1088 + 88 + 4 * 224.0, 0},
         {"\"num_experts\": 4, \"mlp_only_layers\": [0, 1, 2, 3]}", 4, 1088 + 88 + 4 * 384.0,
-         1088 + 88 + 4 * 384.0},
+         1088 + 88 + 4 * 384.0, 0},
     };
     char text[512];
     afd_model m;
@@ -205,7 +206,8 @@ static void moe_layer_layout(void **state)
         snprintf(text, sizeof text, "%s%s", base, cases[i].keys);
         assert_int_equal(afd_model_parse(text, strlen(text), NULL, &m, &e), AFD_OK);
         assert_true(m.moe);
-        assert_close(m.first_k_dense, cases[i].dense, 0, 0);
+        assert_close(m.dense_layers, cases[i].dense, 0, 0);
+        assert_close(m.first_k_dense, cases[i].first_k, 0, 0); /* the config's key */
         assert_close(afd_model_params(&m), cases[i].params, 0, 0);
         assert_close(afd_model_active_params(&m), cases[i].active, 0, 0);
     }
@@ -715,8 +717,15 @@ static void decode_law_covers_the_slots(void **state)
                      hw.decode_alpha * pts[i][0] * pts[i][1];
         assert_true(pts[i][0] * pts[i][1] <= cap);
         assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        /* within the recorded error, and that error within 20% (one line
+         * over batches 1 to 3334 cannot follow the roofline's bend closer) */
         assert_close(law, est.forward_s * 1e3, hw.fit_max_rel_err, 0);
+        /* where pd sized 1014 slots with the b <= 256 law, 25% under the
+         * estimator's 40.16 ms, the law is now within 10% */
+        if (i == 0)
+            assert_close(law, est.forward_s * 1e3, 0.10, 0);
     }
+    assert_true(hw.fit_max_rel_err < 0.20);
 }
 
 /* The FFN coefficients follow the FFN where AFD runs it, at aggregated

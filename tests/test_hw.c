@@ -355,9 +355,10 @@ static void decode_batch_max(void **state)
     }
     snprintf(text, sizeof text, "%s%sdecode_batch_max = 8\ndecode_batch_max = 8\n", six, law);
     expect_error(text, AFD_EPARSE, 11, "key 'decode_batch_max' given twice");
-    /* the range of a law the file does not have */
+    /* the range of a law the file does not have, named at its line (7,
+     * after the six) */
     snprintf(text, sizeof text, "%sdecode_batch_max = 8\n", six);
-    expect_error(text, AFD_EINVAL, 0,
+    expect_error(text, AFD_EINVAL, 7,
                  "decode_batch_max is the range of the decode law: it needs decode_beta, "
                  "decode_gamma and decode_alpha");
     /* a struct built by hand is checked the same way */

@@ -11,22 +11,13 @@
 
 /* Run cli_table_finish with stdout redirected to a temporary file and
  * return what it wrote (caller frees). */
-static char *finish_captured(cli_table *t, int *rc)
+/* Read back and remove a capture file. */
+static char *slurp(int fd, const char *path)
 {
-    char path[] = "/tmp/afdkit-test-table-XXXXXX";
-    int fd = mkstemp(path), saved;
-    FILE *f;
+    FILE *f = fdopen(fd, "r");
     char *buf;
     long n;
-    assert_true(fd >= 0);
-    fflush(stdout);
-    saved = dup(1);
-    dup2(fd, 1);
-    *rc = cli_table_finish(t, "test");
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    f = fdopen(fd, "r");
+    assert_non_null(f);
     fseek(f, 0, SEEK_END);
     n = ftell(f);
     rewind(f);
@@ -35,6 +26,45 @@ static char *finish_captured(cli_table *t, int *rc)
     fclose(f);
     unlink(path);
     return buf;
+}
+
+/* cli_table_finish with stdout and stderr captured: stdout returned,
+ * stderr in *err. */
+static char *finish_captured_err(cli_table *t, int *rc, char **err)
+{
+    char opath[] = "/tmp/afdkit-test-table-XXXXXX", epath[] = "/tmp/afdkit-test-table-XXXXXX";
+    int ofd = mkstemp(opath), efd = mkstemp(epath), so, se;
+    assert_true(ofd >= 0 && efd >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    so = dup(1);
+    se = dup(2);
+    dup2(ofd, 1);
+    dup2(efd, 2);
+    *rc = cli_table_finish(t, "test");
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so);
+    close(se);
+    *err = slurp(efd, epath);
+    return slurp(ofd, opath);
+}
+
+static char *finish_captured(cli_table *t, int *rc)
+{
+    char path[] = "/tmp/afdkit-test-table-XXXXXX";
+    int fd = mkstemp(path), saved;
+    assert_true(fd >= 0);
+    fflush(stdout);
+    saved = dup(1);
+    dup2(fd, 1);
+    *rc = cli_table_finish(t, "test");
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    return slurp(fd, path);
 }
 
 static void format_real(void **state)
@@ -93,23 +123,46 @@ static void csv_and_provenance(void **state)
 {
     cli_output o;
     cli_table *t;
-    char *s;
+    char *s, *err;
     int rc;
     (void)state;
     cli_output_init(&o);
     o.csv = 1;
     o.precision = 4;
-    o.provenance = 1; /* ignored in CSV */
+    o.provenance = 1; /* the '##' lines go to stderr: stdout is the CSV alone */
     t = cli_table_new(&o);
-    cli_table_provenance(t);
+    cli_table_meta(t, "seed", "%d", 42);
+    cli_table_unit(t, "%s", "ms");
     cli_table_begin(t, "name", "x");
     cli_table_str(t, "a,\"b\"");
     cli_table_real(t, 3.14159);
     cli_table_end_row(t);
-    s = finish_captured(t, &rc);
+    s = finish_captured_err(t, &rc, &err);
     assert_int_equal(rc, 0);
     assert_string_equal(s, "name,x\r\n\"a,\"\"b\"\"\",3.142\r\n");
+    assert_string_equal(err, "## seed=42\n## unit=ms\n");
     free(s);
+    free(err);
+
+    /* without --provenance: the unit alone on stderr, and nothing at all
+     * for a table without one */
+    o.provenance = 0;
+    t = cli_table_new(&o);
+    cli_table_meta(t, "seed", "%d", 42);
+    cli_table_unit(t, "%s", "ms");
+    cli_table_begin(t, "x");
+    s = finish_captured_err(t, &rc, &err);
+    assert_string_equal(s, "x\r\n");
+    assert_string_equal(err, "## unit=ms\n");
+    free(s);
+    free(err);
+    t = cli_table_new(&o);
+    cli_table_begin(t, "x");
+    s = finish_captured_err(t, &rc, &err);
+    assert_string_equal(s, "x\r\n");
+    assert_string_equal(err, "");
+    free(s);
+    free(err);
 
     cli_output_init(&o);
     o.provenance = 1;

@@ -152,6 +152,7 @@ typedef struct afd_model {
     double mtp_layers;
     double max_position, sliding_window;
     double shared_intermediate; int shared_expert_gate; int qk_norm;
+    double dense_layers;
 } afd_model;
 afd_status afd_model_load(const char *name_or_path, afd_model *out, afd_error *err);
 double afd_model_params(const afd_model *m);
