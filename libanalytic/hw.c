@@ -188,6 +188,17 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
     return AFD_OK;
 }
 
+/* 1 when the m characters at s are an integer in [1, max], in *x */
+static int parse_count(const char *s, size_t m, double max, double *x)
+{
+    char num[128];
+    if (m >= sizeof num)
+        return 0;
+    memcpy(num, s, m);
+    num[m] = '\0';
+    return afd_parse_double(num, x) == AFD_OK && *x >= 1 && *x <= max && *x == floor(*x);
+}
+
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r';
@@ -251,17 +262,9 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
                                  key_name(k));
         if (k == K_DBMAX) {
             /* the largest batch the decode law was fitted on: a count */
-            char num[128];
-            double x = NAN;
-            size_t m = b - eq;
-            afd_priv_show(s + eq, m, v, sizeof v);
-            st = AFD_EPARSE;
-            if (m < sizeof num) {
-                memcpy(num, s + eq, m);
-                num[m] = '\0';
-                st = afd_parse_double(num, &x);
-            }
-            if (st != AFD_OK || !(x >= 1 && x <= AFD_HW_BATCH_MAX && x == floor(x)))
+            double x;
+            afd_priv_show(s + eq, b - eq, v, sizeof v);
+            if (!parse_count(s + eq, b - eq, AFD_HW_BATCH_MAX, &x))
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                      "decode_batch_max must be an integer in [1, %u] (the "
                                      "largest batch the decode law was fitted on): '%s'",
@@ -273,17 +276,9 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
         if (k == K_TP || k == K_AFD_TP) {
             /* the tensor-parallel size the laws time, the devices per
              * instance the six coefficients time: counts of devices */
-            char num[128];
-            double x = NAN;
-            size_t m = b - eq;
-            afd_priv_show(s + eq, m, v, sizeof v);
-            st = AFD_EPARSE;
-            if (m < sizeof num) {
-                memcpy(num, s + eq, m);
-                num[m] = '\0';
-                st = afd_parse_double(num, &x);
-            }
-            if (st != AFD_OK || !(x >= 1 && x <= AFD_HW_TP_MAX && x == floor(x)))
+            double x;
+            afd_priv_show(s + eq, b - eq, v, sizeof v);
+            if (!parse_count(s + eq, b - eq, AFD_HW_TP_MAX, &x))
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                      k == K_TP ? "tp must be an integer in [1, %d] (the "
                                                  "tensor-parallel size the laws time): '%s'"
