@@ -615,7 +615,7 @@ static void mdc_subnormal_overflow(void **state)
         assert_close(r.val, (double)(ex / a), 1e-13, 0);
         afd_mdc_free(q);
     }
-    /* the reviewer's point by hand: a = 5e-108, Wq = a^2 / 6 = 4.1667e-216 */
+    /* a = 5e-108 by hand, Wq = a^2 / 6 = 4.1667e-216 */
     assert_int_equal(afd_mdc_alloc(5e-108, 1, 2, &q), AFD_OK);
     assert_close(afd_mdc_wq(q), 25e-216 / 6, 1e-14, 0);
     afd_mdc_free(q);
