@@ -358,6 +358,24 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
             goto done;
         m.dtype_bytes = x;
     }
+    /* Layouts the parameter count and the estimator do not follow: Jamba's
+     * interleaved Mamba and attention layers (attn_layer_period,
+     * expert_layer_period, layers_block_type) and Llama 4's MoE on every
+     * k-th layer (interleave_moe_layer_step) would be counted as a plain
+     * transformer with experts on every layer: refuse them. */
+    {
+        static const char *const layouts[] = {"attn_layer_period", "expert_layer_period",
+                                              "layers_block_type", "interleave_moe_layer_step"};
+        size_t i;
+        for (i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+            if (json_object_get(root, layouts[i]) != NULL) {
+                st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                                   "'%s': a layer layout afdkit does not model (interleaved "
+                                   "attention, Mamba or MoE layers)",
+                                   layouts[i]);
+                goto done;
+            }
+    }
     m.weight_bytes_per_param = m.dtype_bytes;
     v = json_object_get(root, "quantization_config");
     if (v && !json_is_null(v)) {

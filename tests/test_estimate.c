@@ -251,6 +251,15 @@ static void moe_and_quant_refused(void **state)
          "unquantized checkpoint's config.json)"},
         {"\"quantization_config\": {\"bits\": 4}}",
          "quantization_config.quant_method must be a string (only fp8 is supported)"},
+        /* Jamba (ai21labs/Jamba-v0.1) and Llama 4's text model */
+        {"\"num_experts\": 16, \"num_experts_per_tok\": 2, \"attn_layer_period\": 8, "
+         "\"expert_layer_period\": 2}",
+         "'attn_layer_period': a layer layout afdkit does not model (interleaved attention, "
+         "Mamba or MoE layers)"},
+        {"\"num_local_experts\": 128, \"num_experts_per_tok\": 1, "
+         "\"interleave_moe_layer_step\": 2}",
+         "'interleave_moe_layer_step': a layer layout afdkit does not model (interleaved "
+         "attention, Mamba or MoE layers)"},
     };
     char text[512];
     afd_model m;
