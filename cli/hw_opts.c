@@ -92,37 +92,43 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
     return 0;
 }
 
+/* Hold --tp to a count of devices a latency file states (n; 0: unknown, no
+ * hold): a different --tp is a usage error saying what the count times
+ * (why), and without --tp the file's count is the value. */
+static int hold_tp(const char *cmd, const char *file, unsigned n, const char *why, int given,
+                   double *tp)
+{
+    if (n == 0)
+        return 0;
+    if (given && *tp != n)
+        return cli_usage_error(cmd, "--tp %g: %s %s; make a file at TP %g with afdkit estimate "
+                                    "--tp %g --out, or drop --tp",
+                               *tp, file, why, *tp, *tp);
+    *tp = n;
+    return 0;
+}
+
 int cli_hw_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp)
 {
-    if (hw->tp == 0)
-        return 0;
-    if (given && *tp != hw->tp)
-        return cli_usage_error(cmd, "--tp %g: %s was computed at tp = %g (its laws time a TP-%g "
-                                    "instance); make a file at TP %g with afdkit estimate --tp "
-                                    "%g --out, or drop --tp",
-                               *tp, file, (double)hw->tp, (double)hw->tp, *tp, *tp);
-    *tp = hw->tp;
-    return 0;
+    char why[96];
+    snprintf(why, sizeof why, "was computed at tp = %u (its laws time a TP-%u instance)",
+             hw->tp, hw->tp);
+    return hold_tp(cmd, file, hw->tp, why, given, tp);
 }
 
 int cli_hw_afd_tp(const char *cmd, const char *file, const afd_hw *hw, int given, double *tp)
 {
+    char why[112];
     /* a file that knows its laws' size but not its six coefficients' (a
      * MoE hw file whose FFN instance spans several cards) prices --tp */
     if (hw->afd_tp == 0 && hw->tp > 1 && !given)
         cli_warn(cmd, "%s: tp = %u but no afd_tp: the devices per instance its six AFD "
                       "coefficients time are unknown; priced at 1 device each (give --tp)",
                  file, hw->tp);
-    if (hw->afd_tp == 0)
-        return 0;
-    if (given && *tp != hw->afd_tp)
-        return cli_usage_error(cmd, "--tp %g: %s has afd_tp = %u (its six AFD coefficients time "
-                                    "instances of %u device%s); make a file at TP %g with afdkit "
-                                    "estimate --tp %g --out, or drop --tp",
-                               *tp, file, hw->afd_tp, hw->afd_tp, hw->afd_tp == 1 ? "" : "s",
-                               *tp, *tp);
-    *tp = hw->afd_tp;
-    return 0;
+    snprintf(why, sizeof why,
+             "has afd_tp = %u (its six AFD coefficients time instances of %u device%s)",
+             hw->afd_tp, hw->afd_tp, hw->afd_tp == 1 ? "" : "s");
+    return hold_tp(cmd, file, hw->afd_tp, why, given, tp);
 }
 
 int cli_batch(const char *cmd, const char *arg, double *B)

@@ -268,24 +268,36 @@ def run(form, files):
         if not ref:
             continue
         prms[g] = fitter(ref[0][3], DEV[g], opts[g])
-        extra = " tiles " + ",".join("%.3g" % t[2] for t in opts[g]["tiles"]) if opts[g].get("tiles") else ""
-        print("# %s %s fit: %s%s" % (form, g, " ".join("%s %.4g" % (k, prms[g][k])
-                                                     for k in ("mfu", "mbu", "kus", "kk", "p") if k in prms[g]), extra))
+        print("# %s %s fit: %s" % (form, g, fitted(prms[g], opts[g])))
     worst = {}
     for g, label, path, rows in files:
         if g not in prms:
             continue
-        e = [(est(r, DEV[g], prms[g], opts[g]), r) for r in rows]
-        for m in MODS:
-            big = [abs(x[m][0] / r[m] - 1) for x, r in e if r["n"] >= 512]
-            wr = [abs(x[m][0] / r[m] - 1) for x, r in e if r["n"] < 512 and r["wr_" + m]]
-            print("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %d |" % (
-                form, g.upper(), label, m, pct(statistics.median(big)), pct(max(big)),
-                sum(x > 0.3 for x in big), pct(statistics.median(wr)), pct(max(wr)), sum(x > 0.3 for x in wr)))
-            w = worst.setdefault(g, [0, 0])
-            w[0], w[1] = max(w[0], max(big)), max(w[1], max(wr))
+        w = worst.setdefault(g, [0, 0])
+        w[:] = map(max, w, file_rows(form, g, label, rows, est, prms[g], opts[g]))
     for g, w in worst.items():
         print("# %s %s worst: >= 512 tokens %s, weight-read %s" % (form, g, pct(w[0]), pct(w[1])))
+
+
+def fitted(prm, opt):
+    """the fitted values, as the `# ... fit:` lines print them"""
+    extra = " tiles " + ",".join("%.3g" % t[2] for t in opt["tiles"]) if opt.get("tiles") else ""
+    return " ".join("%s %.4g" % (k, prm[k]) for k in ("mfu", "mbu", "kus", "kk", "p") if k in prm) + extra
+
+
+def file_rows(name, g, label, rows, est, prm, opt):
+    """one table line per module of a file; the worst at >= 512 tokens and
+    of the weight reads"""
+    e = [(est(r, DEV[g], prm, opt), r) for r in rows]
+    worst = [0, 0]
+    for m in MODS:
+        big = [abs(x[m][0] / r[m] - 1) for x, r in e if r["n"] >= 512]
+        wr = [abs(x[m][0] / r[m] - 1) for x, r in e if r["n"] < 512 and r["wr_" + m]]
+        print("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %d |" % (
+            name, g.upper(), label, m, pct(statistics.median(big)), pct(max(big)),
+            sum(x > 0.3 for x in big), pct(statistics.median(wr)), pct(max(wr)), sum(x > 0.3 for x in wr)))
+        worst = [max(worst[0], max(big)), max(worst[1], max(wr))]
+    return worst
 
 
 def check(rows_path, path):
@@ -350,18 +362,10 @@ def minimax(form, files):
         x = nelder_mead(norm(32), x0, step, 250)
         x = nelder_mead(norm(64), x, step, 600)
         prm = unpack(x)
-        print("# minimax %s %s: %s%s" % (form, g, " ".join("%s %.4g" % (k, prm[k]) for k in ("mfu", "mbu", "kus", "kk", "p") if k in prm),
-                                          " tiles " + ",".join("%.3g" % t[2] for t in opt["tiles"]) if opt else ""))
+        print("# minimax %s %s: %s" % (form, g, fitted(prm, opt)))
         worst = [0, 0]
         for _, label, _, rows in mine:
-            e = [(est(r, d, prm, opt), r) for r in rows]
-            for m in MODS:
-                big = [abs(y[m][0] / r[m] - 1) for y, r in e if r["n"] >= 512]
-                wr = [abs(y[m][0] / r[m] - 1) for y, r in e if r["n"] < 512 and r["wr_" + m]]
-                print("| minimax %s | %s | %s | %s | %s | %s | %d | %s | %s | %d |" % (
-                    form, g.upper(), label, m, pct(statistics.median(big)), pct(max(big)),
-                    sum(v > 0.3 for v in big), pct(statistics.median(wr)), pct(max(wr)), sum(v > 0.3 for v in wr)))
-                worst = [max(worst[0], max(big)), max(worst[1], max(wr))]
+            worst = list(map(max, worst, file_rows("minimax " + form, g, label, rows, est, prm, opt)))
         print("# minimax %s %s worst: >= 512 tokens %s, weight-read %s" % (form, g, pct(worst[0]), pct(worst[1])))
 
 
