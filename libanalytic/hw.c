@@ -43,6 +43,10 @@ static const char *const num_keys[N_NUMERIC] = {
     "beta_c",      "prefill_a",    "prefill_b",    "prefill_c",      "decode_beta",
     "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err"};
 static const char *const str_keys[3] = {"unit", "model", "device"};
+/* a decode_batch_max without the law it is the range of (afd_hw_check, and
+ * afd_hw_parse with the key's line) */
+static const char dbmax_needs_law[] = "decode_batch_max is the range of the decode law: it "
+                                      "needs decode_beta, decode_gamma and decode_alpha";
 /* the integer keys after the numeric and string ones: the tensor-parallel
  * size the laws time, the largest batch of the decode law's fit, the
  * devices per instance the six coefficients time */
@@ -179,8 +183,7 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
                              AFD_HW_BATCH_MAX, hw->decode_batch_max);
     if (hw->decode_batch_max > 0 && !afd_hw_has_decode(hw))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
-                             "decode_batch_max is the range of the decode law: it needs "
-                             "decode_beta, decode_gamma and decode_alpha");
+                             "%s", dbmax_needs_law);
     if (hw->afd_tp > AFD_HW_TP_MAX)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "afd_tp must be at most %d (devices per instance): %u",
@@ -334,8 +337,7 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
     /* the check below says the same without a line: here the key has one */
     if (hw.decode_batch_max > 0 && !afd_hw_has_decode(&hw))
         return afd_priv_fail(err, AFD_EINVAL, dbmax_line, 0,
-                             "decode_batch_max is the range of the decode law: it needs "
-                             "decode_beta, decode_gamma and decode_alpha");
+                             "%s", dbmax_needs_law);
     st = afd_hw_check(&hw, err);
     if (st != AFD_OK)
         return st;
