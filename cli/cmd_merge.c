@@ -85,6 +85,7 @@ static int read_all(const char *cmd, const char *path, char **out)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL, *grown;
+    const char *nul;
     size_t len = 0, cap = 0, got;
     if (f == NULL)
         return cli_input_error(cmd, "%s: cannot open: %s", path, strerror(errno));
@@ -109,9 +110,13 @@ static int read_all(const char *cmd, const char *path, char **out)
         return cli_runtime_error(cmd, "%s: cannot read: %s", path, strerror(errno));
     }
     fclose(f);
-    if (memchr(buf, '\0', len) != NULL) {
+    if ((nul = memchr(buf, '\0', len)) != NULL) {
+        size_t line = 1;
+        const char *q;
+        for (q = buf; q < nul; q++)
+            line += *q == '\n';
         free(buf);
-        return cli_input_error(cmd, "%s: a NUL byte: not a table", path);
+        return cli_input_error(cmd, "%s:%zu: NUL byte in the line", path, line);
     }
     buf[len] = '\0';
     *out = buf;

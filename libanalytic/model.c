@@ -189,7 +189,6 @@ static afd_status dense_layer_count(json_t *root, afd_model *m, afd_error *err)
 afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_model *out,
                            afd_error *err)
 {
-    json_error_t je;
     json_t *root, *v;
     afd_model m;
     afd_status st = AFD_OK;
@@ -198,10 +197,8 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
     afd_error_clear(err);
     model_nan(out);
     model_nan(&m);
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return afd_priv_fail(err, AFD_EPARSE, je.line > 0 ? je.line : 0,
-                             je.column > 0 ? je.column : 0, "%s", je.text);
+    if ((st = afd_priv_json_parse(text, len, &root, err)) != AFD_OK)
+        return st;
     if (!json_is_object(root)) {
         json_decref(root);
         return afd_priv_fail(err, AFD_EPARSE, 1, 1, "a config.json is a JSON object");

@@ -62,9 +62,15 @@ static void adv(scan *sc)
     }
 }
 
+/* c is one of the bytes of set (never the NUL that ends set). */
+static int one_of(char c, const char *set)
+{
+    return c != '\0' && strchr(set, c) != NULL;
+}
+
 static void skip_ws(scan *sc)
 {
-    while (sc->i < sc->len && strchr(" \t\r\n", sc->s[sc->i]) != NULL && sc->s[sc->i] != '\0')
+    while (sc->i < sc->len && one_of(sc->s[sc->i], " \t\r\n"))
         adv(sc);
 }
 
@@ -118,7 +124,9 @@ static void scan_value(scan *sc, char *path, int depth)
         adv(sc);
         for (;;) {
             char key[48];
+            size_t at;
             skip_ws(sc);
+            at = sc->i;
             if (sc->i >= sc->len || sc->s[sc->i] == '}')
                 break;
             if (sc->s[sc->i] != '"')
@@ -132,13 +140,17 @@ static void scan_value(scan *sc, char *path, int depth)
             skip_ws(sc);
             if (sc->i < sc->len && sc->s[sc->i] == ',')
                 adv(sc);
+            if (sc->i == at)
+                break; /* text jansson would not accept: never loop in place */
         }
         adv(sc);
     } else if (sc->s[sc->i] == '[') {
         size_t idx = 0;
         adv(sc);
         for (;;) {
+            size_t at;
             skip_ws(sc);
+            at = sc->i;
             if (sc->i >= sc->len || sc->s[sc->i] == ']')
                 break;
             snprintf(path + plen, PATH_CAP - plen, "[%zu]", idx++);
@@ -147,12 +159,14 @@ static void scan_value(scan *sc, char *path, int depth)
             skip_ws(sc);
             if (sc->i < sc->len && sc->s[sc->i] == ',')
                 adv(sc);
+            if (sc->i == at)
+                break; /* text jansson would not accept: never loop in place */
         }
         adv(sc);
     } else if (sc->s[sc->i] == '"') {
         skip_string(sc, NULL, 0);
     } else {
-        while (sc->i < sc->len && strchr(",]} \t\r\n", sc->s[sc->i]) == NULL)
+        while (sc->i < sc->len && !one_of(sc->s[sc->i], ",]} \t\r\n"))
             adv(sc);
     }
 }
@@ -483,7 +497,6 @@ static afd_status parse_stage(const ctx *c, size_t i, const json_t *v, afd_stage
 afd_status afd_stages_parse(const char *text, size_t len, afd_stages *out, afd_error *err)
 {
     static const char *const top[] = {"stages", NULL};
-    json_error_t jerr;
     json_t *root, *arr;
     ctx c;
     char path[PATH_CAP] = "";
@@ -493,14 +506,8 @@ afd_status afd_stages_parse(const char *text, size_t len, afd_stages *out, afd_e
     out->n = 0;
     out->stage = NULL;
     afd_error_clear(err);
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL) {
-        /* jansson's message already says what and where; keep it on one line */
-        char msg[160];
-        afd_priv_show(jerr.text, strlen(jerr.text), msg, sizeof msg);
-        return afd_priv_fail(err, AFD_EPARSE, jerr.line > 0 ? jerr.line : 0,
-                             jerr.column > 0 ? jerr.column : 0, "%s", jerr.text);
-    }
+    if ((st = afd_priv_json_parse(text, len, &root, err)) != AFD_OK)
+        return st;
     memset(&c, 0, sizeof c);
     c.err = err;
     c.sc.s = text;

@@ -317,7 +317,7 @@ static afd_status json_line(afd_trace *t, json_t **obj, long *line, afd_error *e
         const char *p = t->data + t->pos;
         const char *nl = memchr(p, '\n', t->end - t->pos);
         size_t n, k, next;
-        json_error_t je;
+        afd_error je;
         afd_status st;
 
         if (nl == NULL && !t->eof) {
@@ -340,10 +340,9 @@ static afd_status json_line(afd_trace *t, json_t **obj, long *line, afd_error *e
             continue;
         }
         *line = t->line;
-        *obj = json_loadb(p, n, JSON_REJECT_DUPLICATES, &je);
-        if (*obj == NULL)
-            return jfail(t, err, AFD_EPARSE, t->line, je.column > 0 ? je.column : 1,
-                         "malformed JSON: %s", je.text);
+        if ((st = afd_priv_json_parse(p, n, obj, &je)) != AFD_OK)
+            return jfail(t, err, st, t->line, je.column > 0 ? je.column : 1,
+                         st == AFD_EPARSE ? "malformed JSON: %s" : "%s", je.text);
         if (!json_is_object(*obj)) {
             json_decref(*obj);
             *obj = NULL;
