@@ -325,8 +325,7 @@ static afd_status read_header(afd_csv *c, afd_error *err)
     while (c->end - c->pos < 3 && !c->eof)
         if ((st = refill(c, err)) != AFD_OK)
             return st;
-    if (c->end - c->pos >= 3 && memcmp(c->data + c->pos, "\xEF\xBB\xBF", 3) == 0)
-        c->pos += 3;
+    c->pos += afd_priv_bom(c->data + c->pos, c->end - c->pos);
 
     c->header = calloc(AFD_CSV_MAX_COLUMNS, sizeof *c->header);
     if (c->header == NULL)

@@ -7,12 +7,20 @@
 
 #include "internal.h"
 
+size_t afd_priv_bom(const char *p, size_t n)
+{
+    return n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 afd_status afd_priv_json_parse(const char *text, size_t len, struct json_t **out, afd_error *err)
 {
     json_error_t je;
     const char *nul;
+    size_t skip = afd_priv_bom(text, len);
 
     *out = NULL;
+    text += skip;
+    len -= skip;
     nul = memchr(text, '\0', len);
     if (nul != NULL) {
         /* jansson takes some documents with a NUL byte between tokens as

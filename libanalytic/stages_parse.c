@@ -501,17 +501,18 @@ afd_status afd_stages_parse(const char *text, size_t len, afd_stages *out, afd_e
     ctx c;
     char path[PATH_CAP] = "";
     afd_status st = AFD_OK;
-    size_t i, k;
+    size_t i, k, skip;
 
     out->n = 0;
     out->stage = NULL;
     afd_error_clear(err);
     if ((st = afd_priv_json_parse(text, len, &root, err)) != AFD_OK)
         return st;
+    skip = afd_priv_bom(text, len); /* as afd_priv_json_parse */
     memset(&c, 0, sizeof c);
     c.err = err;
-    c.sc.s = text;
-    c.sc.len = len;
+    c.sc.s = text + skip;
+    c.sc.len = len - skip;
     c.sc.line = c.sc.col = 1;
     scan_value(&c.sc, path, 0);
     if (c.sc.oom) {

@@ -361,8 +361,7 @@ static afd_status json_setup(afd_trace *t, afd_error *err)
     json_t *v;
     afd_status st;
 
-    if (t->end - t->pos >= 3 && memcmp(t->data + t->pos, "\xEF\xBB\xBF", 3) == 0)
-        t->pos += 3;
+    /* a byte-order mark: skipped by afd_priv_json_parse */
     st = json_line(t, &t->first, &t->first_line, err);
     if (st != AFD_OK)
         return st;
@@ -385,9 +384,7 @@ static afd_status json_setup(afd_trace *t, afd_error *err)
 
 static int starts_json(const char *p, size_t n)
 {
-    size_t k = 0;
-    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-        k = 3;
+    size_t k = afd_priv_bom(p, n);
     while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n'))
         k++;
     return k < n && p[k] == '{';
