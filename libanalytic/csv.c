@@ -55,7 +55,7 @@ static int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-void afd_priv_show(const char *s, size_t n, char *out, size_t cap)
+const char *afd_priv_show(const char *s, size_t n, char *out, size_t cap)
 {
     size_t o = 0;
     size_t i;
@@ -71,6 +71,7 @@ void afd_priv_show(const char *s, size_t n, char *out, size_t cap)
         o += 3;
     }
     out[o] = '\0';
+    return out;
 }
 
 static afd_status vfail(afd_csv *c, afd_error *err, afd_status st, long line, long column,

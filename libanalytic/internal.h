@@ -19,8 +19,9 @@ afd_status afd_priv_fail(afd_error *err, afd_status st, long line, long column,
                          const char *fmt, ...) AFD_PRINTF(5, 6);
 
 /* Copy s[0..n) into out for an error message: at most 40 bytes, control and
- * non-ASCII bytes escaped as \xNN, so that the message stays on one line. */
-void afd_priv_show(const char *s, size_t n, char *out, size_t cap);
+ * non-ASCII bytes escaped as \xNN, so that the message stays on one line.
+ * Returns out. */
+const char *afd_priv_show(const char *s, size_t n, char *out, size_t cap);
 
 /* 3 when p[0..n) starts with a UTF-8 byte-order mark, else 0. */
 size_t afd_priv_bom(const char *p, size_t n);
@@ -28,8 +29,10 @@ size_t afd_priv_bom(const char *p, size_t n);
 /* Parse text[0..len) as one JSON value (a description file, a line of JSON
  * Lines) with jansson, refusing duplicate keys: a UTF-8 byte-order mark at
  * the start is skipped; a NUL byte is an error at its line and column ("NUL
- * byte in the line").  Line and column count from the start of text (after
- * the mark), columns in characters.  Returns AFD_OK (*out: a new reference),
+ * byte in the line"); jansson's messages are told in afdkit's words, the
+ * input's bytes in them escaped as by afd_priv_show, so that err->text is
+ * one line.  Line and column count from the start of text (after the mark),
+ * columns in characters.  Returns AFD_OK (*out: a new reference),
  * AFD_EPARSE or AFD_ENOMEM (*out NULL). */
 struct json_t;
 afd_status afd_priv_json_parse(const char *text, size_t len, struct json_t **out,

@@ -56,14 +56,16 @@ static afd_status dtype_bytes(const char *s, double *out, afd_error *err)
     } t[] = {{"bfloat16", 2}, {"float16", 2}, {"half", 2}, {"float32", 4},
              {"float", 4},    {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
     size_t i;
+    char shown[200];
     for (i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(s, t[i].name) == 0) {
             *out = t[i].bytes;
             return AFD_OK;
         }
+    afd_priv_show(s, strlen(s), shown, sizeof shown);
     return afd_priv_fail(err, AFD_EPARSE, 0, 0,
-                         "unknown torch_dtype '%.40s' (bfloat16, float16, float32, "
-                         "float8_e4m3fn)", s);
+                         "unknown torch_dtype '%s' (bfloat16, float16, float32, "
+                         "float8_e4m3fn)", shown);
 }
 
 static int has_key(json_t *root, const char *key)
@@ -389,10 +391,12 @@ afd_status afd_model_parse(const char *text, size_t len, const char *name, afd_m
             goto done;
         }
         if (strcmp(json_string_value(q), "fp8") != 0) {
+            char shown[200];
+            afd_priv_show(json_string_value(q), json_string_length(q), shown, sizeof shown);
             st = afd_priv_fail(err, AFD_EPARSE, 0, 0,
-                               "quantization_config.quant_method '%.40s' is not supported "
+                               "quantization_config.quant_method '%s' is not supported "
                                "(only fp8; give the unquantized checkpoint's config.json)",
-                               json_string_value(q));
+                               shown);
             goto done;
         }
         m.weight_bytes_per_param = 1;

@@ -75,6 +75,7 @@ struct afd_trace {
     size_t col[NROLES];       /* header index of each role */
     size_t slot[NROLES];      /* CSV: index into the selection */
     const char *name[NROLES]; /* header names */
+    char shown_name[NROLES][168]; /* the same for messages (afd_priv_show) */
     const char *where_value[AFD_TRACE_MAX_WHERE];
     size_t n_where;
     double time_seconds;      /* seconds per unit of numeric times */
@@ -149,6 +150,8 @@ static afd_status take(afd_trace *t, int role, long c, const char *asked, afd_er
     t->have[role] = 1;
     t->col[role] = (size_t)c;
     t->name[role] = col_name(t, (size_t)c);
+    afd_priv_show(t->name[role], strlen(t->name[role]), t->shown_name[role],
+                  sizeof t->shown_name[role]);
     return AFD_OK;
 }
 
@@ -228,7 +231,7 @@ static afd_status setup(afd_trace *t, const afd_trace_options *opt, afd_error *e
     if (t->col[PROMPT] == t->col[OUTPUT])
         return afd_priv_fail(err, AFD_EPARSE, 1, 0,
                              "the prompt-token and output-token columns are both '%s'",
-                             t->name[PROMPT]);
+                             t->shown_name[PROMPT]);
     if (opt != NULL && opt->n_where > AFD_TRACE_MAX_WHERE)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0, "more than %d row filters",
                              AFD_TRACE_MAX_WHERE);
@@ -514,7 +517,7 @@ static afd_status text_u64(const char *p, size_t n, uint64_t *out)
 static afd_status to_u64(afd_trace *t, int role, const struct value *v, long line, uint64_t *out,
                          afd_error *err)
 {
-    const char *name = t->name[role];
+    const char *name = t->shown_name[role];
     char shown[200];
     afd_status st;
     size_t k = 0;
@@ -645,7 +648,7 @@ int afd_priv_parse_datetime(const char *p, size_t n, double *out)
 static afd_status to_time(afd_trace *t, const struct value *v, long line, double *out,
                           afd_error *err)
 {
-    const char *name = t->name[TIME];
+    const char *name = t->shown_name[TIME];
     char shown[200];
     double x;
 

@@ -210,6 +210,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     size_t cap = 0;
     long last_line = 1;
     pair_acc pairs = {0};
+    char shown[168]; /* a column name in a message */
 
     if (opt == NULL)
         opt = &defaults;
@@ -247,18 +248,20 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
         d = row.output - opt->decode_offset;
         st = afd_renewal_acc_add(acc, row.prompt, d);
         if (st == AFD_ERANGE) {
+            const char *nm = afd_trace_prompt_name(reader);
             afd_priv_fail(err, st, row.line, 0,
                           "values too large for the exact accumulator: %s=%llu, D=%llu",
-                          afd_trace_prompt_name(reader), (unsigned long long)row.prompt,
-                          (unsigned long long)d);
+                          afd_priv_show(nm, strlen(nm), shown, sizeof shown),
+                          (unsigned long long)row.prompt, (unsigned long long)d);
             break;
         }
         if (d > out->max_d)
             out->max_d = d;
         afd_hill_add(hill, (double)d);
         if (timed && afd_arrivals_add(arr, row.time, row.line) != AFD_OK) {
+            const char *nm = afd_trace_time_name(reader);
             st = afd_priv_fail(err, AFD_EPARSE, row.line, 0, "time '%s' is not finite",
-                               afd_trace_time_name(reader));
+                               afd_priv_show(nm, strlen(nm), shown, sizeof shown));
             break;
         }
         if (opt->keep_rows &&
@@ -307,7 +310,10 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
             st = afd_priv_fail(err, AFD_EEMPTY, 0, 0,
                                "no usable rows: all %llu data rows have D = %s - %llu <= 0 "
                                "(first on line %ld)",
-                               (unsigned long long)out->rows, afd_trace_output_name(reader),
+                               (unsigned long long)out->rows,
+                               afd_priv_show(afd_trace_output_name(reader),
+                                             strlen(afd_trace_output_name(reader)), shown,
+                                             sizeof shown),
                                (unsigned long long)opt->decode_offset, out->first_skipped_line);
         else
             st = afd_renewal_acc_stats(acc, &out->stats);

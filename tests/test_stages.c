@@ -98,6 +98,16 @@ static void parser(void **state)
               AFD_EINVAL, 2, 11, "two stages are named 'a'");
     parse_err("{\"stages\": []}", AFD_EINVAL, 1, 12, "1 to 64 stages");
     parse_err("[1]", AFD_EPARSE, 1, 1, "must be an object");
+    /* jansson's messages in the project's words, the input's bytes escaped
+     * (the near-text of a string cut by a raw line break holds "\xc3\xa9";
+     * jansson's column is that of the last character before the offending
+     * one). */
+    parse_err("{\"stages\": [{\"name\": \"\xc3\xa9\n\"}]}", AFD_EPARSE, 1, 23,
+              "a line break inside a string near '\"\\xc3\\xa9'");
+    parse_err("{\"stages\": [{\"name\": \"a\x01\"}]}", AFD_EPARSE, 1, 23,
+              "a control character inside a string: 0x1 near '\"a'");
+    parse_err("{\"stages\": [{\"name\": \"\\u0000\"}]}", AFD_EPARSE, 1, 29,
+              "\\u0000 (a NUL character) in a string near '\"\\x5cu0000\"'");
     parse_err("{\"stages\": [{\"name\": \"x\"}]}", AFD_EINVAL, 1, 13, "has no service");
     parse_err("{\"stages\": [{\"service\": {\"affine\": {\"a\": 1}}}]}", AFD_EINVAL, 1, 36,
               "needs b");

@@ -326,11 +326,21 @@ static void json_errors(void **state)
 {
     (void)state;
     expect_error("{\"input_length\": 1, \"output_length\": 2}\n{\"input_length\": 1,}\n",
-                 NULL, AFD_EPARSE, 2, "malformed JSON: string or '}' expected near '}'");
+                 NULL, AFD_EPARSE, 2, "malformed JSON: expected a quoted key or '}' near '}'");
     expect_error("{\"input_length\": 1, \"output_length\": null}\n", NULL, AFD_EPARSE, 1,
                  "column 'output_length' is not a number (JSON null)");
     expect_error("{\"input_length\": 1, \"input_length\": 2}\n", NULL, AFD_EPARSE, 1,
-                 "malformed JSON: duplicate object key near '\"input_length\"'");
+                 "malformed JSON: a key appears twice in one object near '\"input_length\"'");
+    /* Bytes of the input in a message are escaped: it stays one line. */
+    expect_error("{\"input_length\": 1, \"output_length\": 2\xc3\xa9}\n", NULL, AFD_EPARSE, 1,
+                 "malformed JSON: expected ',' or '}' near '\\xc3\\xa9'");
+    expect_error("{\"input_length\": \"\\u0000\", \"output_length\": 2}\n", NULL, AFD_EPARSE, 1,
+                 "malformed JSON: \\u0000 (a NUL character) in a string near '\"\\x5cu0000\"'");
+    {
+        afd_trace_options opt = {.prompt_col = "p", .output_col = "o\nx"};
+        expect_error("{\"p\": 1, \"o\\nx\": 2}\n{\"p\": 1, \"o\\nx\": -2}\n", &opt, AFD_EPARSE, 2,
+                     "column 'o\\x0ax' is negative: '-2'");
+    }
 }
 
 static void row_filters(void **state)
