@@ -140,7 +140,7 @@ void cli_print_help(const cli_command *cmd);
 /* Option ids shared by the groups below (commands use ids >= 100). */
 enum {
     OPT_TRACE = 1, OPT_PROMPT_COL, OPT_OUTPUT_COL, OPT_DECODE_OFFSET, OPT_GEOMETRIC,
-    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU, OPT_WHERE, OPT_TIME_COL, OPT_TIME_UNIT,
+    OPT_MU_P, OPT_MU_D, OPT_THETA, OPT_NU, OPT_WHERE, OPT_TIME_COL, OPT_TIME_UNIT, OPT_FORMAT,
     OPT_CSV = 20, OPT_PRECISION, OPT_PROVENANCE, OPT_QUIET,
     OPT_JSON = 26, OPT_SHARD = 27,
     OPT_HW = 30, OPT_ALPHA_A, OPT_BETA_A, OPT_ALPHA_F, OPT_BETA_F, OPT_ALPHA_C, OPT_BETA_C,
@@ -302,6 +302,11 @@ void cli_table_provenance(cli_table *t);
 /* ---- workload option group (cli/workload_opts.c) */
 
 #define CLI_WHERE_NAME_MAX 128
+
+/* --format F, the trace's format (every group that takes a trace): csv or
+ * jsonl, else a usage error.  Returns 0 or the exit code. */
+#define CLI_FORMAT_HELP "trace format: csv or jsonl (default: told from the first non-blank byte)"
+int cli_trace_format(const char *cmd, const char *arg, const char **format);
 
 typedef struct cli_workload_args {
     const char *trace; /* "-": standard input */

@@ -32,6 +32,7 @@ static const cli_option trace_options[] = {
      OPT_PROMPT_COL},
     {"output-col", 0, "NAME", "output-token column of the trace (default: recognised)",
      OPT_OUTPUT_COL},
+    {"format", 0, "F", CLI_FORMAT_HELP, OPT_FORMAT},
     {"decode-offset", 0, "K", "decode lifetime D = output tokens - K (default 0)",
      OPT_DECODE_OFFSET},
     {NULL, 0, NULL, NULL, 0},

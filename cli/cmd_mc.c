@@ -426,6 +426,9 @@ static const cli_option mdc_trace_options[] = {
      OPT_TIME_UNIT},
     {"where", 0, "COL=VALUE", "keep only rows whose column has this value (repeatable)",
      OPT_WHERE},
+    {"format", 0, "F", "format of --service-trace: csv or jsonl (default: told from the first "
+                       "non-blank byte)",
+     OPT_FORMAT},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group mdc_trace_group = {"Service trace columns", mdc_trace_options};

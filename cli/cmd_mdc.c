@@ -8,7 +8,8 @@
 
 #include "cli.h"
 
-enum { OPT_LAMBDA = OPT_COMMAND, OPT_SERVICE, OPT_C, OPT_PERCENTILE, OPT_UNIT, OPT_MDC_TRACE };
+enum { OPT_LAMBDA = OPT_COMMAND, OPT_SERVICE, OPT_C, OPT_PERCENTILE, OPT_UNIT, OPT_MDC_TRACE,
+       OPT_MDC_FORMAT };
 
 /* Erlang B costs O(c) per approximation: 10^6 servers take a few ms. */
 #define C_MAX 1e6
@@ -17,6 +18,7 @@ static const cli_option mdc_options[] = {
     {"lambda", 0, "L", "arrival rates (Poisson): LIST, 5/s, or 'trace' (with --trace)",
      OPT_LAMBDA},
     {"trace", 0, "FILE", "trace whose timestamps give --lambda trace", OPT_MDC_TRACE},
+    {"format", 0, "F", CLI_FORMAT_HELP, OPT_MDC_FORMAT},
     {"unit", 0, "U", "time unit of D: s, ms, us (default s; for 5/s and trace)", OPT_UNIT},
     {"service", 0, "D", "deterministic service time, > 0: 130ms, or a bare number in --unit", OPT_SERVICE},
     {"c", 'c', "LIST", "numbers of servers, e.g. 1,2,4:8 (integers >= 1)", OPT_C},
@@ -86,6 +88,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_progress prog;
     double lambda = NAN, service = NAN, p = 0.9, a;
     const char *lambda_arg = NULL, *unit = "s", *trace = NULL, *service_arg = NULL;
+    const char *format = NULL;
     cli_list lambdas = {0, NULL};
     size_t li;
     char pcol[64];
@@ -113,6 +116,9 @@ static int run(const cli_command *self, int argc, char **argv)
         case OPT_MDC_TRACE:
             trace = arg;
             rc = 0;
+            break;
+        case OPT_MDC_FORMAT:
+            rc = cli_trace_format(cmd, arg, &format);
             break;
         case OPT_UNIT:
             rc = 0;
@@ -161,6 +167,10 @@ static int run(const cli_command *self, int argc, char **argv)
                                : isnan(service)   ? "--service D"
                                                   : "--c LIST");
     }
+    if (format != NULL && trace == NULL) {
+        cli_list_free(&cs);
+        return cli_usage_error(cmd, "--format applies only to --trace");
+    }
     if (trace != NULL && !cli_lambda_is_trace(lambda_arg)) {
         cli_list_free(&cs);
         return cli_usage_error(cmd, "--trace serves only --lambda trace");
@@ -170,6 +180,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_workload_args wa;
         cli_workload_init(&wa);
         wa.trace = trace;
+        wa.topt.columns.format = format;
         memset(&w, 0, sizeof w);
         rc = 0;
         if (trace != NULL)

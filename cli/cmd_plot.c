@@ -398,6 +398,10 @@ static int workload_words(const char *cmd, const cli_workload_args *a, words *w)
             words_add(w, "--time-unit");
             words_add(w, c->time_unit);
         }
+        if (c->format != NULL) {
+            words_add(w, "--format");
+            words_add(w, c->format);
+        }
         for (k = 0; k < c->n_where; k++) {
             char buf[CLI_WHERE_NAME_MAX + 4096];
             snprintf(buf, sizeof buf, "%s=%s", a->where[k].column, a->where[k].value);

@@ -19,6 +19,7 @@ static const cli_option service_options[] = {
      OPT_PROMPT_COL},
     {"output-col", 0, "NAME", "output-token column of the trace (default: recognised)",
      OPT_OUTPUT_COL},
+    {"format", 0, "F", CLI_FORMAT_HELP, OPT_FORMAT},
     {"hw", 0, "FILE", "latency file with the prefill law prefill_a + prefill_b P + prefill_c "
                       "P^2; its unit is the unit of every time",
      OPT_HW},

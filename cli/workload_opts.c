@@ -20,6 +20,7 @@ static const cli_option workload_options[] = {
      OPT_TIME_UNIT},
     {"where", 0, "COL=VALUE...", "keep only rows whose column has this value (repeatable)",
      OPT_WHERE},
+    {"format", 0, "F", CLI_FORMAT_HELP, OPT_FORMAT},
     {"decode-offset", 0, "K", "decode lifetime D = output tokens - K (default 0)",
      OPT_DECODE_OFFSET},
     {"geometric", 0, NULL, "geometric model: P, D ~ Geometric on {1,2,...}, independent",
@@ -34,6 +35,16 @@ static const cli_option workload_options[] = {
 const cli_group cli_workload_group = {
     "Workload (one of --trace FILE, --geometric --mu-p MP --mu-d MD, --theta X --nu Y)",
     workload_options};
+
+int cli_trace_format(const char *cmd, const char *arg, const char **format)
+{
+    char ex[200];
+    if (strcmp(arg, "csv") != 0 && strcmp(arg, "jsonl") != 0)
+        return cli_usage_error(cmd, "--format: unknown trace format '%s' (csv or jsonl)",
+                               cli_excerpt(arg, ex, sizeof ex));
+    *format = arg;
+    return 0;
+}
 
 void cli_workload_init(cli_workload_args *a)
 {
@@ -84,6 +95,7 @@ int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option 
         a->topt.columns.n_where = n + 1;
         return 0;
     }
+    case OPT_FORMAT: return cli_trace_format(cmd, arg, &a->topt.columns.format);
     case OPT_DECODE_OFFSET:
         if (cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &k) != 0)
             return EXIT_USAGE;
@@ -139,6 +151,8 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
          a->topt.columns.time_col || a->topt.columns.time_unit || a->topt.columns.n_where))
         return cli_usage_error(cmd, "--prompt-col, --output-col, --time-col, --time-unit, "
                                     "--where and --decode-offset apply only to --trace");
+    if (a->trace == NULL && a->topt.columns.format)
+        return cli_usage_error(cmd, "--format applies only to --trace");
 
     if (a->geometric) {
         if (!a->have_mu_p || !a->have_mu_d)

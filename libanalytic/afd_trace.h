@@ -4,9 +4,11 @@
  * - CSV, the dialect of afd_csv.h (RFC 4180 with a header row, CRLF, LF or
  *   CR record ends, a byte-order mark, no final newline, blank lines
  *   skipped, every record as wide as the header);
- * - JSON Lines: one JSON object per line (the first non-blank byte of the
- *   input is '{'), blank lines skipped; the keys of the first object play
- *   the part of the header.  Parsed with jansson; a malformed line is an
+ * - JSON Lines: one JSON object per line, blank lines skipped; the keys of
+ *   the first object play the part of the header.  Told from the first
+ *   non-blank byte of the input wherever it is (after a byte-order mark and
+ *   any number of blank lines): '{' followed, after blanks, by '"' or '}'
+ *   (a CSV header such as "{a},b" stays CSV); or named by opt->format.  Parsed with jansson; a malformed line is an
  *   error carrying its line and the character column jansson reports.
  * Either may be compressed with gzip or Zstandard (recognised by their magic
  * bytes) and is then decompressed while it streams.  The path "-" reads
@@ -75,6 +77,7 @@ typedef struct afd_trace_options {
                                (the recognised column's unit; seconds) */
     const afd_trace_filter *where; /* row filters (all must match), or NULL */
     size_t n_where;                /* at most AFD_TRACE_MAX_WHERE */
+    const char *format;            /* "csv" or "jsonl", or NULL: told from the content */
 } afd_trace_options;
 
 typedef struct afd_trace_row {
@@ -88,7 +91,7 @@ typedef struct afd_trace_row {
  * (recognise the columns, no filters).  Errors: AFD_EIO (cannot open/read;
  * text holds strerror), AFD_EEMPTY (no header row), AFD_EPARSE (unknown or
  * ambiguous column, bad quoting, malformed JSON, corrupt compressed data),
- * AFD_EINVAL (unknown time unit, too many filters). */
+ * AFD_EINVAL (unknown time unit or format, too many filters). */
 AFD_API afd_status afd_trace_open(const char *path, const afd_trace_options *opt,
                                   afd_trace **out, afd_error *err);
 

@@ -366,7 +366,8 @@ static afd_status finish_open(afd_csv *c, afd_csv **out, afd_error *err)
     return AFD_OK;
 }
 
-afd_status afd_priv_csv_open_src(afd_priv_src *src, afd_csv **out, afd_error *err)
+afd_status afd_priv_csv_open_src(afd_priv_src *src, long lines, uint64_t bytes, afd_csv **out,
+                                 afd_error *err)
 {
     afd_csv *c;
 
@@ -378,6 +379,8 @@ afd_status afd_priv_csv_open_src(afd_priv_src *src, afd_csv **out, afd_error *er
         return afd_csv_fail(NULL, err, AFD_ENOMEM, 0, 0, "out of memory");
     }
     c->src = src;
+    c->line += lines;
+    c->consumed = bytes;
     c->buf = malloc(BUF_CAP);
     if (c->buf == NULL) {
         afd_csv_close(c);
@@ -396,7 +399,7 @@ afd_status afd_csv_open(const char *path, afd_csv **out, afd_error *err)
     afd_error_clear(err);
     if ((st = afd_priv_src_open(path, &src, err)) != AFD_OK)
         return st;
-    return afd_priv_csv_open_src(src, out, err);
+    return afd_priv_csv_open_src(src, 0, 0, out, err);
 }
 
 afd_status afd_csv_open_memory(const char *data, size_t len, afd_csv **out, afd_error *err)

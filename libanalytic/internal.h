@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "afd_status.h"
 
@@ -107,9 +108,13 @@ afd_status afd_priv_src_open(const char *path, afd_priv_src **out, afd_error *er
 afd_status afd_priv_src_read(afd_priv_src *s, char *buf, size_t cap, size_t *got,
                              afd_error *err);
 /* Look at the first decoded bytes (up to want, fewer at the end) without
- * consuming them; call before any afd_priv_src_read. */
+ * consuming them, after dropping the blank lines at the start (with a UTF-8
+ * byte-order mark before them): lines of blanks (space, tab, CR) ended by
+ * LF, however many, in bounded memory.  *p then starts on the line of the
+ * first non-blank byte (or holds want bytes of one blank line); *lines and
+ * *bytes count what was dropped.  Call once, before any afd_priv_src_read. */
 afd_status afd_priv_src_peek(afd_priv_src *s, size_t want, const char **p, size_t *n,
-                             afd_error *err);
+                             long *lines, uint64_t *bytes, afd_error *err);
 /* "plain", "gzip" or "zstd". */
 const char *afd_priv_src_kind(const afd_priv_src *s);
 void afd_priv_src_close(afd_priv_src *s);
@@ -120,9 +125,11 @@ void afd_priv_src_close(afd_priv_src *s);
 int afd_priv_parse_datetime(const char *p, size_t n, double *out);
 
 /* A CSV reader over an open source (taken over: closed with the reader,
- * also on error). */
+ * also on error) whose first lines (lines of them, bytes bytes) were
+ * dropped by afd_priv_src_peek. */
 struct afd_csv;
-afd_status afd_priv_csv_open_src(afd_priv_src *src, struct afd_csv **out, afd_error *err);
+afd_status afd_priv_csv_open_src(afd_priv_src *src, long lines, uint64_t bytes,
+                                 struct afd_csv **out, afd_error *err);
 
 
 /* Read a whole file of at most max bytes into a malloc'ed, NUL-terminated

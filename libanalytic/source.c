@@ -238,31 +238,83 @@ afd_status afd_priv_src_read(afd_priv_src *s, char *buf, size_t cap, size_t *got
     return decode(s, buf, cap, got, err);
 }
 
+/* Decode into the look-ahead buffer until it holds want bytes or the input
+ * ends.  An error met after some bytes (held or already dropped) waits for
+ * the next read, so that the reader blames the line where it is. */
+static afd_status fill_peek(afd_priv_src *s, size_t want, int had_bytes, afd_error *err)
+{
+    while (s->peek_n < want && s->pend_st == AFD_OK) {
+        size_t got;
+        afd_error e;
+        afd_status st;
+        afd_error_clear(&e);
+        if ((st = decode(s, s->peek + s->peek_n, want - s->peek_n, &got, &e)) != AFD_OK) {
+            if (s->peek_n > 0 || had_bytes) {
+                s->pend_st = st;
+                s->pend_err = e;
+                break;
+            }
+            if (err != NULL)
+                *err = e;
+            return st;
+        }
+        if (got == 0)
+            break;
+        s->peek_n += got;
+    }
+    return AFD_OK;
+}
+
+/* Bytes of the blank lines at the start of p[0..n): up to the last LF
+ * before the first byte that is not a blank (space, tab, CR followed by
+ * LF; a lone CR ends a record for the CSV reader and stops here too).
+ * *lines: the LFs in them. */
+static size_t blank_lines(const char *p, size_t n, long *lines)
+{
+    size_t i, drop = 0;
+    long lf = 0;
+    *lines = 0;
+    for (i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '\n') {
+            lf++;
+            drop = i + 1;
+            *lines = lf;
+        } else if (c == '\r' && i + 1 < n && p[i + 1] != '\n') {
+            break;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            break;
+        }
+    }
+    return drop;
+}
+
 afd_status afd_priv_src_peek(afd_priv_src *s, size_t want, const char **p, size_t *n,
-                             afd_error *err)
+                             long *lines, uint64_t *bytes, afd_error *err)
 {
     afd_status st;
+    *lines = 0;
+    *bytes = 0;
     if (s->peek == NULL) {
+        size_t drop;
+        long k;
         s->peek = malloc(want);
         if (s->peek == NULL)
             return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
-        while (s->peek_n < want) {
-            size_t got;
-            afd_error e;
-            afd_error_clear(&e);
-            if ((st = decode(s, s->peek + s->peek_n, want - s->peek_n, &got, &e)) != AFD_OK) {
-                if (s->peek_n > 0) { /* the bytes first, the error on the next read */
-                    s->pend_st = st;
-                    s->pend_err = e;
-                    break;
-                }
-                if (err != NULL)
-                    *err = e;
+        if ((st = fill_peek(s, want, 0, err)) != AFD_OK)
+            return st;
+        drop = afd_priv_bom(s->peek, s->peek_n);
+        drop += blank_lines(s->peek + drop, s->peek_n - drop, &k);
+        /* Drop while the buffer holds blank lines only, so that memory
+         * stays bounded however many there are. */
+        while (drop > 0) {
+            memmove(s->peek, s->peek + drop, s->peek_n - drop);
+            s->peek_n -= drop;
+            *bytes += drop;
+            *lines += k;
+            if ((st = fill_peek(s, want, 1, err)) != AFD_OK)
                 return st;
-            }
-            if (got == 0)
-                break;
-            s->peek_n += got;
+            drop = blank_lines(s->peek, s->peek_n, &k);
         }
     }
     *p = s->peek;

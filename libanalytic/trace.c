@@ -385,12 +385,38 @@ static afd_status json_setup(afd_trace *t, afd_error *err)
 
 /* ---------------------------------------------------------------- open */
 
-static int starts_json(const char *p, size_t n)
+static size_t skip_blanks(const char *p, size_t n, size_t k)
 {
-    size_t k = afd_priv_bom(p, n);
     while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n'))
         k++;
-    return k < n && p[k] == '{';
+    return k;
+}
+
+/* JSON Lines or CSV: opt's format, else told from the first non-blank byte
+ * of p[0..n) (after a byte-order mark): '{' followed, after blanks, by '"'
+ * or '}' (or nothing more) starts a JSON object; anything else, such as
+ * the CSV header "{a},b", is CSV. */
+static afd_status tell_format(const char *p, size_t n, const afd_trace_options *opt, int *json,
+                              afd_error *err)
+{
+    size_t k;
+    if (opt != NULL && opt->format != NULL) {
+        char v[200];
+        if (strcmp(opt->format, "csv") == 0 || strcmp(opt->format, "jsonl") == 0) {
+            *json = opt->format[0] == 'j';
+            return AFD_OK;
+        }
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "unknown trace format '%s' (csv or jsonl)",
+                             shown(opt->format, v, sizeof v));
+    }
+    k = skip_blanks(p, n, afd_priv_bom(p, n));
+    if (k == n || p[k] != '{') {
+        *json = 0;
+        return AFD_OK;
+    }
+    k = skip_blanks(p, n, k + 1);
+    *json = k == n || p[k] == '"' || p[k] == '}';
+    return AFD_OK;
 }
 
 static afd_status finish(afd_trace *t, const afd_trace_options *opt, afd_trace **out,
@@ -416,12 +442,16 @@ afd_status afd_trace_open(const char *path, const afd_trace_options *opt, afd_tr
     afd_status st;
     const char *head;
     size_t nhead;
+    long lines;
+    uint64_t bytes;
+    int json;
 
     *out = NULL;
     afd_error_clear(err);
     if ((st = afd_priv_src_open(path, &src, err)) != AFD_OK)
         return st;
-    if ((st = afd_priv_src_peek(src, 4096, &head, &nhead, err)) != AFD_OK) {
+    if ((st = afd_priv_src_peek(src, 4096, &head, &nhead, &lines, &bytes, err)) != AFD_OK ||
+        (st = tell_format(head, nhead, opt, &json, err)) != AFD_OK) {
         afd_priv_src_close(src);
         return st;
     }
@@ -430,17 +460,18 @@ afd_status afd_trace_open(const char *path, const afd_trace_options *opt, afd_tr
         afd_priv_src_close(src);
         return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
     }
-    t->json = starts_json(head, nhead);
+    t->json = json;
     if (t->json) {
         t->src = src;
-        t->line = 1;
+        t->line = 1 + lines;
+        t->consumed = bytes;
         t->buf = malloc(JSON_BUF_CAP);
         if (t->buf == NULL) {
             afd_trace_close(t);
             return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
         }
         t->data = t->buf;
-    } else if ((st = afd_priv_csv_open_src(src, &t->csv, err)) != AFD_OK) {
+    } else if ((st = afd_priv_csv_open_src(src, lines, bytes, &t->csv, err)) != AFD_OK) {
         free(t);
         return st;
     }
@@ -453,12 +484,16 @@ afd_status afd_trace_open_memory(const char *data, size_t len, const afd_trace_o
     afd_trace *t;
     afd_status st;
 
+    int json;
+
     *out = NULL;
     afd_error_clear(err);
+    if ((st = tell_format(data, len, opt, &json, err)) != AFD_OK)
+        return st;
     t = calloc(1, sizeof *t);
     if (t == NULL)
         return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
-    t->json = starts_json(data, len);
+    t->json = json;
     if (t->json) {
         t->data = data;
         t->end = len;

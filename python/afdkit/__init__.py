@@ -8,7 +8,8 @@ the same library functions are called in the same order.
 
 A workload is given as keywords, one of
     trace="FILE"                     (with prompt_col=, output_col=, time_col=,
-                                      time_unit=, where={COL: VALUE}, decode_offset=)
+                                      time_unit=, where={COL: VALUE}, decode_offset=,
+                                      format="csv" or "jsonl")
     geometric=(mu_p, mu_d)           (Corollary 4.5)
     theta=X, nu=Y                    (given directly)
 and latency coefficients as hw="paper-910c" (a preset), hw="FILE" (a
@@ -111,7 +112,7 @@ def _integer(v, name, lo, hi):
 # ------------------------------------------------------------------ workloads
 
 _WORKLOAD_KEYS = ("trace", "geometric", "theta", "nu", "prompt_col", "output_col", "time_col",
-                  "time_unit", "where", "decode_offset")
+                  "time_unit", "where", "decode_offset", "format")
 _MAX_KEPT_ROWS = 1 << 26
 _MAX_KEPT_PAIRS = 1 << 25  # as the command line: distinct (P, D) pairs
 
@@ -134,8 +135,8 @@ class _Workload:
         if kinds > 1:
             raise ValueError("give only one workload: trace, geometric or theta/nu")
         if trace is None and any(kw.get(k) is not None for k in _WORKLOAD_KEYS[4:]):
-            raise ValueError("prompt_col, output_col, time_col, time_unit, where and "
-                             "decode_offset apply only to trace")
+            raise ValueError("prompt_col, output_col, time_col, time_unit, where, "
+                             "decode_offset and format apply only to trace")
         if geo is not None:
             mu_p, mu_d = (float(x) for x in geo)
             if not (mu_p >= 1 and mu_d >= 1):
@@ -168,6 +169,7 @@ class _Workload:
         cols.output_col = self._cstr(kw.get("output_col"))
         cols.time_col = self._cstr(kw.get("time_col"))
         cols.time_unit = self._cstr(kw.get("time_unit"))
+        cols.format = self._cstr(kw.get("format"))
         where = kw.get("where") or {}
         items = list(where.items()) if isinstance(where, dict) else list(where)
         if items:

@@ -45,6 +45,7 @@ typedef struct afd_trace_filter { const char *column; const char *value; } afd_t
 typedef struct afd_trace_options {
     const char *prompt_col; const char *output_col; const char *time_col;
     const char *time_unit; const afd_trace_filter *where; size_t n_where;
+    const char *format;
 } afd_trace_options;
 typedef enum afd_workload_kind {
     AFD_WORKLOAD_TRACE = 1, AFD_WORKLOAD_GEOMETRIC, AFD_WORKLOAD_GIVEN

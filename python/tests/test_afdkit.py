@@ -130,6 +130,19 @@ def test_hw_preset():
     assert h["tp"] == 0 and h["decode_batch_max"] == 0 and h["afd_tp"] == 0
 
 
+def test_theta_format(tmp_path):
+    """A CSV header that starts with '{' read as CSV when named so.  By hand:
+    rows (P, D) = (1, 2), (3, 4); theta = (2 + 1 + 12 + 6) / 6 = 3.5."""
+    f = tmp_path / "brace.csv"
+    f.write_text("{a},b\n1,2\n3,4\n")
+    py = afdkit.theta(trace=str(f), prompt_col="{a}", output_col="b", format="csv")
+    assert py["n"] == 2 and py["theta"] == pytest.approx(3.5, rel=1e-15)
+    with pytest.raises(afdkit.AfdkitError):
+        afdkit.theta(trace=str(f), prompt_col="{a}", output_col="b", format="xml")
+    with pytest.raises(ValueError):
+        afdkit.theta(geometric=(2, 2), format="csv")
+
+
 def test_hw_afd_tp(tmp_path):
     # hw --tp 4: the estimator's laws at TP 4 beside Appendix B's per-card
     # six, which time instances of one device; each read apart
