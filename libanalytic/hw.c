@@ -40,22 +40,38 @@ enum { K_UNIT = N_NUMERIC, K_TP = N_NUMERIC + 3, K_DBMAX, K_AFD_TP, N_KEYS };
 enum { K_DECODE_ALPHA = 11 };
 
 /* The keys of a latency file (afd_priv_kv_key: name, text, lo, hi, lo_open,
- * scaled, unit): its numbers are checked by afd_hw_check. */
+ * scaled, unit) with the plausible range of each number.
+ *
+ * Every time-valued coefficient is at most HOUR: it is the time of one
+ * step (or of one step's part) for one unit of load: alpha_a per token of
+ * an Attention worker's load, alpha_f and alpha_c per request of the
+ * aggregated batch, beta_a, beta_f, beta_c, prefill_a and decode_beta a
+ * step's fixed time, prefill_b per prompt token, prefill_c per squared
+ * prompt token, decode_gamma per sequence, decode_alpha per KV token.  A
+ * device needing an hour for one token, request or fixed step is no
+ * device to size a deployment of (the slowest measured decode steps are
+ * tenths of a second); above an hour only overflow and nonsense (1e100)
+ * remain, which make the closed forms fail or print NaN.  The lower bound
+ * 0 is the model's (a time is not negative; alpha_a and alpha_f > 0 are
+ * afd_hw_check's).  The bounds are in seconds, converted to the file's
+ * unit (unit_scale).  The fits' errors are ratios, not times: any finite
+ * value >= 0 (a poor fit is stated, not refused). */
+#define HOUR 3600.0
 static const afd_priv_kv_key fields[N_KEYS] = {
-    {"alpha_a", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"beta_a", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"alpha_f", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"beta_f", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"alpha_c", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"beta_c", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"prefill_a", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"prefill_b", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"prefill_c", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"decode_beta", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"decode_gamma", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"decode_alpha", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"fit_max_rel_err", 0, -INFINITY, INFINITY, 0, 1, ""},
-    {"afd_fit_max_rel_err", 0, -INFINITY, INFINITY, 0, 1, ""},
+    {"alpha_a", 0, 0, HOUR, 0, 1, ""},
+    {"beta_a", 0, 0, HOUR, 0, 1, ""},
+    {"alpha_f", 0, 0, HOUR, 0, 1, ""},
+    {"beta_f", 0, 0, HOUR, 0, 1, ""},
+    {"alpha_c", 0, 0, HOUR, 0, 1, ""},
+    {"beta_c", 0, 0, HOUR, 0, 1, ""},
+    {"prefill_a", 0, 0, HOUR, 0, 1, ""},
+    {"prefill_b", 0, 0, HOUR, 0, 1, ""},
+    {"prefill_c", 0, 0, HOUR, 0, 1, ""},
+    {"decode_beta", 0, 0, HOUR, 0, 1, ""},
+    {"decode_gamma", 0, 0, HOUR, 0, 1, ""},
+    {"decode_alpha", 0, 0, HOUR, 0, 1, ""},
+    {"fit_max_rel_err", 0, 0, INFINITY, 0, 0, ""},
+    {"afd_fit_max_rel_err", 0, 0, INFINITY, 0, 0, ""},
     {"unit", 1, 0, 0, 0, 0, ""},
     {"model", 1, 0, 0, 0, 0, ""},
     {"device", 1, 0, 0, 0, 0, ""},
@@ -63,6 +79,43 @@ static const afd_priv_kv_key fields[N_KEYS] = {
     {"decode_batch_max", 1, 0, 0, 0, 0, ""},
     {"afd_tp", 1, 0, 0, 0, 0, ""},
 };
+
+/* Units of a latency file per second: exact powers of ten (1 / 1e-6 is not
+ * 1e6).  cycles: a clock of 10 GHz, above any accelerator's (about 2 GHz),
+ * so that an hour in cycles is never below a real device's hour; a file
+ * without a unit is held to the same, the largest of these bounds. */
+static const struct {
+    const char *name, *shown;
+    double per_second;
+} units[] = {{"s", "s", 1},
+             {"ms", "ms", 1e3},
+             {"us", "us", 1e6},
+             {"ns", "ns", 1e9},
+             {"cycles", "cycles (an hour at 10 GHz)", 1e10},
+             {"", "(an hour in cycles at 10 GHz: no unit given)", 1e10}};
+#define N_UNITS (sizeof units / sizeof units[0])
+
+/* the index in units of a latency file's unit; the last (no unit) when it
+ * is none of them */
+static size_t unit_index(const char *unit, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 1 < N_UNITS; i++)
+        if (strlen(units[i].name) == n && memcmp(units[i].name, unit, n) == 0)
+            return i;
+    return N_UNITS - 1;
+}
+
+/* key k's value v against its plausible range in the unit (text[0..n)) */
+static afd_status check_range(int k, double v, const char *unit, size_t n, long line,
+                              afd_error *err)
+{
+    size_t u = unit_index(unit, n);
+    return fields[k].scaled ? afd_priv_kv_range(&fields[k], v, units[u].per_second,
+                                                units[u].shown, line, err)
+                            : afd_priv_kv_range(&fields[k], v, 1, NULL, line, err);
+}
+
 /* a decode_batch_max without the law it is the range of (afd_hw_check, and
  * afd_hw_parse with the key's line) */
 static const char dbmax_needs_law[] = "decode_batch_max is the range of the decode law: it "
@@ -198,6 +251,14 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "afd_tp must be at most %d (devices per instance): %u",
                              AFD_HW_TP_MAX, hw->afd_tp);
+    /* the plausible ranges, as a latency file's numbers are held to them */
+    for (k = 0; k < N_NUMERIC; k++) {
+        double v = *coef((afd_hw *)hw, k);
+        afd_status st;
+        if ((k < N_REQUIRED || !isnan(v)) &&
+            (st = check_range(k, v, hw->unit, strlen(hw->unit), 0, err)) != AFD_OK)
+            return st;
+    }
     return AFD_OK;
 }
 
@@ -279,6 +340,9 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
                                          "unit must be s, ms, us, ns or cycles: '%s'", v);
             }
         } else {
+            st = check_range(k, kv[k].v, kv[K_UNIT].s, kv[K_UNIT].n, line, err);
+            if (st != AFD_OK)
+                return st;
             *coef(&hw, k) = kv[k].v;
         }
     }
@@ -533,19 +597,13 @@ afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw 
 
 afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
 {
-    /* exact powers of ten, not 1 / afd_unit_seconds (1 / 1e-6 is not 1e6) */
-    static const struct {
-        const char *name;
-        double per_second;
-    } units[] = {{"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
     size_t i;
     int k;
     if (strcmp(hw->unit, "s") != 0)
         return AFD_EINVAL;
-    for (i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(units[i].name, unit) == 0)
-            break;
-    if (i == sizeof units / sizeof units[0])
+    /* the units a suffix converts to: all but cycles and none */
+    i = unit_index(unit, strlen(unit));
+    if (i + 2 >= N_UNITS)
         return AFD_EINVAL;
     /* every time-valued coefficient: all but the fits' errors */
     for (k = 0; k < N_NUMERIC - N_ERRORS; k++)
@@ -556,13 +614,13 @@ afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
 
 afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
 {
-    static const char *const units[] = {"s", "ms", "us", "ns"};
     int from = -1, to = -1, i, k;
     double f = 1;
+    /* s, ms, us, ns: units[0..4) */
     for (i = 0; i < 4; i++) {
-        if (strcmp(src->unit, units[i]) == 0)
+        if (strcmp(src->unit, units[i].name) == 0)
             from = i;
-        if (strcmp(dst->unit, units[i]) == 0)
+        if (strcmp(dst->unit, units[i].name) == 0)
             to = i;
     }
     if (strcmp(src->unit, dst->unit) != 0 && (from < 0 || to < 0))

@@ -73,10 +73,10 @@ afd_status afd_priv_kv_range(const afd_priv_kv_key *key, double v, double scale,
         return AFD_OK;
     if (isinf(hi))
         return afd_priv_fail(err, AFD_EINVAL, line, 0,
-                             "%s = %g is outside the plausible range %s%g, inf)%s%s", key->name,
+                             "%s = %.10g is outside the plausible range %s%g, inf)%s%s", key->name,
                              v, key->lo_open ? "(" : "[", lo, *u ? " " : "", u);
     return afd_priv_fail(err, AFD_EINVAL, line, 0,
-                         "%s = %g is outside the plausible range %s%g, %g]%s%s", key->name, v,
+                         "%s = %.10g is outside the plausible range %s%g, %g]%s%s", key->name, v,
                          key->lo_open ? "(" : "[", lo, hi, *u ? " " : "", u);
 }
 

@@ -89,7 +89,8 @@ static void serving_laws(void **state)
     /* A fit error is a ratio >= 0. */
     snprintf(text, sizeof text, "%safd_fit_max_rel_err = -0.5\n", base);
     assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
-    assert_string_equal(err.text, "afd_fit_max_rel_err must be finite and >= 0: -0.5");
+    assert_string_equal(err.text,
+                        "afd_fit_max_rel_err = -0.5 is outside the plausible range [0, inf)");
     /* A law given in part, or negative, is refused by name. */
     snprintf(text, sizeof text, "%sprefill_a = 1\nprefill_b = 2\n", base);
     assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
@@ -168,7 +169,61 @@ static void parse_errors(void **state)
     expect_error("alpha_a=0\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
                  0, "alpha_a must be > 0: Attention time must grow with the token load");
     expect_error("alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=-2\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
-                 0, "beta_f must be >= 0: -2");
+                 4, "beta_f = -2 is outside the plausible range [0, 3.6e+13] (an hour in "
+                    "cycles at 10 GHz: no unit given)");
+}
+
+/* Every time of a latency file is at most an hour (one step per unit of
+ * load), in the file's unit: 3600 s = 3.6e6 ms = 3.6e9 us = 3.6e12 ns, and
+ * 3.6e13 cycles (an hour at 10 GHz), also for a file without a unit.  At
+ * the bound a file is read; just above it, refused naming line and key. */
+static void plausible_ranges(void **state)
+{
+    static const struct {
+        const char *unit;
+        double hour;
+    } units[] = {{"s", 3600}, {"ms", 3.6e6}, {"us", 3.6e9}, {"ns", 3.6e12},
+                 {"cycles", 3.6e13}, {NULL, 3.6e13}};
+    static const char *const keys[] = {"beta_a", "alpha_c", "prefill_c", "decode_alpha"};
+    size_t i, j;
+    (void)state;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+        for (j = 0; j < sizeof keys / sizeof keys[0]; j++) {
+            char text[512], unit[32] = "";
+            afd_hw h;
+            afd_error err;
+            int over;
+            if (units[i].unit != NULL)
+                snprintf(unit, sizeof unit, "unit = %s\n", units[i].unit);
+            for (over = 0; over < 2; over++) {
+                double v = units[i].hour * (over ? 1 + 1e-9 : 1);
+                /* the laws come whole: the key's two partners are 1 */
+                snprintf(text, sizeof text,
+                         "alpha_a = 1\nbeta_a = %.17g\nalpha_f = 1\nbeta_f = 1\n"
+                         "alpha_c = %.17g\nbeta_c = 1\nprefill_a = 1\nprefill_b = 1\n"
+                         "prefill_c = %.17g\ndecode_beta = 1\ndecode_gamma = 1\n"
+                         "decode_alpha = %.17g\n%s",
+                         j == 0 ? v : 1, j == 1 ? v : 1, j == 2 ? v : 1, j == 3 ? v : 1, unit);
+                assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err),
+                                 over ? AFD_EINVAL : AFD_OK);
+                if (over) {
+                    /* beta_a is on line 2, alpha_c on 5, prefill_c on 9, decode_alpha on 12 */
+                    const long line[4] = {2, 5, 9, 12};
+                    assert_int_equal(err.line, line[j]);
+                    assert_true(strncmp(err.text, keys[j], strlen(keys[j])) == 0);
+                    assert_non_null(strstr(err.text, "is outside the plausible range [0, "));
+                } else {
+                    /* the same coefficients set by hand: afd_hw_check holds them alike */
+                    h.beta_a *= 1 + 1e-9 * (j == 0);
+                    h.alpha_c *= 1 + 1e-9 * (j == 1);
+                    h.prefill_c *= 1 + 1e-9 * (j == 2);
+                    h.decode_alpha *= 1 + 1e-9 * (j == 3);
+                    assert_int_equal(afd_hw_check(&h, &err), AFD_EINVAL);
+                    assert_int_equal(err.line, 0);
+                    assert_true(strncmp(err.text, keys[j], strlen(keys[j])) == 0);
+                }
+            }
+        }
 }
 
 /* tp: the tensor-parallel size the laws time, a positive integer when given,
@@ -770,7 +825,7 @@ int main(void)
         cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
         cmocka_unit_test(copy_laws),         cmocka_unit_test(tensor_parallel),
         cmocka_unit_test(decode_batch_max),  cmocka_unit_test(afd_tensor_parallel),
-        cmocka_unit_test(one_reader),
+        cmocka_unit_test(one_reader),        cmocka_unit_test(plausible_ranges),
     };
     RUN_TESTS(tests);
 }
