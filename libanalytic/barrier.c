@@ -10,9 +10,10 @@
 #include <gsl/gsl_sf_erf.h>
 
 #include "afd_barrier.h"
+#include "afd_parse.h"
 #include "internal.h"
 
-#define R_MAX 1e15
+#define R_MAX AFD_KAPPA_R_MAX
 #define PIECE 3.0
 #define EPSREL 1e-12
 #define EPSABS 1e-16    /* per piece */
@@ -139,6 +140,11 @@ static afd_status lower_tail(double r, double from, double *val, double *err)
 static int bad_r(double r)
 {
     return !(r >= 1) || !(r <= R_MAX);
+}
+
+afd_status afd_kappa_check_r(double r, afd_error *err)
+{
+    return afd_check_range(r, 1, R_MAX, err);
 }
 
 afd_status afd_kappa_e(double r, afd_result *result)
