@@ -34,6 +34,21 @@ static int efficiency(double x)
     return x > 0 && x <= 1;
 }
 
+/* 1 when the read was refused (checking that it left nothing and a
+ * one-line message), 0 when it gave rows (checking that there are some). */
+static int refused(afd_status st, size_t n, const void *row, const afd_error *err)
+{
+    if (st != AFD_OK) {
+        if (n != 0 || row != NULL)
+            abort();
+        fuzz_check_error(err);
+        return 1;
+    }
+    if (n == 0)
+        abort();
+    return 0;
+}
+
 static void compute(const char *path, const afd_device *dev)
 {
     afd_profile p;
@@ -44,14 +59,8 @@ static void compute(const char *path, const afd_device *dev)
     size_t i, k;
     afd_status st = afd_profile_read(path, &p, &err);
 
-    if (st != AFD_OK) {
-        if (p.n != 0 || p.row != NULL)
-            abort();
-        fuzz_check_error(&err);
+    if (refused(st, p.n, p.row, &err))
         return;
-    }
-    if (p.n == 0)
-        abort();
     for (i = 0; i < p.n; i++) {
         const afd_profile_row *r = &p.row[i];
         if (r->line <= last || !count(r->heads) || !count(r->kv_heads) || !count(r->hidden) ||
@@ -88,14 +97,8 @@ static void allreduce(const char *path, const afd_device *dev)
     size_t i;
     afd_status st = afd_allreduce_read(path, &p, &err);
 
-    if (st != AFD_OK) {
-        if (p.n != 0 || p.row != NULL)
-            abort();
-        fuzz_check_error(&err);
+    if (refused(st, p.n, p.row, &err))
         return;
-    }
-    if (p.n == 0)
-        abort();
     for (i = 0; i < p.n; i++) {
         const afd_allreduce_row *r = &p.row[i];
         if (r->line <= last || !count(r->workers) || !(r->bytes > 0) || !isfinite(r->bytes) ||
