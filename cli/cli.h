@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "afdkit.h"
 
 #if defined(__GNUC__)
@@ -527,6 +529,45 @@ void cli_progress_update(cli_progress *p, double done, double total, const char 
 void cli_progress_end(cli_progress *p);
 
 /* ---- commands */
+
+/* ---- afdkit merge: the table of one part of a run split by --shard K/N */
+
+/* Most provenance entries ("## key=value") one part may carry. */
+#define CLI_PART_MAX_META 64
+
+typedef struct cli_part_meta {
+    char *key, *value;
+    size_t line;
+} cli_part_meta;
+
+/* One part: a whole file in memory, cut into lines in place. */
+typedef struct cli_part {
+    const char *path; /* for messages */
+    char *text;       /* the file, NUL-terminated, owned (freed by cli_part_free) */
+    int json;
+    unsigned k, n; /* "## shard=K/N"; n = 0 when there is none */
+    size_t shard_line;
+    char *order; /* "COLUMN asc|desc" or NULL */
+    char *unit;  /* the "## unit=" value, or NULL */
+    size_t unit_line;
+    char *header; /* TSV: the header line without "# " */
+    size_t header_line;
+    cli_part_meta meta[CLI_PART_MAX_META];
+    size_t n_meta;
+    char **rows;      /* row lines (TSV or JSON text) */
+    size_t *row_line; /* their line numbers */
+    size_t n_rows, cap_rows;
+    json_t **objs;  /* JSON: the parsed rows */
+    char msg[512];  /* the error: "PATH:LINE: what", one line */
+} cli_part;
+
+/* Cut p->text (set with p->path, the rest zeroed) into provenance, header
+ * and rows: afdkit's tab-separated table or, when its first non-blank byte
+ * is '{', JSON Lines.  0, or the exit code (2: not a part's table, 1: out of
+ * memory) with the message in p->msg.  Nothing is printed. */
+int cli_part_parse(cli_part *p);
+/* Free what p holds (text included). */
+void cli_part_free(cli_part *p);
 
 extern const cli_command cli_cmd_theta;
 extern const cli_command cli_cmd_kappa;

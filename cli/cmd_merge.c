@@ -25,33 +25,6 @@ static const cli_group merge_group = {"Options", merge_options};
 static const cli_group *const merge_groups[] = {&merge_group, NULL};
 
 #define MAX_PARTS 100000
-#define MAX_META  64
-
-typedef struct meta {
-    char *key, *value;
-    size_t line;
-} meta;
-
-/* One part: a whole file in memory, cut into lines in place. */
-typedef struct part {
-    const char *path;
-    char *text;
-    int json;
-    unsigned k, n;
-    size_t shard_line;
-    char *order;  /* "COLUMN asc|desc" or NULL */
-    char *unit;   /* the "## unit=" value, or NULL */
-    size_t unit_line;
-    char *header; /* TSV: the header line without "# " */
-    size_t header_line;
-    meta meta[MAX_META];
-    size_t n_meta;
-    char **rows;      /* row lines (TSV or JSON text) */
-    size_t *row_line; /* their line numbers */
-    size_t n_rows, cap_rows;
-    json_t **objs; /* JSON: the parsed rows */
-} part;
-
 struct args {
     const char **files;
     size_t n_files;
@@ -121,230 +94,6 @@ static int read_all(const char *cmd, const char *path, char **out)
     buf[len] = '\0';
     *out = buf;
     return 0;
-}
-
-static int add_row(const char *cmd, part *p, char *line, size_t lineno)
-{
-    if (p->n_rows == p->cap_rows) {
-        size_t cap = p->cap_rows ? 2 * p->cap_rows : 256;
-        char **rows = realloc(p->rows, cap * sizeof *rows);
-        size_t *lines;
-        if (rows == NULL)
-            return cli_runtime_error(cmd, "out of memory");
-        p->rows = rows;
-        lines = realloc(p->row_line, cap * sizeof *lines);
-        if (lines == NULL)
-            return cli_runtime_error(cmd, "out of memory");
-        p->row_line = lines;
-        p->cap_rows = cap;
-    }
-    p->rows[p->n_rows] = line;
-    p->row_line[p->n_rows++] = lineno;
-    return 0;
-}
-
-/* "K/N" of a shard marker; 0 or -1. */
-static int parse_shard(const char *s, unsigned *k, unsigned *n)
-{
-    char *end;
-    unsigned long kv, nv;
-    if (*s < '1' || *s > '9')
-        return -1;
-    errno = 0;
-    kv = strtoul(s, &end, 10);
-    if (*end != '/' || end[1] < '1' || end[1] > '9')
-        return -1;
-    nv = strtoul(end + 1, &end, 10);
-    if (*end != '\0' || errno != 0 || nv > CLI_SHARD_MAX || kv < 1 || kv > nv)
-        return -1;
-    *k = (unsigned)kv;
-    *n = (unsigned)nv;
-    return 0;
-}
-
-/* A provenance entry; shard and order are kept apart. */
-static int add_meta(const char *cmd, part *p, char *key, char *value, size_t lineno)
-{
-    if (strcmp(key, "shard") == 0) {
-        if (p->n > 0)
-            return cli_input_error(cmd, "%s:%zu: a second shard line", p->path, lineno);
-        if (parse_shard(value, &p->k, &p->n) != 0)
-            return cli_input_error(cmd, "%s:%zu: shard is not K/N with 1 <= K <= N: '%s'", p->path,
-                                   lineno, value);
-        p->shard_line = lineno;
-        return 0;
-    }
-    if (strcmp(key, "order") == 0) {
-        p->order = value;
-        return 0;
-    }
-    if (strcmp(key, "unit") == 0) {
-        if (p->unit != NULL)
-            return cli_input_error(cmd, "%s:%zu: a second unit line", p->path, lineno);
-        p->unit = value;
-        p->unit_line = lineno;
-        return 0;
-    }
-    if (p->n_meta == MAX_META)
-        return cli_input_error(cmd, "%s:%zu: more than %d provenance entries", p->path, lineno,
-                               MAX_META);
-    p->meta[p->n_meta].key = key;
-    p->meta[p->n_meta].value = value;
-    p->meta[p->n_meta++].line = lineno;
-    return 0;
-}
-
-static int parse_tsv(const char *cmd, part *p)
-{
-    char *line = p->text, *next, *eq;
-    size_t lineno = 0;
-    int blank = 0, rc;
-    for (; *line != '\0'; line = next) {
-        next = strchr(line, '\n');
-        if (next != NULL)
-            *next++ = '\0';
-        else
-            next = line + strlen(line);
-        lineno++;
-        if (strchr(line, '\r') != NULL)
-            return cli_input_error(cmd,
-                                   "%s:%zu: a carriage return: merge reads afdkit's "
-                                   "tab-separated tables or JSON Lines, not CSV",
-                                   p->path, lineno);
-        if (line[0] == '\0') {
-            blank = 1;
-            continue;
-        }
-        if (blank)
-            return cli_input_error(cmd, "%s:%zu: a second block: merge joins one-block tables",
-                                   p->path, lineno);
-        if (strncmp(line, "## ", 3) == 0) {
-            if (p->header != NULL)
-                return cli_input_error(cmd, "%s:%zu: a provenance line after the header", p->path,
-                                       lineno);
-            if ((eq = strchr(line + 3, '=')) == NULL)
-                return cli_input_error(cmd, "%s:%zu: a '## ' line without '='", p->path, lineno);
-            *eq = '\0';
-            if ((rc = add_meta(cmd, p, line + 3, eq + 1, lineno)) != 0)
-                return rc;
-        } else if (strncmp(line, "# ", 2) == 0) {
-            if (p->header != NULL)
-                return cli_input_error(cmd,
-                                       "%s:%zu: a second header: merge joins one-block "
-                                       "tables",
-                                       p->path, lineno);
-            p->header = line + 2;
-            p->header_line = lineno;
-        } else {
-            if (p->header == NULL)
-                return cli_input_error(cmd, "%s:%zu: a row before the '# ' header line", p->path,
-                                       lineno);
-            if ((rc = add_row(cmd, p, line, lineno)) != 0)
-                return rc;
-        }
-    }
-    if (p->header == NULL)
-        return cli_input_error(cmd, "%s: no '# ' header line: not an afdkit table", p->path);
-    return 0;
-}
-
-/* The text of a JSON provenance value, as "## key=value" would show it. */
-static char *json_value_text(const json_t *v)
-{
-    if (json_is_string(v))
-        return strdup(json_string_value(v));
-    return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
-}
-
-static int parse_json(const char *cmd, part *p)
-{
-    char *line = p->text, *next;
-    size_t lineno = 0, cap = 0;
-    json_error_t jerr;
-    int rc;
-    for (; *line != '\0'; line = next) {
-        json_t *v;
-        next = strchr(line, '\n');
-        if (next != NULL)
-            *next++ = '\0';
-        else
-            next = line + strlen(line);
-        lineno++;
-        v = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
-        if (v == NULL)
-            return cli_input_error(cmd, "%s:%zu: not JSON: %s", p->path, lineno, jerr.text);
-        if (!json_is_object(v)) {
-            json_decref(v);
-            return cli_input_error(cmd, "%s:%zu: not a JSON object", p->path, lineno);
-        }
-        if (lineno == 1 && json_object_size(v) == 1 && json_object_get(v, "provenance")) {
-            json_t *prov = json_object_get(v, "provenance"), *val;
-            const char *key;
-            if (!json_is_object(prov)) {
-                json_decref(v);
-                return cli_input_error(cmd, "%s:1: provenance is not an object", p->path);
-            }
-            json_object_foreach(prov, key, val)
-            {
-                /* The part owns the copies (part_free); shard is parsed,
-                 * order kept as p->order. */
-                char *k = strdup(key), *text = json_value_text(val);
-                int shard = strcmp(key, "shard") == 0;
-                int order = strcmp(key, "order") == 0 || strcmp(key, "unit") == 0;
-                if (k == NULL || text == NULL) {
-                    free(k);
-                    free(text);
-                    json_decref(v);
-                    return cli_runtime_error(cmd, "out of memory");
-                }
-                rc = add_meta(cmd, p, k, text, 1);
-                if (shard || order || rc != 0)
-                    free(k);
-                if (shard || (rc != 0 && !order))
-                    free(text);
-                if (rc != 0) {
-                    json_decref(v);
-                    return rc;
-                }
-            }
-            json_decref(v);
-            continue;
-        }
-        if ((rc = add_row(cmd, p, line, lineno)) != 0) {
-            json_decref(v);
-            return rc;
-        }
-        if (p->n_rows > cap) {
-            json_t **grown = realloc(p->objs, p->cap_rows * sizeof *grown);
-            if (grown == NULL) {
-                json_decref(v);
-                return cli_runtime_error(cmd, "out of memory");
-            }
-            p->objs = grown;
-            cap = p->cap_rows;
-        }
-        p->objs[p->n_rows - 1] = v;
-    }
-    return 0;
-}
-
-static void part_free(part *p)
-{
-    size_t k;
-    free(p->text);
-    free(p->rows);
-    free(p->row_line);
-    if (p->json) {
-        for (k = 0; k < p->n_meta; k++) {
-            free(p->meta[k].key);
-            free(p->meta[k].value);
-        }
-        free(p->order);
-        free(p->unit);
-        for (k = 0; k < p->n_rows; k++)
-            json_decref(p->objs[k]);
-    }
-    free(p->objs);
 }
 
 /* The keys of a JSON row, joined by tabs (to compare rows' columns). */
@@ -483,7 +232,7 @@ static int run(const cli_command *self, int argc, char **argv)
     const char *cmd = self->path;
     struct args a;
     cli_common c;
-    part *parts = NULL, **by_k = NULL;
+    cli_part *parts = NULL, **by_k = NULL;
     size_t *order_idx = NULL;
     double *keys = NULL;
     const char **names = NULL;
@@ -510,16 +259,17 @@ static int run(const cli_command *self, int argc, char **argv)
 
     /* Read and check each part. */
     for (f = 0; f < a.n_files; f++) {
-        part *p = &parts[f];
-        const char *s;
+        cli_part *p = &parts[f];
         p->path = a.files[f];
         if ((rc = read_all(cmd, p->path, &p->text)) != 0)
             goto out;
-        for (s = p->text; *s == ' ' || *s == '\t' || *s == '\n'; s++)
-            ;
-        p->json = *s == '{';
-        if ((rc = p->json ? parse_json(cmd, p) : parse_tsv(cmd, p)) != 0)
+        if ((rc = cli_part_parse(p)) != 0) {
+            if (rc == 1)
+                cli_runtime_error(cmd, "%s", p->msg);
+            else
+                cli_input_error(cmd, "%s", p->msg);
             goto out;
+        }
         if (p->n == 0) {
             rc = cli_input_error(cmd,
                                  "%s: not the table of a shard (no '## shard=K/N' line; "
@@ -608,7 +358,7 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     }
     for (f = 0; f < a.n_files; f++) {
-        part *p = &parts[f];
+        cli_part *p = &parts[f];
         if (by_k[p->k - 1] != NULL) {
             rc = cli_input_error(cmd, "%s: part %u/%u given twice (also %s)", p->path, p->k, n,
                                  by_k[p->k - 1]->path);
@@ -639,7 +389,7 @@ static int run(const cli_command *self, int argc, char **argv)
     /* JSON rows: every object has the same keys in the same order. */
     if (parts[0].json)
         for (i = 0; i < total; i++) {
-            part *p = by_k[i % n];
+            cli_part *p = by_k[i % n];
             size_t r = i / n;
             char *keys_i = json_keys(p->objs[r]);
             if (keys_i == NULL) {
@@ -705,7 +455,7 @@ static int run(const cli_command *self, int argc, char **argv)
             goto out;
         }
         for (i = 0; i < total; i++) {
-            part *p = by_k[i % n];
+            cli_part *p = by_k[i % n];
             if (p->json) {
                 json_t *v = json_object_get(p->objs[i / n], col);
                 keys[i] = json_is_number(v) ? json_number_value(v) : NAN;
@@ -776,7 +526,7 @@ out:
     cli_table_discard(t);
     if (parts != NULL)
         for (f = 0; f < a.n_files; f++)
-            part_free(&parts[f]);
+            cli_part_free(&parts[f]);
     free(parts);
     free(by_k);
     free(order_idx);

@@ -12,14 +12,9 @@
 #include <string.h>
 
 #include "afdkit.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_message(const afd_error *err)
-{
-    if (strchr(err->text, '\n') != NULL || strchr(err->text, '\r') != NULL)
-        abort();
-}
 
 static void as_trace(const uint8_t *data, size_t size, const afd_trace_options *opt)
 {
@@ -32,7 +27,7 @@ static void as_trace(const uint8_t *data, size_t size, const afd_trace_options *
     long last = 0;
 
     if (afd_trace_open_memory((const char *)data, size, opt, &t, &err) != AFD_OK) {
-        check_message(&err);
+        fuzz_check_error(&err);
         afd_renewal_acc_free(acc);
         return;
     }
@@ -44,7 +39,7 @@ static void as_trace(const uint8_t *data, size_t size, const afd_trace_options *
             (void)afd_renewal_acc_add(acc, row.prompt, row.output);
     }
     if (st != AFD_EOF) {
-        check_message(&err);
+        fuzz_check_error(&err);
         if (afd_trace_next(t, &row, &err) == AFD_OK) /* errors are sticky */
             abort();
     }
@@ -63,7 +58,7 @@ static void as_csv(const uint8_t *data, size_t size)
     long line;
 
     if (afd_csv_open_memory((const char *)data, size, &c, &err) != AFD_OK) {
-        check_message(&err);
+        fuzz_check_error(&err);
         return;
     }
     n = afd_csv_columns(c) < AFD_CSV_MAX_SELECT ? afd_csv_columns(c) : AFD_CSV_MAX_SELECT;

@@ -61,11 +61,12 @@ AFD_API afd_status afd_device_parse(const char *text, size_t len, const char *na
 AFD_API afd_status afd_device_read(const char *path, afd_device *out, afd_error *err);
 /* Write d as a device file into buf (cap bytes, NUL-terminated): each line
  * of comment (may be NULL) as a '#' line, then every key with its value
- * (%.10g; a phase pair as mfu, mbu, comm_eff when both phases agree, else
- * the _prefill and _decode keys; price_per_hour and power_w only when
- * given, kernel_us when not 0, roofline_p when finite).  afd_device_parse
- * reads it back to d.  AFD_ELIMIT (buf emptied)
- * when cap is too small. */
+ * (in the fewest significant digits, 15 to 17, that read back exactly; a
+ * phase pair as mfu, mbu, comm_eff when both phases agree, else the
+ * _prefill and _decode keys; price_per_hour and power_w only when given,
+ * kernel_us when not 0, roofline_p when finite).  afd_device_parse reads
+ * it back to d, bit for bit.  AFD_ELIMIT (buf emptied) when cap is too
+ * small. */
 AFD_API afd_status afd_device_format(const afd_device *d, const char *comment, char *buf,
                                      size_t cap);
 /* A bundled preset by name ("h100-sxm"); AFD_EINVAL if unknown. */

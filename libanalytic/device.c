@@ -212,6 +212,20 @@ const char *afd_device_preset_text(size_t i)
     return i < n_presets() ? afd_priv_device_presets[i].text : NULL;
 }
 
+/* v in the fewest significant digits (15 to 17) that strtod reads back to
+ * v exactly: "0.713" stays as written, 1/3 needs all 17. */
+static const char *exact(double v, char *s, size_t cap)
+{
+    int digits;
+    for (digits = 15; digits < 17; digits++) {
+        snprintf(s, cap, "%.*g", digits, v);
+        if (strtod(s, NULL) == v)
+            return s;
+    }
+    snprintf(s, cap, "%.17g", v);
+    return s;
+}
+
 afd_status afd_device_format(const afd_device *d, const char *comment, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -219,6 +233,8 @@ afd_status afd_device_format(const afd_device *d, const char *comment, char *buf
     const double *eff[3] = {d->mfu, d->mbu, d->comm_eff};
     const int shared[3] = {K_MFU, K_MBU, K_COMM};
     const int own[2][3] = {{K_MFU_P, K_MBU_P, K_COMM_P}, {K_MFU_D, K_MBU_D, K_COMM_D}};
+    char num[32], num2[32];
+#define NUM(v) exact((v), num, sizeof num)
 #define PUT(...)                                                                   \
     do {                                                                           \
         int w_ = snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__);      \
@@ -238,30 +254,31 @@ afd_status afd_device_format(const afd_device *d, const char *comment, char *buf
             s += n + (nl != NULL);
         }
     }
-    PUT("%s = %.10g\n", keys[K_PEAK].name, d->peak_tflops);
-    PUT("%s = %.10g\n", keys[K_HBM].name, d->hbm_tbps);
-    PUT("%s = %.10g\n", keys[K_HBM_GB].name, d->hbm_gb);
-    PUT("%s = %.10g\n", keys[K_NET].name, d->net_gbps);
+    PUT("%s = %s\n", keys[K_PEAK].name, NUM(d->peak_tflops));
+    PUT("%s = %s\n", keys[K_HBM].name, NUM(d->hbm_tbps));
+    PUT("%s = %s\n", keys[K_HBM_GB].name, NUM(d->hbm_gb));
+    PUT("%s = %s\n", keys[K_NET].name, NUM(d->net_gbps));
     for (k = 0; k < 3; k++) {
         if (eff[k][0] == eff[k][1])
-            PUT("%s = %.10g\n", keys[shared[k]].name, eff[k][0]);
+            PUT("%s = %s\n", keys[shared[k]].name, NUM(eff[k][0]));
         else
-            PUT("%s = %.10g\n%s = %.10g\n", keys[own[0][k]].name, eff[k][0],
-                keys[own[1][k]].name, eff[k][1]);
+            PUT("%s = %s\n%s = %s\n", keys[own[0][k]].name, NUM(eff[k][0]),
+                keys[own[1][k]].name, exact(eff[k][1], num2, sizeof num2));
     }
     for (k = 0; k < 3; k++)
-        PUT("%s = %.10g\n", keys[K_DISP_N + k].name, d->dispatch_ms[k]);
-    PUT("%s = %.10g\n", keys[K_COMM_LAT].name, d->comm_latency_ms);
-    PUT("%s = %.10g\n", keys[K_MEM_UTIL].name, d->mem_util);
+        PUT("%s = %s\n", keys[K_DISP_N + k].name, NUM(d->dispatch_ms[k]));
+    PUT("%s = %s\n", keys[K_COMM_LAT].name, NUM(d->comm_latency_ms));
+    PUT("%s = %s\n", keys[K_MEM_UTIL].name, NUM(d->mem_util));
     if (!isnan(d->price_per_hour))
-        PUT("%s = %.10g\n", keys[K_PRICE].name, d->price_per_hour);
+        PUT("%s = %s\n", keys[K_PRICE].name, NUM(d->price_per_hour));
     if (!isnan(d->power_w))
-        PUT("%s = %.10g\n", keys[K_POWER].name, d->power_w);
+        PUT("%s = %s\n", keys[K_POWER].name, NUM(d->power_w));
     if (d->kernel_us != 0)
-        PUT("%s = %.10g\n", keys[K_KERNEL].name, d->kernel_us);
+        PUT("%s = %s\n", keys[K_KERNEL].name, NUM(d->kernel_us));
     if (isfinite(d->roofline_p))
-        PUT("%s = %.10g\n", keys[K_RIDGE_P].name, d->roofline_p);
+        PUT("%s = %s\n", keys[K_RIDGE_P].name, NUM(d->roofline_p));
 #undef PUT
+#undef NUM
     if (bad || len >= cap) {
         if (cap > 0)
             buf[0] = '\0';

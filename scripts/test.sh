@@ -2,7 +2,7 @@
 # The README's second command: run every test.
 #   1. unit and command-line tests (make check) in build/
 #   2. the same suite built with clang, AddressSanitizer + UBSan in build-fuzz/
-#   3. every libFuzzer target of that build for FUZZ_SECONDS (default 15)
+#   3. every libFuzzer target of that build for FUZZ_SECONDS (default 10)
 #   4. the command-line tests of the readers and error paths with afdkit
 #      under valgrind memcheck (make check-valgrind-all runs them all)
 #   5. make distcheck: the release tarball builds without OpenMP and with
@@ -45,8 +45,8 @@ LSAN_OPTIONS="suppressions=$top/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTION
 export LSAN_OPTIONS
 check "$top/build-fuzz" check
 
-step "fuzzing: each target for ${FUZZ_SECONDS:-15}s"
-scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
+step "fuzzing: each target for ${FUZZ_SECONDS:-10}s"
+scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
 
 step "command-line tests under valgrind"
 check "$build" check-valgrind

@@ -398,10 +398,56 @@ static void device_format_round_trip(void **state)
     assert_string_equal(small, "");
 }
 
+/* The numbers of a device, every field but the name, bit for bit. */
+static void assert_same_device(const afd_device *a, const afd_device *b)
+{
+    const double x[] = {a->peak_tflops, a->hbm_tbps, a->hbm_gb, a->net_gbps, a->mfu[0],
+                        a->mfu[1], a->mbu[0], a->mbu[1], a->comm_eff[0], a->comm_eff[1],
+                        a->dispatch_ms[0], a->dispatch_ms[1], a->dispatch_ms[2],
+                        a->comm_latency_ms, a->mem_util, a->price_per_hour, a->power_w,
+                        a->kernel_us, a->roofline_p};
+    const double y[] = {b->peak_tflops, b->hbm_tbps, b->hbm_gb, b->net_gbps, b->mfu[0],
+                        b->mfu[1], b->mbu[0], b->mbu[1], b->comm_eff[0], b->comm_eff[1],
+                        b->dispatch_ms[0], b->dispatch_ms[1], b->dispatch_ms[2],
+                        b->comm_latency_ms, b->mem_util, b->price_per_hour, b->power_w,
+                        b->kernel_us, b->roofline_p};
+    assert_memory_equal(x, y, sizeof x);
+}
+
+/* Every number a device file states survives afd_device_format and
+ * afd_device_parse bit for bit: each bundled preset (ascend-910b3's
+ * hbm_tbps = 1.6 x 2^40 / 10^12 = 1.7592186044416 has 14 significant
+ * digits) and values that need all 17 (0.1 + 0.2, 1/3). */
+static void device_format_keeps_every_digit(void **state)
+{
+    afd_device d, back;
+    afd_error e;
+    char buf[4096];
+    size_t i;
+    (void)state;
+    for (i = 0; afd_device_preset_name(i) != NULL; i++) {
+        assert_int_equal(afd_device_preset_load(afd_device_preset_name(i), &d, &e), AFD_OK);
+        assert_int_equal(afd_device_format(&d, NULL, buf, sizeof buf), AFD_OK);
+        assert_int_equal(afd_device_parse(buf, strlen(buf), "x", &back, &e), AFD_OK);
+        assert_same_device(&d, &back);
+    }
+    assert_int_equal(afd_device_preset_load("ascend-910b3", &d, &e), AFD_OK);
+    assert_true(d.hbm_tbps == 1.6 * 1099511627776.0 / 1e12);
+    d = device(412.5, 1.0 / 3, 0.1 + 0.2, 0.713);
+    d.comm_latency_ms = 2.0 / 3;
+    assert_int_equal(afd_device_format(&d, NULL, buf, sizeof buf), AFD_OK);
+    assert_int_equal(afd_device_parse(buf, strlen(buf), "x", &back, &e), AFD_OK);
+    assert_same_device(&d, &back);
+    /* the shortest text that reads back: 412.5 and 0.713 as written */
+    assert_non_null(strstr(buf, "peak_tflops = 412.5\n"));
+    assert_non_null(strstr(buf, "mbu = 0.713\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(estimate_by_hand),
+        cmocka_unit_test(device_format_keeps_every_digit),
         cmocka_unit_test(fit_recovers_efficiencies),
         cmocka_unit_test(fit_needs_both_bounds),
         cmocka_unit_test(fit_recovers_terms),
