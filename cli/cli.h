@@ -334,7 +334,10 @@ int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option 
 enum {                       /* flags of cli_workload_load */
     CLI_WL_ANY = 0,              /* trace, geometric or theta/nu */
     CLI_WL_NEEDS_LENGTHS = 1,    /* a trace or the geometric model (samplers) */
-    CLI_WL_NO_SE_WARNING = 2     /* the command reports no standard errors */
+    CLI_WL_NO_SE_WARNING = 2,    /* the command reports no standard errors */
+    CLI_WL_NO_MOMENTS = 4        /* the command reads only the kept rows or pairs:
+                                    no theta, nu or tail index (NaN), so lengths up
+                                    to 2^64 - 1 are accepted */
 };
 
 /* Most trace rows kept in memory for samplers: 2^26 rows, 1 GiB. */
