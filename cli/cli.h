@@ -45,6 +45,14 @@ int cli_runtime_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
  * rule of docs/cli.md, exit 1 with "afdkit: CMD: message" naming the reason
  * and no table.  Call it before anything is printed on stdout.  Returns 1. */
 int cli_infeasible(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* The cli_infeasible error of an unstable c-server queue whose offered
+ * load a (named load: "lambda*D") is >= c: the smallest stable c, floor(a)
+ * + 1, in full below 2^53, and "c > a" in 15 significant digits above,
+ * where a + 1 is no double ("1e+308", not 309 digits); for an infinite a,
+ * that no c makes it stable.  Whole numbers in messages are printed so:
+ * "%.15g" (of nearbyint(v) where v may have a fraction) is "%.0f" below
+ * 1e15 and exponent notation above.  Returns 1. */
+int cli_unstable_queue(const char *cmd, const char *load, double c, double a);
 /* Print "afdkit: CMD: warning: message". */
 void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Report a library error about a file: "afdkit: CMD: FILE:LINE: text"; the
@@ -333,7 +341,10 @@ int cli_workload_option(const char *cmd, cli_workload_args *a, const cli_option 
 enum {                       /* flags of cli_workload_load */
     CLI_WL_ANY = 0,              /* trace, geometric or theta/nu */
     CLI_WL_NEEDS_LENGTHS = 1,    /* a trace or the geometric model (samplers) */
-    CLI_WL_NO_SE_WARNING = 2     /* the command reports no standard errors */
+    CLI_WL_NO_SE_WARNING = 2,    /* the command reports no standard errors */
+    CLI_WL_NO_MOMENTS = 4        /* the command reads only the kept rows or pairs:
+                                    no theta, nu or tail index (NaN), so lengths up
+                                    to 2^64 - 1 are accepted */
 };
 
 /* Most trace rows kept in memory for samplers: 2^26 rows, 1 GiB. */

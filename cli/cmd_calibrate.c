@@ -623,8 +623,9 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_end_row(t);
         *alpha_out[k] = a.robust ? fit[k].alpha_robust : fit[k].alpha;
         *beta_out[k] = a.robust ? fit[k].beta_robust : fit[k].beta;
-        /* A latency file needs beta >= 0 (and alpha_c >= 0): a fit that is
-         * negative only within its error or rounding is written as 0. */
+        /* A latency file needs beta >= 0 (and alpha_c >= 0): a fit within
+         * rounding of 0 (either sign) or negative only within its error is
+         * written as 0. */
         if (a.out != NULL &&
             afd_fit_clamp(beta_out[k], a.robust ? fit[k].beta_robust_se : fit[k].beta_se,
                           fit[k].beta_round))

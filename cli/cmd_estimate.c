@@ -139,14 +139,14 @@ static void warn_fit(const char *cmd, const afd_estimate_fit *fit)
         if (!(l->max_rel_err > AFD_ESTIMATE_FIT_WARN))
             continue;
         if (k == AFD_FIT_FFN)
-            cli_warn(cmd, "%s is off the estimator by %.0f%% at aggregated batch %g (fitted "
+            cli_warn(cmd, "%s is off the estimator by %.15g%% at aggregated batch %g (fitted "
                           "over %g to %g sequences; warned above %g%%)",
-                     what[k], 100 * l->max_rel_err, l->at_batch, l->lo_batch, l->hi_batch,
+                     what[k], nearbyint(100 * l->max_rel_err), l->at_batch, l->lo_batch, l->hi_batch,
                      100 * AFD_ESTIMATE_FIT_WARN);
         else
-            cli_warn(cmd, "%s is off the estimator by %.0f%% at batch %g, %s %g (fitted over "
+            cli_warn(cmd, "%s is off the estimator by %.15g%% at batch %g, %s %g (fitted over "
                           "batches %g to %g; warned above %g%%)",
-                     what[k], 100 * l->max_rel_err, l->at_batch,
+                     what[k], nearbyint(100 * l->max_rel_err), l->at_batch,
                      k == AFD_FIT_PREFILL ? "prompt" : "context", l->at_seq, l->lo_batch,
                      l->hi_batch, 100 * AFD_ESTIMATE_FIT_WARN);
     }

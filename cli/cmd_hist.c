@@ -97,7 +97,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     if (c.wl.trace == NULL)
         return cli_usage_error(cmd, "--trace FILE is required");
-    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING,
+    if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS | CLI_WL_NO_SE_WARNING | CLI_WL_NO_MOMENTS,
                                 CLI_KEEP_PAIRS, &c.out, &w)) != 0)
         return rc;
 

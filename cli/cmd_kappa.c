@@ -56,7 +56,7 @@ static int run(const cli_command *self, int argc, char **argv)
         if (st != AFD_OK) {
             cli_progress_end(&prog);
             cli_table_discard(t);
-            rc = cli_runtime_error(cmd, "kappa_%.0f: %s", rs.v[k], afd_strerror(st));
+            rc = cli_runtime_error(cmd, "kappa_%.15g: %s", rs.v[k], afd_strerror(st));
             cli_list_free(&rs);
             return rc;
         }

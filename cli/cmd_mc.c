@@ -534,10 +534,7 @@ static int run_mdc(const cli_command *self, int argc, char **argv)
     }
     for (k = 0; k < a.list.n; k++)
         if (a.lambda * es >= a.list.v[k]) {
-            rc = cli_infeasible(cmd,
-                                "unstable queue at c = %.0f: rho = lambda*E[S]/c = %g "
-                                ">= 1; the smallest c that makes it stable is %.0f",
-                                a.list.v[k], a.lambda * es / a.list.v[k], floor(a.lambda * es) + 1);
+            rc = cli_unstable_queue(cmd, "lambda*E[S]", a.list.v[k], a.lambda * es);
             goto out;
         }
     cli_shard_list(&c.out, &a.list);

@@ -205,13 +205,7 @@ static int run(const cli_command *self, int argc, char **argv)
             double c = cs.v[k];
             cli_list_free(&cs);
             cli_list_free(&lambdas);
-            if (!isfinite(a))
-                return cli_infeasible(cmd, "unstable queue: lambda*D overflows, so no number "
-                                           "of servers makes it stable");
-            return cli_infeasible(cmd,
-                                  "unstable queue at c = %.0f: rho = lambda*D/c = %g >= 1; "
-                                  "the smallest c that makes it stable is %.0f",
-                                  c, a / c, floor(a) + 1);
+            return cli_unstable_queue(cmd, "lambda*D", c, a);
         }
     }
 

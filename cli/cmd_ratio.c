@@ -86,7 +86,7 @@ static int cost_row(const char *cmd, cli_table *t, const afd_system *s, const cl
     if (st != AFD_OK)
         return cli_runtime_error(cmd, "rule %s: %s", rule, afd_strerror(st));
     if (best.r == hi && nf > 1)
-        cli_warn(cmd, "the %s optimum r = %.0f is the largest feasible value; raise --r-max",
+        cli_warn(cmd, "the %s optimum r = %.15g is the largest feasible value; raise --r-max",
                  rule, best.r);
     row(t, cost, s->B, rule, best.r, best.thr_g, best.tau_g, best.bind, r_cont, se);
     return 0;
@@ -193,7 +193,7 @@ static int run(const cli_command *self, int argc, char **argv)
                       "FFN; see xA-yF topologies with --max-instances",
                  mf.r);
     if (g.r == hi && nf > 1)
-        cli_warn(cmd, "the barrier-aware optimum r = %.0f is the largest feasible value; "
+        cli_warn(cmd, "the barrier-aware optimum r = %.15g is the largest feasible value; "
                       "raise --r-max",
                  g.r);
 

@@ -389,9 +389,10 @@ static int run(const cli_command *self, int argc, char **argv)
         double b = floor(sh.base.kv_capacity / (len.prompt_mean + len.output_mean));
         if (b < 1)
             FAIL(cli_usage_error(cmd,
-                                 "the KV cache holds %.0f tokens, less than one mean request's "
-                                 "%.0f",
-                                 sh.base.kv_capacity, len.prompt_mean + len.output_mean));
+                                 "the KV cache holds %.15g tokens, less than one mean request's "
+                                 "%.15g",
+                                 nearbyint(sh.base.kv_capacity),
+                                 nearbyint(len.prompt_mean + len.output_mean)));
         if (b < sh.base.decode_bmax)
             sh.base.decode_bmax = (unsigned)b;
     }

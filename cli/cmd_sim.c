@@ -184,13 +184,13 @@ static int run(const cli_command *self, int argc, char **argv)
         params_for(&a, &w, &hw, k, &p);
         st = afd_pipeline_check(&p);
         if (st == AFD_ELIMIT) {
-            rc = cli_usage_error(cmd, "refused: r = %.0f needs %.3g slots (x m B), more than "
+            rc = cli_usage_error(cmd, "refused: r = %.15g needs %.3g slots (x m B), more than "
                                       "2^26",
                                  a.rs.v[k], a.rs.v[k] * (double)a.ffn * (double)a.mb * a.B);
             goto out;
         }
         if (st != AFD_OK) {
-            rc = cli_usage_error(cmd, "r = %.0f: parameters outside the simulator's range (%s)",
+            rc = cli_usage_error(cmd, "r = %.15g: parameters outside the simulator's range (%s)",
                                  a.rs.v[k], afd_strerror(st));
             goto out;
         }
@@ -231,7 +231,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_progress_end(&prog);
     for (k = 0; k < n; k++)
         if (sts[k] != AFD_OK) {
-            rc = cli_runtime_error(cmd, "r = %.0f: %s", a.rs.v[k], afd_strerror(sts[k]));
+            rc = cli_runtime_error(cmd, "r = %.15g: %s", a.rs.v[k], afd_strerror(sts[k]));
             goto out;
         }
 
@@ -254,7 +254,7 @@ static int run(const cli_command *self, int argc, char **argv)
         s.theta = w.stats.theta;
         s.nu = w.stats.nu;
         if (afd_cycle_topology(&s, x, (unsigned)a.ffn, &cy) != AFD_OK) {
-            rc = cli_runtime_error(cmd, "r = %.0f: the closed form failed", a.rs.v[k]);
+            rc = cli_runtime_error(cmd, "r = %.15g: the closed form failed", a.rs.v[k]);
             goto out;
         }
         cli_table_real(t, a.rs.v[k]);

@@ -243,7 +243,7 @@ static int run(const cli_command *self, int argc, char **argv)
         /* the decode batch limit, as far as the KV cache holds it */
         bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
         if (bmax < 1) {
-            cli_warn(cmd, "tp %u left out: the KV cache holds %.0f tokens, less than one "
+            cli_warn(cmd, "tp %u left out: the KV cache holds %.15g tokens, less than one "
                           "request's %lld",
                      tp, tokens, (long long)(x.a.prompt + x.a.output));
             continue;

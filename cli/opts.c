@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,22 @@ int cli_infeasible(const char *cmd, const char *fmt, ...)
     vmessage(cmd, "", fmt, ap, "");
     va_end(ap);
     return EXIT_RUNTIME;
+}
+
+int cli_unstable_queue(const char *cmd, const char *load, double c, double a)
+{
+    if (!isfinite(a))
+        return cli_infeasible(cmd, "unstable queue: %s overflows, so no number of servers "
+                                   "makes it stable", load);
+    /* below 2^53 floor(a) + 1 is the next integer, printed in full by %.16g;
+     * from 2^53 on every double is an integer and a + 1 rounds to a */
+    if (floor(a) + 1 > a)
+        return cli_infeasible(cmd, "unstable queue at c = %.15g: rho = %s/c = %g >= 1; the "
+                                   "smallest c that makes it stable is %.16g",
+                              c, load, a / c, floor(a) + 1);
+    return cli_infeasible(cmd, "unstable queue at c = %.15g: rho = %s/c = %g >= 1; a stable "
+                               "queue needs c > %.15g",
+                          c, load, a / c, a);
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)

@@ -410,7 +410,7 @@ void cli_serve_warn_kv(const char *cmd, const char *what, double cap, const cli_
                 }
             }
         }
-        snprintf(req, sizeof req, "%s (%.0f tokens = prompt %.0f + output %.0f)",
+        snprintf(req, sizeof req, "%s (%.15g tokens = prompt %.15g + output %.15g)",
                  w == NULL ? "one --lengths request" : "the largest request of the trace",
                  prompt + output, prompt, output);
     }

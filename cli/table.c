@@ -682,18 +682,21 @@ int cli_table_finish(cli_table *t, const char *cmd)
 /* Write data to path atomically: into a temporary file PATH.XXXXXX in the
  * same directory, flushed and closed, then renamed over path; on any failure
  * the temporary file is removed, so a full disk leaves neither a truncated
- * file nor a stray temporary behind.  A path that exists and is not a regular
- * file (a device such as /dev/stdout, a pipe, a symbolic link) is written in
- * place: renaming over it would replace the node rather than write to it. */
+ * file nor a stray temporary behind.  The file written has the mode (and,
+ * where permitted, the group and owner) of the file it replaces, or, new,
+ * 0666 less the umask, as fopen would give it.  A path that exists and is
+ * not a regular file (a device such as /dev/stdout, a pipe, a symbolic link)
+ * is written in place: renaming over it would replace the node rather than
+ * write to it. */
 int cli_write_file(const char *cmd, const char *path, const char *data, size_t len)
 {
     struct stat st;
     char *tmp;
     size_t n = strlen(path);
-    mode_t mask;
-    int fd, err = 0;
+    mode_t mode;
+    int fd, err = 0, exists = lstat(path, &st) == 0;
     FILE *f;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode)) {
         f = fopen(path, "w");
         if (f == NULL || fwrite(data, 1, len, f) != len || fflush(f) != 0)
             err = errno ? errno : EIO;
@@ -710,11 +713,24 @@ int cli_write_file(const char *cmd, const char *path, const char *data, size_t l
         free(tmp);
         return cli_runtime_error(cmd, "%s: cannot write: %s", path, strerror(err));
     }
-    /* mkstemp creates the file 0600; give it the mode fopen would have. */
-    mask = umask(0);
-    umask(mask);
+    /* mkstemp creates the file 0600: give it the replaced file's mode, or
+     * fopen's.  Owner and group first, since a chown may clear mode bits;
+     * only root may give a file away, and a user may give it only a group
+     * they are in: where the group cannot be kept, its bits are not given
+     * to another group. */
+    if (exists) {
+        struct stat now;
+        mode = st.st_mode & 07777;
+        if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0 &&
+            (fstat(fd, &now) != 0 || now.st_gid != st.st_gid))
+            mode &= ~(mode_t)070;
+    } else {
+        mode = umask(0);
+        umask(mode);
+        mode = 0666 & ~mode;
+    }
     errno = 0;
-    if (fchmod(fd, 0666 & ~mask) != 0 || (f = fdopen(fd, "w")) == NULL) {
+    if (fchmod(fd, mode) != 0 || (f = fdopen(fd, "w")) == NULL) {
         err = errno ? errno : EIO;
         close(fd);
     } else {

@@ -190,6 +190,7 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         cli_progress_init(&pc.p, cmd, "reading trace", out != NULL && out->quiet);
         topt.keep_rows = keep_rows == CLI_KEEP_ROWS;
         topt.keep_pairs = keep_rows == CLI_KEEP_PAIRS;
+        topt.no_moments = (need & CLI_WL_NO_MOMENTS) != 0;
         topt.columns.where = a->where;
         if (topt.keep_rows && topt.max_rows == 0)
             topt.max_rows = CLI_MAX_KEPT_ROWS;

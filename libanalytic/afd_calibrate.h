@@ -59,10 +59,12 @@ AFD_API afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_
                                 double *weights, afd_error *err);
 
 /* A coefficient that must be >= 0 (an intercept of a latency file, the
- * communication slope) but was fitted slightly negative: when -v is within
- * its standard error se or its rounding bound round (afd_fit's *_round) of
- * 0, set *v = 0 and return 1; otherwise leave it and return 0 (a clearly
- * negative coefficient, which the caller refuses). */
+ * communication slope): when |v| is within its rounding bound round
+ * (afd_fit's *_round) of 0, whichever its sign (the sign of a rounding error
+ * depends on the CPU's kernels), or v is negative by no more than its
+ * standard error se, set *v = 0 and return 1; otherwise leave it (a -0 is
+ * made 0) and return 0: a positive coefficient beyond its rounding bound is
+ * kept, a clearly negative one is the caller's to refuse. */
 AFD_API int afd_fit_clamp(double *v, double se, double round);
 
 /* ---- serving laws from measured batches

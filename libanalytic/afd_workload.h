@@ -73,6 +73,9 @@ typedef struct afd_workload_trace_options {
                                 of 24 bytes per distinct pair (plus a fixed 12 MiB
                                 while reading), whatever the number of rows */
     size_t max_pairs;        /* refuse more distinct pairs than this (0: no limit) */
+    int no_moments;          /* for readers of the rows or pairs only: no theta,
+                                nu or tail index (stats NaN but n, tail_alpha
+                                NaN), so no length is too large (up to 2^64 - 1) */
 } afd_workload_trace_options;
 
 /* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16)
@@ -80,7 +83,7 @@ typedef struct afd_workload_trace_options {
  * AFD_HILL_KMAX) lifetimes (afd_tail.h).
  * Rows whose D = output - decode_offset is <= 0 are skipped and counted.
  * Errors: those of afd_trace_open/afd_trace_next; AFD_ERANGE when a row's
- * values are too large for the exact accumulator; AFD_EEMPTY when no data
+ * values are too large for the exact accumulator (never with no_moments); AFD_EEMPTY when no data
  * row or no usable row remains; AFD_ELIMIT when keep_rows exceeds max_rows
  * or keep_pairs max_pairs;
  * AFD_ENOMEM when memory runs out.  err->line is the offending line (0 when no single line is to

@@ -120,7 +120,13 @@ done:
 
 int afd_fit_clamp(double *v, double se, double round)
 {
-    if (*v < 0 && (-*v <= se || -*v <= round)) {
+    /* A value within its rounding bound of 0 is 0 whichever its sign: the
+     * sign of a rounding error depends on the CPU's GSL/BLAS kernels. */
+    if (*v == 0) {
+        *v = 0; /* -0 too */
+        return 0;
+    }
+    if (fabs(*v) <= round || (*v < 0 && -*v <= se)) {
         *v = 0;
         return 1;
     }

@@ -534,7 +534,7 @@ afd_status afd_profile_fit_allreduce(const afd_device *d, const afd_allreduce_pr
         }
     if (n < 2 || !(xhi > xlo))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
-                             "need all-reduce times of at least two message sizes%s%.0f workers",
+                             "need all-reduce times of at least two message sizes%s%.15g workers",
                              tp == 0 ? " among >= 2" : " among ", tp == 0 ? 2 : tp);
     X = gsl_matrix_alloc(n, 2);
     cov = gsl_matrix_alloc(2, 2);

@@ -197,6 +197,14 @@ static void pair_fail(afd_error *err, afd_status st, long line, size_t max)
         afd_priv_fail(err, st, line, 0, "out of memory keeping the distinct (P, D) pairs");
 }
 
+/* The statistics of a trace read with no_moments: only the count is known. */
+static void no_moments(afd_renewal_stats *s, uint64_t n)
+{
+    s->n = n;
+    s->theta = s->nu = s->theta_se = s->nu_se = s->cov_theta_nu = s->ey2 = NAN;
+    s->mean_p = s->mean_d = NAN;
+}
+
 afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_options *opt,
                                     afd_workload *out, afd_error *err)
 {
@@ -209,6 +217,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     afd_status st;
     size_t cap = 0;
     long last_line = 1;
+    uint64_t used = 0;
     pair_acc pairs = {0};
     char shown[168]; /* a column name in a message */
 
@@ -246,7 +255,8 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
             continue;
         }
         d = row.output - opt->decode_offset;
-        st = afd_renewal_acc_add(acc, row.prompt, d);
+        used++;
+        st = opt->no_moments ? AFD_OK : afd_renewal_acc_add(acc, row.prompt, d);
         if (st == AFD_ERANGE) {
             const char *nm = afd_trace_prompt_name(reader);
             afd_priv_fail(err, st, row.line, 0,
@@ -257,7 +267,8 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
         }
         if (d > out->max_d)
             out->max_d = d;
-        afd_hill_add(hill, (double)d);
+        if (!opt->no_moments)
+            afd_hill_add(hill, (double)d);
         if (timed && afd_arrivals_add(arr, row.time, row.line) != AFD_OK) {
             const char *nm = afd_trace_time_name(reader);
             st = afd_priv_fail(err, AFD_EPARSE, row.line, 0, "time '%s' is not finite",
@@ -306,7 +317,7 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
                                (unsigned long long)out->filtered);
         else if (out->rows == 0)
             st = afd_priv_fail(err, AFD_EEMPTY, last_line, 0, "no data rows after the header");
-        else if (afd_renewal_acc_count(acc) == 0)
+        else if (used == 0)
             st = afd_priv_fail(err, AFD_EEMPTY, 0, 0,
                                "no usable rows: all %llu data rows have D = %s - %llu <= 0 "
                                "(first on line %ld)",
@@ -315,9 +326,11 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
                                              strlen(afd_trace_output_name(reader)), shown,
                                              sizeof shown),
                                (unsigned long long)opt->decode_offset, out->first_skipped_line);
+        else if (opt->no_moments)
+            no_moments(&out->stats, used);
         else
             st = afd_renewal_acc_stats(acc, &out->stats);
-        if (st == AFD_OK && out->stats.n >= 11) {
+        if (st == AFD_OK && !opt->no_moments && out->stats.n >= 11) {
             out->tail_k = afd_hill_default_k(out->stats.n, AFD_HILL_KMAX);
             afd_hill_estimate(hill, out->tail_k, &out->tail_alpha, &out->tail_alpha_se);
         }

@@ -176,8 +176,10 @@ static void huge_values(void **state)
     assert_true(isnan(f.alpha));
 }
 
-/* An exact line through the origin fits a tiny negative intercept; within
- * its standard error or rounding it is 0, beyond both it is kept. */
+/* An exact line through the origin fits an intercept that is a rounding
+ * error, of either sign depending on the CPU's kernels: within the rounding
+ * bound it is 0 whichever its sign; a negative one within its standard error
+ * is 0; beyond both it is kept. */
 static void clamp(void **state)
 {
     double x[4] = {0.3, 0.6, 0.9, 1.2}, t[4] = {0.1, 0.2, 0.3, 0.4}, v;
@@ -196,9 +198,20 @@ static void clamp(void **state)
     v = -0.5;
     assert_int_equal(afd_fit_clamp(&v, 0.4, 1e-15), 0);
     assert_true(v == -0.5);
+    v = 3e-17; /* the same error with the other sign */
+    assert_int_equal(afd_fit_clamp(&v, 0, f.beta_round), 1);
+    assert_true(v == 0 && !signbit(v));
+    v = -0.0; /* already 0: no message, but not written as -0 */
+    assert_int_equal(afd_fit_clamp(&v, 0, f.beta_round), 0);
+    assert_true(v == 0 && !signbit(v));
+    /* a positive value within its standard error but beyond rounding is a
+     * fitted intercept, kept */
     v = 2.385;
-    assert_int_equal(afd_fit_clamp(&v, 10, 10), 0);
+    assert_int_equal(afd_fit_clamp(&v, 10, 1e-15), 0);
     assert_true(v == 2.385);
+    v = 2.385;
+    assert_int_equal(afd_fit_clamp(&v, 10, 2.4), 1);
+    assert_true(v == 0);
 }
 
 static void read_points(void **state)

@@ -356,6 +356,10 @@ static void allreduce_recovers(void **state)
     assert_int_equal(afd_profile_fit_allreduce(&d, &a, 16, &eff, &lat, &e), AFD_EINVAL);
     assert_string_equal(e.text, "need all-reduce times of at least two message sizes among 16 "
                                 "workers");
+    /* a worker count beyond any table in exponent notation, not 301 digits */
+    assert_int_equal(afd_profile_fit_allreduce(&d, &a, 1e300, &eff, &lat, &e), AFD_EINVAL);
+    assert_string_equal(e.text, "need all-reduce times of at least two message sizes among "
+                                "1e+300 workers");
     assert_int_equal(afd_profile_fit_allreduce(&d, &a, 1, &eff, &lat, &e), AFD_EINVAL);
     afd_allreduce_free(&a);
     unlink(path);

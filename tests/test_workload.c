@@ -112,6 +112,38 @@ static void workload_from_reader_options(void **state)
     assert_int_equal(err.line, 3);
 }
 
+/* no_moments: a row of 2^64 - 1 tokens, beyond the exact accumulator of
+ * theta and nu (AFD_ERANGE without the option), is read and its pair kept;
+ * theta, nu and the tail index are NaN, the count is that of the rows used. */
+static void workload_no_moments(void **state)
+{
+    static const char csv[] = "prompt_tokens,output_tokens\n18446744073709551615,"
+                              "18446744073709551615\n7,3\n2,0\n";
+    afd_workload_trace_options opt;
+    afd_workload w;
+    afd_trace *t;
+    afd_error err;
+    (void)state;
+    memset(&opt, 0, sizeof opt);
+    opt.keep_pairs = 1;
+    assert_int_equal(afd_trace_open_memory(csv, strlen(csv), NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_ERANGE);
+    afd_trace_close(t);
+    assert_int_equal(err.line, 2);
+    opt.no_moments = 1;
+    assert_int_equal(afd_trace_open_memory(csv, strlen(csv), NULL, &t, &err), AFD_OK);
+    assert_int_equal(afd_workload_from_reader(t, &opt, &w, &err), AFD_OK);
+    afd_trace_close(t);
+    assert_true(w.rows == 3 && w.skipped == 1 && w.stats.n == 2);
+    assert_true(w.max_d == UINT64_MAX);
+    assert_true(isnan(w.stats.theta) && isnan(w.stats.nu) && isnan(w.stats.mean_d));
+    assert_true(isnan(w.tail_alpha));
+    assert_int_equal(w.n_pairs, 2);
+    assert_true(w.pairs[0].prompt == 7 && w.pairs[0].decode == 3 && w.pairs[0].count == 1);
+    assert_true(w.pairs[1].prompt == UINT64_MAX && w.pairs[1].decode == UINT64_MAX);
+    afd_workload_free(&w);
+}
+
 /* keep_pairs: M = 300,000 distinct pairs (P, D) = (i mod 1000, 1 + i / 1000),
  * written three times over in a scrambled order (row r holds pair
  * (7 r) mod M: 7 is prime to M, so each round of M rows visits every pair
@@ -431,6 +463,7 @@ int main(void)
         cmocka_unit_test(azure_traces_step_by_step),
         cmocka_unit_test(arrivals_by_hand),
         cmocka_unit_test(workload_from_reader_options),
+        cmocka_unit_test(workload_no_moments),
         cmocka_unit_test(workload_keeps_pairs),
         cmocka_unit_test(workload_errors),
         cmocka_unit_test(hist_by_hand),

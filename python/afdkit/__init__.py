@@ -529,6 +529,20 @@ def _percentile_name(prefix, p, suffix):
     return "%s_p%s%s" % (prefix, num.replace(".", "_"), suffix)
 
 
+def _unstable_queue(load, c, a):
+    """Raise the CLI's error for an unstable queue with offered load a >= c
+    (cli_unstable_queue): the smallest stable c in full below 2^53, c > a
+    in 15 significant digits above, where a + 1 is no double."""
+    if not math.isfinite(a):
+        raise AfdkitError("unstable queue: %s overflows, so no number of servers makes it "
+                          "stable" % load, lib.AFD_EUNSTABLE)
+    head = "unstable queue at c = %.15g: rho = %s/c = %g >= 1; " % (c, load, a / c)
+    if a < 2.0**53:
+        raise AfdkitError(head + "the smallest c that makes it stable is %d"
+                          % (math.floor(a) + 1), lib.AFD_EUNSTABLE)
+    raise AfdkitError(head + "a stable queue needs c > %.15g" % a, lib.AFD_EUNSTABLE)
+
+
 def mdc(lam, service, c, percentile=0.9):
     """The exact M/D/c queue beside its approximations (afdkit mdc): a dict of
     arrays c rho wq_exact wq_cosmetatos p_wait wq_p90 [wq_pP] wq_allen_cunneen
@@ -548,12 +562,7 @@ def mdc(lam, service, c, percentile=0.9):
     a = float(lams.max()) * service
     for x in cs:
         if not a < x:
-            if not math.isfinite(a):
-                raise AfdkitError("unstable queue: lambda*D overflows, so no number of "
-                                  "servers makes it stable", lib.AFD_EUNSTABLE)
-            raise AfdkitError("unstable queue at c = %.0f: rho = lambda*D/c = %g >= 1; the "
-                              "smallest c that makes it stable is %.0f"
-                              % (x, a / x, math.floor(a) + 1), lib.AFD_EUNSTABLE)
+            _unstable_queue("lambda*D", x, a)
     pcol = _percentile_name("wq", p, "")
     extra = pcol != "wq_p90"
     names = ["c", "rho", "wq_exact", "wq_cosmetatos", "p_wait", "wq_p90"]
@@ -862,10 +871,7 @@ def _mc_mdc_run(mc, lam, cs, es, w, law, customers, warmup, batches, q, seed, sc
     the service law or None; scale > 0: replay with that time scale)."""
     for x in cs:
         if lam * es >= x:
-            raise AfdkitError("unstable queue at c = %d: rho = lambda*E[S]/c = %g >= 1; the "
-                              "smallest c that makes it stable is %.0f"
-                              % (x, lam * es / x, math.floor(lam * es) + 1),
-                              lib.AFD_EUNSTABLE)
+            _unstable_queue("lambda*E[S]", x, lam * es)
     names = ["c", "wq_mc", "wq_se", "p_wait_mc", "p_wait_se", _percentile_name("wq", q, "_mc"),
              _percentile_name("wq", q, "_se"), "rho", "service_mean", "ttft_mean_mc",
              "ttft_mean_se", _percentile_name("ttft", q, "_mc"),

@@ -62,7 +62,7 @@ typedef struct afd_workload {
 typedef struct afd_workload_trace_options {
     afd_trace_options columns; uint64_t decode_offset; int keep_rows; size_t max_rows;
     void (*progress)(void *ctx, uint64_t rows, uint64_t bytes); void *progress_ctx;
-    int keep_pairs; size_t max_pairs;
+    int keep_pairs; size_t max_pairs; int no_moments;
 } afd_workload_trace_options;
 afd_status afd_workload_from_trace(const char *path, const afd_workload_trace_options *opt,
                                    afd_workload *out, afd_error *err);

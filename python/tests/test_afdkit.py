@@ -439,6 +439,16 @@ def test_error_unstable_and_bad_arguments():
     with pytest.raises(afdkit.AfdkitError) as e:
         afdkit.mdc(5, 1, [2, 6])
     assert str(e.value) == msg and e.value.status == "EUNSTABLE"
+    # the smallest stable c in full below 2^53, exponent notation above
+    for service in (9007199254740991, 1e308):
+        status, msg = cli_error("mdc", "--lambda", 1, "--service", service, "--c", "1:3")
+        with pytest.raises(afdkit.AfdkitError) as e:
+            afdkit.mdc(1, service, [1, 2, 3])
+        assert str(e.value) == msg and len(msg) < 120
+    status, msg = cli_error("mc", "mdc", "--lambda", 1, "--service", 1e308, "--c", "1:3")
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.mc_mdc(1, [1, 2, 3], service=1e308)
+    assert str(e.value) == msg and msg.endswith("a stable queue needs c > 1e+308")
     with pytest.raises(ValueError):
         afdkit.sweep([1], B=16, hw="paper-910c")  # no workload
     with pytest.raises(ValueError):
