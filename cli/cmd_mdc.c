@@ -1,5 +1,5 @@
 /* cmd_mdc.c: afdkit mdc, the exact M/D/c wait beside its approximations
- * (prefill/TTFT sizing; see libanalytic/afd_queue.h). */
+ * (prefill/TTFT sizing; see libanalytic/queue/afd_queue.h). */
 #include <config.h>
 
 #include <math.h>

@@ -48,6 +48,31 @@ static void cut_quoted(const char *in, char *out, size_t cap)
     out[o] = '\0';
 }
 
+/* Excerpts of arguments (cli.h): at most CLI_EXCERPT_MAX bytes, control
+ * and non-ASCII bytes as \xNN, so that a message stays on one line. */
+const char *cli_excerpt_n(const char *s, size_t len, char *buf, size_t cap)
+{
+    size_t o = 0, i;
+    for (i = 0; i < len && s[i] != '\0' && i < CLI_EXCERPT_MAX && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f)
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    if (i < len && s[i] != '\0' && o + 4 < cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *cli_excerpt(const char *s, char *buf, size_t cap)
+{
+    return cli_excerpt_n(s, strlen(s), buf, cap);
+}
+
 static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
                      const char *suffix) CLI_PRINTF(3, 0);
 
@@ -75,41 +100,38 @@ static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_li
         fprintf(stderr, "afdkit: %s%s%s\n", prefix, shown, suffix);
 }
 
+/* The body of every message function: vmessage over its own arguments. */
+#define MESSAGE(cmd, prefix, fmt, suffix)                                                          \
+    do {                                                                                           \
+        va_list ap;                                                                                \
+        va_start(ap, fmt);                                                                         \
+        vmessage(cmd, prefix, fmt, ap, suffix);                                                    \
+        va_end(ap);                                                                                \
+    } while (0)
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     char hint[128];
-    va_list ap;
     snprintf(hint, sizeof hint, " (see 'afdkit %s --help')", cmd != NULL ? cmd : "");
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, hint);
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, hint);
     return EXIT_USAGE;
 }
 
 int cli_input_error(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
     return EXIT_USAGE;
 }
 
 int cli_runtime_error(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
     return EXIT_RUNTIME;
 }
 
 int cli_infeasible(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
     return EXIT_RUNTIME;
 }
 
@@ -131,21 +153,20 @@ int cli_unstable_queue(const char *cmd, const char *load, double c, double a)
 
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "warning: ", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "warning: ", fmt, "");
 }
 
 int cli_exit_code(afd_status st)
 {
     switch (st) {
-    case AFD_OK: return 0;
+    case AFD_OK:
+        return 0;
     case AFD_EIO:
     case AFD_ENOMEM:
     case AFD_ENUMERIC:
     case AFD_EUNSTABLE:
-    case AFD_EINFINITE: return EXIT_RUNTIME;
+    case AFD_EINFINITE:
+        return EXIT_RUNTIME;
     case AFD_ELIMIT: /* the input asks for more than is supported */
     default: return EXIT_USAGE;
     }
@@ -155,10 +176,7 @@ static void message(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
 static void message(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
 }
 
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err)

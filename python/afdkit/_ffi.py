@@ -1,8 +1,8 @@
 """The C declarations afdkit's Python functions call, and the loader.
 
 cffi's ABI mode: no compiler is needed at install time.  The declarations
-below copy the installed headers (libanalytic/afd_*.h) and the Monte Carlo
-engine's (montecarlo/afd_mc.h, afd_pipeline.h); the test suite compiles a
+below copy the installed headers (libanalytic/*/afd_*.h) and the Monte Carlo
+engine's (montecarlo/afd/afd_mc.h, afd_pipeline.h); the test suite compiles a
 program against the headers and checks that every struct's size and every
 field's offset agree with these copies, so they cannot drift unnoticed.
 
@@ -196,7 +196,7 @@ void *gsl_set_error_handler_off(void);
 """
 
 CDEF_MC = r"""
-/* montecarlo/afd_mc.h */
+/* montecarlo/afd/afd_mc.h */
 unsigned afd_mc_threads(unsigned requested);
 typedef struct afd_barrier_mc_params {
     const afd_workload *workload; unsigned B; const unsigned *r; size_t n_r;
@@ -234,7 +234,7 @@ typedef struct afd_quad_service { double a, b, c; } afd_quad_service;
 double afd_quad_service_time(uint64_t prompt, void *ctx);
 afd_status afd_queue_sim_service_mean(const afd_queue_sim_params *p, double *es);
 
-/* montecarlo/afd_pipeline.h */
+/* montecarlo/afd/afd_pipeline.h */
 typedef enum afd_start { AFD_START_FRESH = 0, AFD_START_STATIONARY = 1 } afd_start;
 typedef void (*afd_gantt_fn)(void *ctx, uint64_t step, unsigned microbatch, int stage,
                              int worker, double start, double end);

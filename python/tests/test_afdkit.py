@@ -537,8 +537,12 @@ def test_struct_layouts(tmp_path):
     src = tmp_path / "layout.c"
     src.write_text("\n".join(lines))
     exe = tmp_path / "layout"
-    subprocess.run([cc, "-I", os.path.join(SRCDIR, "libanalytic"), "-I",
-                    os.path.join(SRCDIR, "montecarlo"), "-o", str(exe), str(src)], check=True)
+    inc = [os.path.join(SRCDIR, "libanalytic")] + [  # one folder per area
+        os.path.join(SRCDIR, top, d) for top in ("libanalytic", "montecarlo")
+        for d in sorted(os.listdir(os.path.join(SRCDIR, top)))
+        if os.path.isdir(os.path.join(SRCDIR, top, d))]
+    subprocess.run([cc] + [a for d in inc for a in ("-I", d)] + ["-o", str(exe), str(src)],
+                   check=True)
     got = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     labels = [e.rsplit(" ", 1)[0] for e in expect]
     assert ["%s %s" % (l, g) for l, g in zip(labels, got)] == expect

@@ -19,6 +19,15 @@ static void set_nan(afd_serving_result *out)
     out->limit = AFD_SERVING_LIMIT_NONE;
 }
 
+/* A stage failed with st: every output NaN but the limit it set. */
+static afd_status failed(afd_serving_result *out, afd_status st)
+{
+    int limit = out->limit;
+    set_nan(out);
+    out->limit = limit;
+    return st;
+}
+
 const char *afd_serving_limit_name(int limit)
 {
     return limit == AFD_SERVING_LIMIT_PREFILL  ? "prefill"
@@ -168,12 +177,8 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
     st = prefill(&q, q.prefill, out);
     if (st == AFD_OK)
         st = decode(&q, q.lambda / q.decode, 0, out);
-    if (st != AFD_OK) {
-        int limit = out->limit;
-        set_nan(out);
-        out->limit = limit;
-        return st;
-    }
+    if (st != AFD_OK)
+        return failed(out, st);
     if (q.output > 1) {
         out->tpot_mean += q.kv_time / (q.output - 1);
         out->tpot_q += q.kv_time / (q.output - 1);
@@ -199,12 +204,8 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
         st = decode(&q, q.lambda / q.instances, f, out);
     }
-    if (st != AFD_OK) {
-        int limit = out->limit;
-        set_nan(out);
-        out->limit = limit;
-        return st;
-    }
+    if (st != AFD_OK)
+        return failed(out, st);
     if (q.output > 1) {
         double lam_i = q.lambda / q.instances, k = out->prefill_batch, life, sd, z, r;
         double s = batch_time(q.hw, k, q.prompt);
@@ -255,34 +256,6 @@ double afd_serving_capacity(const afd_serving_params *p, int colloc)
     if (!colloc && m > 0 && p->decode / dec < best)
         best = p->decode / dec;
     return best;
-}
-
-afd_status afd_goodput_bisect(afd_feasible_fn feasible, void *ctx, double lo, double hi,
-                              double rel_tol, double *goodput)
-{
-    int f;
-    *goodput = NAN;
-    if (!(lo > 0 && lo < hi && isfinite(hi)) || !(rel_tol > 0 && rel_tol < 1))
-        return AFD_EINVAL;
-    f = feasible(lo, ctx);
-    if (f < 0)
-        return AFD_ENUMERIC;
-    if (f == 0) {
-        *goodput = 0;
-        return AFD_OK;
-    }
-    while (hi - lo > rel_tol * hi) {
-        double mid = 0.5 * (lo + hi);
-        f = feasible(mid, ctx);
-        if (f < 0)
-            return AFD_ENUMERIC;
-        if (f)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *goodput = lo;
-    return AFD_OK;
 }
 
 struct cf_ctx {
