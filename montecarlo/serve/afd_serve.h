@@ -85,6 +85,8 @@ extern "C" {
 
 /* Requests measured are at most this many (three doubles kept each). */
 #define AFD_SERVE_MAX_REQUESTS (UINT64_C(1) << 27)
+/* Requests simulated and discarded first: at most as many as measured. */
+#define AFD_SERVE_MAX_WARMUP AFD_SERVE_MAX_REQUESTS
 #define AFD_SERVE_MAX_INSTANCES 4096u
 #define AFD_SERVE_BATCHES 32u /* default number of batches for the standard errors */
 
@@ -151,10 +153,16 @@ typedef struct afd_serve_params {
     uint32_t prompt, output;
     const afd_workload *workload;
     uint64_t requests;     /* measured, >= batches */
-    uint64_t warmup;       /* simulated first and discarded */
+    uint64_t warmup;       /* simulated first and discarded, <= AFD_SERVE_MAX_WARMUP */
     unsigned batches;      /* K >= 2 (0: AFD_SERVE_BATCHES) */
     double ttft_slo, tpot_slo; /* for the attainment; +inf or NaN: none */
     uint64_t seed;
+    /* Nonzero: end the run at the last arrival when the backlog trend (see
+     * Instability above) already flags it unstable, without draining the
+     * backlog (which takes time in proportion to the work piled up): the
+     * result then has unstable, growth, backlog, events and end_time set and
+     * every statistic NaN.  0: always run to the end. */
+    int stop_unstable;
 } afd_serve_params;
 
 typedef struct afd_serve_stat {

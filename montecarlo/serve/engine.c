@@ -419,8 +419,8 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
         BAD("batches must be >= 2");
     if (p->requests < k || p->requests > AFD_SERVE_MAX_REQUESTS)
         BAD("requests must be in [%u, %llu]", k, (unsigned long long)AFD_SERVE_MAX_REQUESTS);
-    if (p->warmup > (UINT64_C(1) << 40))
-        BAD("warm-up too long");
+    if (p->warmup > AFD_SERVE_MAX_WARMUP)
+        BAD("warm-up must be in [0, %llu]", (unsigned long long)AFD_SERVE_MAX_WARMUP);
     if (p->times != NULL) {
         size_t i;
         if (p->n_times < p->warmup + p->requests)
@@ -473,7 +473,7 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     uint64_t total, n = 0;
     uint64_t bk[3] = {0, 0, 0};
     double next_arrival, *scratch = NULL;
-    int have_state = 0;
+    int have_state = 0, stopped = 0;
 
     if (err == NULL)
         err = &err_local;
@@ -533,12 +533,21 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
                 bk[0] = e.in_system;
             else if (n == 2 * (total / 3))
                 bk[1] = e.in_system;
-            if (n == total)
+            if (n == total) {
                 bk[2] = out->backlog = e.in_system;
-            else
+                if (p->stop_unstable) {
+                    trend(bk, total, out);
+                    if (out->unstable) {
+                        e.events++;
+                        stopped = 1;
+                        break;
+                    }
+                }
+            } else {
                 next_arrival = p->times ? p->times[n]
                                         : next_arrival -
                                               log(afd_philox_u01(p->seed, 0, n)) / p->lambda;
+            }
             e.events++;
             p->policy->arrive(state, &e, r);
         } else if (e.heap.n > 0) {
@@ -554,6 +563,11 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     st = e.status;
     if (st != AFD_OK)
         goto done;
+    if (stopped) { /* unstable, reported without the statistics */
+        out->events = e.events;
+        out->end_time = e.now;
+        goto done;
+    }
     if (e.in_system != 0) { /* a policy that left requests behind is a defect */
         snprintf(err->text, sizeof err->text, "%s: %llu requests never finished",
                  p->policy->name, (unsigned long long)e.in_system);
