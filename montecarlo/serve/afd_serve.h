@@ -47,9 +47,12 @@
  * G output tokens takes G - 1 decode steps.  The first `warmup` requests (in
  * arrival order) are simulated and discarded.  Means and the 50th, 90th and
  * 99th percentiles of the measured requests are reported with batch-means
- * standard errors: the measured requests are cut into K consecutive batches
- * in arrival order, se = sd(batch values) / sqrt(K) (sectioning, as
- * afd_queue_sim).  A percentile is the empirical ceil(q n)-th smallest.
+ * standard errors: all the measured requests are cut into K consecutive
+ * batches in arrival order, of floor(n / K) requests or one more, and se is
+ * that of the batch values weighted by their sizes (the ratio estimate's,
+ * Cochran 1977 Sec. 6.4; with equal sizes sd(batch values) / sqrt(K),
+ * sectioning as afd_queue_sim; engine.c derives it).  A percentile is the
+ * empirical ceil(q n)-th smallest.
  *
  * Instability.  A finite run of an unstable system always finishes, with
  * percentiles that grow with the run length.  The engine counts the requests
@@ -176,7 +179,7 @@ typedef struct afd_serve_result {
                                          requests excluded) */
     double attainment, attainment_se; /* fraction meeting both SLOs (a dropped
                                          request meets neither) */
-    uint64_t completed;               /* measured requests (K floor(requests / K)) */
+    uint64_t completed;               /* measured requests (= requests) */
     uint64_t tpot_count;              /* of which with output >= 2 */
     int unstable;                     /* see the design note */
     double growth;                    /* fraction of the arrivals of the last two
