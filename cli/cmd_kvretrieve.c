@@ -1,5 +1,5 @@
 /* cmd_kvretrieve.c: afdkit kvretrieve, fetching a prefix's KV cache from a
- * memory hierarchy against recomputing it (libanalytic/afd_kvretrieve.h). */
+ * memory hierarchy against recomputing it (libanalytic/serving/afd_kvretrieve.h). */
 #include <config.h>
 
 #include <math.h>

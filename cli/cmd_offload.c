@@ -1,6 +1,6 @@
 /* cmd_offload.c: afdkit offload, the prefill queue with a deadline on the
- * wait: how many requests are offloaded (libanalytic/afd_deadline.h,
- * montecarlo/afd_dlsim.h). */
+ * wait: how many requests are offloaded (libanalytic/queue/afd_deadline.h,
+ * montecarlo/queue/afd_dlsim.h). */
 #include <config.h>
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* cmd_pd.c: afdkit pd (prefill/decode pool sizing) and afdkit goodput
- * (BestServe Sections 2.3, 3.5; see libanalytic/afd_pd.h). */
+ * (BestServe Sections 2.3, 3.5; see libanalytic/serving/afd_pd.h). */
 #include <config.h>
 
 #include <math.h>

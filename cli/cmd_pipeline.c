@@ -1,5 +1,5 @@
 /* cmd_pipeline.c: afdkit pipeline, a serving pipeline of stages as a tandem
- * network of queues (libanalytic/afd_stages.h, montecarlo/afd_stages_sim.h). */
+ * network of queues (libanalytic/serving/afd_stages.h, montecarlo/queue/afd_stages_sim.h). */
 #include <config.h>
 
 #include <math.h>

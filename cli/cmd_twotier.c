@@ -1,6 +1,6 @@
 /* cmd_twotier.c: afdkit twotier, TTFT capacity of one prefill pool against
  * LP/HP splits, and attainment against a scale on the SLO
- * (libanalytic/afd_twotier.h). */
+ * (libanalytic/serving/afd_twotier.h). */
 #include <config.h>
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* svc_opts.c: the prefill service law of the queues with deadlines
  * (afdkit offload, afdkit twotier): exactly one of --service S,
  * --service-exp MEAN, or --trace FILE with --hw FILE (each prompt's prefill
- * time by the file's prefill law, libanalytic/afd_deadline.h). */
+ * time by the file's prefill law, libanalytic/queue/afd_deadline.h). */
 #include <config.h>
 
 #include <math.h>

@@ -37,7 +37,7 @@ Usage:
 The forms (t_c = W / (mfu S_c), t_m = Q / (mbu S_m), p-norm roofline
 (t_c^p + t_m^p)^(1/p); every GEMM kernel M x N x K is 16-bit, W = 2 M N K,
 Q = 2 (M K + K N + M N)):
-  preset    the estimator as it is (libanalytic/estimate.c): Q, K and V three
+  preset    the estimator as it is (libanalytic/latency/estimate.c): Q, K and V three
             rooflines charged one kernel_us, the MLP's gate and up two
             rooflines charged one, SiLU and product memory-bound operators,
             down projection; the a100-80g and h100-sxm presets' values.

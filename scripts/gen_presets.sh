@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen_presets.sh SRCDIR: print libanalytic/presets.c, the bundled model configs
+# gen_presets.sh SRCDIR: print libanalytic/latency/presets.c, the bundled model configs
 # (SRCDIR/data/models/*.json, sources in data/models/SOURCES) and device files
 # (SRCDIR/data/devices/*.device) as C string literals.
 set -eu

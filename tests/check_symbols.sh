@@ -15,7 +15,7 @@ if [ -n "$bad" ]; then
     echo "exported symbols without the afd_ prefix:"; printf '%s\n' "$bad"; exit 1
 fi
 srcdir=${srcdir:-.}
-declared=$(cat "$srcdir"/libanalytic/afd*.h | tr '\n' ' ' | sed 's/AFD_API/\n&/g' |
+declared=$(cat "$srcdir"/libanalytic/afd*.h "$srcdir"/libanalytic/*/afd_*.h | tr '\n' ' ' | sed 's/AFD_API/\n&/g' |
            sed -n 's/^AFD_API[^(]*[ *]\(afd_[a-z0-9_]*\) *(.*/\1/p' | sort -u)
 missing=$(printf '%s\n' "$declared" | while read -r f; do
               printf '%s\n' "$exported" | grep -qx "$f" || echo "$f"; done)

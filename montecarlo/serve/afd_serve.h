@@ -1,3 +1,8 @@
+/* montecarlo/serve/: the simulation that checks libanalytic/serving/.  A
+ * request-level serving engine (engine.c) with one policy per architecture:
+ * colloc, chunked, disagg, taichi, twotier (policy_*.c), and goodput by
+ * simulation (goodput.c). */
+
 /* afd_serve.h: a request-level discrete-event simulator of LLM serving.
  *
  * Design note

@@ -1,3 +1,11 @@
+/* libanalytic/workload/: what the requests look like.  Byte sources (plain,
+ * gzip, zstd) and the CSV and JSON Lines trace readers (afd_csv.h,
+ * afd_trace.h); the workload every command takes, with its statistics theta
+ * and nu and the stationary slot load of Lemma 4.1 (afd_workload.h,
+ * afd_renewal.h); the arrival rate and dispersion (afd_arrivals.h), the tail
+ * index of the decode length (afd_tail.h) and length histograms
+ * (afd_hist.h). */
+
 /* afd_workload.h: the one workload abstraction every afdkit command uses.
  *
  * A workload is a request trace, the geometric model of Corollary 4.5, or

@@ -1,3 +1,10 @@
+/* libanalytic/core/: what every area leans on.  How an error is reported
+ * (afd_status.h), how a number or a list is read strictly (afd_parse.h),
+ * the event heap of the simulators and the streaming estimators
+ * (afd_event.h), and the helpers shared inside the library (internal.h,
+ * not installed: error reports, quadrature, minimisation and root finding,
+ * the Poisson law; their sources are in the areas that use them most). */
+
 /* afd_status.h: status codes and error reports shared by every afdkit module.
  *
  * Library functions never print, exit or abort.  They return an afd_status and,

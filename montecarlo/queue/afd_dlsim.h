@@ -1,3 +1,9 @@
+/* montecarlo/queue/: the simulations that check libanalytic/queue/ and the
+ * pipelines of libanalytic/serving/.  The FCFS multi-server queue and
+ * KV-cache retrieval (queue_sim.c, kv_mc.c; declared in afd_mc.h), the
+ * queue with a deadline under four orderings (afd_dlsim.h) and the
+ * multi-stage serving pipeline (afd_stages_sim.h). */
+
 /* afd_dlsim.h: Monte Carlo of the c-server queue with a deadline on the
  * wait, under four orderings (the simulator beside afd_deadline.h and
  * afd_priority.h).

@@ -1,3 +1,8 @@
+/* libanalytic/afd/: how many Attention workers one FFN worker needs.  The
+ * cross-worker barrier (afd_barrier.h), the cycle times and the A/F
+ * provisioning rules (afd_ratio.h), and their price, energy and Pareto
+ * frontier (afd_cost.h, afd_pareto.h). */
+
 /* afd_ratio.h: cycle times and the A/F provisioning rules
  * (afd-provisioning paper, Sections 3.1, 4.3, 4.4, Appendix A.4, A.5).
  *

@@ -1,3 +1,10 @@
+/* libanalytic/serving/: what a serving architecture delivers, in closed
+ * form.  Prefill and decode pool sizing and goodput (afd_pd.h); TTFT and
+ * TPOT of collocated, chunked and disaggregated serving (afd_serving.h);
+ * TaiChi's hybrid (afd_taichi.h); the two-tier LP/HP split (afd_twotier.h);
+ * multi-stage pipelines (afd_stages.h) and KV-cache retrieval
+ * (afd_kvretrieve.h). */
+
 /* afd_serving.h: closed forms for request-level serving, beside the
  * simulator of montecarlo/serve (afdkit serve) that checks them.
  *

@@ -1,3 +1,10 @@
+/* libanalytic/latency/: how long a batch takes on a device.  The linear
+ * latency coefficients of Appendix B, their files and presets (afd_hw.h);
+ * transformer and accelerator descriptions (afd_model.h, afd_device.h); the
+ * BestServe estimator built from them (afd_estimate.h) and its check against
+ * measured kernel times (afd_profile.h); Ascendra's batch performance model
+ * (afd_perfmodel.h); and fits of measured latencies (afd_calibrate.h). */
+
 /* afd_hw.h: linear latency coefficients of the Attention, FFN and
  * communication stages (afd-provisioning paper, Section 3.1, Appendix B).
  *

@@ -1,3 +1,8 @@
+/* montecarlo/afd/: the simulations that check libanalytic/afd/.  The
+ * barrier load, one decode slot, an FCFS queue and KV retrieval (afd_mc.h,
+ * whose queue and KV-retrieval runs live in montecarlo/queue/), and the
+ * rA-1F decode pipeline step by step (afd_pipeline.h). */
+
 /* afd_mc.h: Monte Carlo experiments of the afd-provisioning paper.
  *
  *   afd_barrier_mc   the synchronization barrier W_{B,r} (Theorem 4.3,

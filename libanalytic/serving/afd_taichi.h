@@ -39,7 +39,7 @@
  * prompts that queued behind a request while it waited are prefilled while
  * it decodes, so it meets more than the average interference, and the form
  * is low: against the chunked simulator (one instance, chunk 300, P = 1000,
- * G = 11, the laws of tests/test_taichi.c) by 3.8%, 7.3% and 8.4% at
+ * G = 11, the laws of tests/serving/test_taichi.c) by 3.8%, 7.3% and 8.4% at
  * prefill shares f = 0.11, 0.22 and 0.33 (docs/taichi.md).
  * It gives the mean TPOT only; the spread of TPOT across requests (a short
  * decode that meets a long prompt sees whole chunks) is not modelled.
@@ -134,7 +134,7 @@ AFD_API afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, d
  * The expected excess above the mark, E[(K - M)^+] = sd phi(v) - (M - E K)
  * (1 - Phi(v)), v = (M - E K) / sd (the Gaussian loss function), is given
  * too.  Error against the simulator (one P-heavy instance of chunk 2048, one
- * decode-only D-heavy instance, the laws of tests/test_taichi.c, P = 1000,
+ * decode-only D-heavy instance, the laws of tests/serving/test_taichi.c, P = 1000,
  * G = 101, 3 requests/s, E[K] = 10138, sd 3264): flow shares 0.607, 0.477,
  * 0.164, 0.0142 simulated at capacities 10672, 12000, 15000, 20000 tokens
  * against 0.620, 0.468, 0.170, 0.0080 (within 0.013 where flows are

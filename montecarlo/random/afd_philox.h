@@ -1,3 +1,9 @@
+/* montecarlo/random/: the random numbers every experiment draws.  The
+ * counter-based generator Philox4x32-10, addressed by (seed, stream, index)
+ * so that results do not depend on the thread count (afd_philox.h); the
+ * samplers of the model's laws (afd_sampler.h); the OpenMP team size
+ * (threads.c) and the engine's shared helpers (mc_internal.h). */
+
 /* afd_philox.h: the counter-based generator Philox4x32-10 and uniforms drawn
  * from it by address.
  *

@@ -1,3 +1,9 @@
+/* libanalytic/queue/: how long a request waits for a server, and how many
+ * servers a wait target needs.  M/D/1 and M/D/c exactly, with the classical
+ * approximations and the tail bounds (afd_queue.h); queues with a deadline
+ * on the wait (afd_deadline.h); FCFS against shortest-job-first orderings
+ * (afd_priority.h). */
+
 /* afd_queue.h: exact M/D/1 and M/D/c queues for prefill (TTFT) sizing, with
  * the classical approximations beside them.
  *
