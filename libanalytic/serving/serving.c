@@ -257,34 +257,6 @@ double afd_serving_capacity(const afd_serving_params *p, int colloc)
     return best;
 }
 
-afd_status afd_goodput_bisect(afd_feasible_fn feasible, void *ctx, double lo, double hi,
-                              double rel_tol, double *goodput)
-{
-    int f;
-    *goodput = NAN;
-    if (!(lo > 0 && lo < hi && isfinite(hi)) || !(rel_tol > 0 && rel_tol < 1))
-        return AFD_EINVAL;
-    f = feasible(lo, ctx);
-    if (f < 0)
-        return AFD_ENUMERIC;
-    if (f == 0) {
-        *goodput = 0;
-        return AFD_OK;
-    }
-    while (hi - lo > rel_tol * hi) {
-        double mid = 0.5 * (lo + hi);
-        f = feasible(mid, ctx);
-        if (f < 0)
-            return AFD_ENUMERIC;
-        if (f)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *goodput = lo;
-    return AFD_OK;
-}
-
 struct cf_ctx {
     afd_serving_params p;
     int colloc;

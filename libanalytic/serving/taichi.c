@@ -15,22 +15,6 @@
 #include "afd_taichi.h"
 #include "internal.h"
 
-/* One equation for both chunked closed forms (internal.h). */
-int afd_priv_chunked_tpot(const afd_hw *hw, double lam_p, double lam_d, double P, double P2,
-                          double G, double *cd, double *cp, double *load, double *tpot)
-{
-    double m = G - 1;
-    *cd = hw->decode_gamma + hw->decode_alpha * (P + G / 2); /* one decode token, mean KV */
-    *cp = hw->prefill_b + hw->prefill_c * P2 / P;            /* one prompt token, mean share */
-    *load = lam_d * m * *cd + lam_p * P * *cp;
-    if (!(*load < 1)) {
-        *tpot = NAN;
-        return -1;
-    }
-    *tpot = m > 0 ? (hw->decode_beta + *cd) / (1 - *load) : 0;
-    return 0;
-}
-
 double afd_intensity_limit(double intercept, double slope, double tpot_slo)
 {
     if (!isfinite(intercept) || !isfinite(slope) || !isfinite(tpot_slo) || !(slope > 0))
