@@ -32,6 +32,13 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* ---- messages */
 
+/* Printable excerpt of an argument for messages: at most CLI_EXCERPT_MAX
+ * bytes, control and non-ASCII bytes as \xNN, "..." when cut.  Returns buf.
+ * (Every message also cuts its quoted spans at CLI_EXCERPT_MAX bytes.) */
+#define CLI_EXCERPT_MAX 40
+const char *cli_excerpt(const char *s, char *buf, size_t cap);
+/* The same for s[0..len) (a span of a longer argument). */
+const char *cli_excerpt_n(const char *s, size_t len, char *buf, size_t cap);
 /* Print "afdkit: CMD: message (see 'afdkit CMD --help')" and return 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Print "afdkit: CMD: message" and return 2 (bad input data, not usage). */
@@ -151,11 +158,6 @@ enum {
  * Each returns 0 on success; on error it prints a usage error naming the
  * option and returns 2. */
 int cli_real(const char *cmd, const char *opt, const char *arg, double *out);
-/* Printable excerpt of an argument for messages: at most CLI_EXCERPT_MAX
- * bytes, control and non-ASCII bytes as \xNN, "..." when cut.  Returns buf.
- * (Every message also cuts its quoted spans at CLI_EXCERPT_MAX bytes.) */
-#define CLI_EXCERPT_MAX 40
-const char *cli_excerpt(const char *s, char *buf, size_t cap);
 int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
                  double *out);
 int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,

@@ -47,6 +47,31 @@ static void cut_quoted(const char *in, char *out, size_t cap)
     out[o] = '\0';
 }
 
+/* Excerpts of arguments (cli.h): at most CLI_EXCERPT_MAX bytes, control
+ * and non-ASCII bytes as \xNN, so that a message stays on one line. */
+const char *cli_excerpt_n(const char *s, size_t len, char *buf, size_t cap)
+{
+    size_t o = 0, i;
+    for (i = 0; i < len && s[i] != '\0' && i < CLI_EXCERPT_MAX && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f)
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    if (i < len && s[i] != '\0' && o + 4 < cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *cli_excerpt(const char *s, char *buf, size_t cap)
+{
+    return cli_excerpt_n(s, strlen(s), buf, cap);
+}
+
 static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_list ap,
                      const char *suffix) CLI_PRINTF(3, 0);
 

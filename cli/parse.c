@@ -10,31 +10,6 @@
 #include "afd_mc.h"
 #include "cli.h"
 
-/* Printable excerpt of s[0..len) for messages: at most 40 bytes, control
- * and non-ASCII bytes as \xNN, so that a message stays on one line. */
-static const char *excerpt_n(const char *s, size_t len, char *buf, size_t cap)
-{
-    size_t o = 0, i;
-    for (i = 0; i < len && s[i] != '\0' && i < 40 && o + 5 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c < 0x7f)
-            buf[o++] = (char)c;
-        else
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
-    }
-    if (i < len && s[i] != '\0' && o + 4 < cap) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-const char *cli_excerpt(const char *s, char *buf, size_t cap)
-{
-    return excerpt_n(s, strlen(s), buf, cap);
-}
-
 /* What is wrong with the number text s: for AFD_ERANGE, whether its
  * magnitude is too large for a double or nonzero and below the smallest
  * normal one (which would otherwise read as 0 or lose digits). */
@@ -150,7 +125,7 @@ static int list_number(const char *s, size_t len, int integers, double *out, cha
     if (len == 0)
         return set_msg(msg, cap, "empty value");
     if (len >= sizeof buf)
-        return set_msg(msg, cap, "value too long: '%s'", excerpt_n(s, len, ex, sizeof ex));
+        return set_msg(msg, cap, "value too long: '%s'", cli_excerpt_n(s, len, ex, sizeof ex));
     memcpy(buf, s, len);
     buf[len] = '\0';
     if (integers) {
@@ -225,23 +200,23 @@ int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cl
                     goto fail;
             } else {
                 if (list_number(rest, (size_t)(c2 - rest), integers, &b, msg, cap) ||
-                    list_number(c2 + 1, rlen - (size_t)(c2 + 1 - rest), integers, &step, msg,
-                                cap))
+                    list_number(c2 + 1, rlen - (size_t)(c2 + 1 - rest), integers, &step, msg, cap))
                     goto fail;
                 if (!(step > 0)) {
-                    set_msg(msg, cap, "step must be > 0 in '%s'", excerpt_n(s, len, ex, sizeof ex));
+                    set_msg(msg, cap, "step must be > 0 in '%s'",
+                            cli_excerpt_n(s, len, ex, sizeof ex));
                     goto fail;
                 }
             }
             if (a > b) {
                 set_msg(msg, cap, "range '%s' is reversed: its start exceeds its end",
-                        excerpt_n(s, len, ex, sizeof ex));
+                        cli_excerpt_n(s, len, ex, sizeof ex));
                 goto fail;
             }
             count = floor((b - a) / step * (1 + 4e-16) + 1e-9) + 1;
             if (count > CLI_LIST_MAX - (double)out->n) {
                 set_msg(msg, cap, "range '%s' has more than %d values",
-                        excerpt_n(s, len, ex, sizeof ex), CLI_LIST_MAX);
+                        cli_excerpt_n(s, len, ex, sizeof ex), CLI_LIST_MAX);
                 goto fail;
             }
         }
