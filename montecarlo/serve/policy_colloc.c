@@ -102,18 +102,9 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
     serve_decoder *d = &s->dec[i];
     if (s->pq.n > 0) {
         uint32_t *b = s->batch + (size_t)i * s->c.prefill_bmax;
-        double sp = 0, sp2 = 0;
-        unsigned n = 0;
-        while (n < s->c.prefill_bmax && s->pq.n > 0) {
-            uint32_t r = serve_fifo_pop(&s->pq);
-            double p = afd_serve_req(e, r)->prompt;
-            b[n++] = r;
-            sp += p;
-            sp2 += p * p;
-        }
-        s->batch_n[i] = n;
-        afd_serve_at(e, afd_serve_now(e) + afd_serve_prefill_time(e, sp, sp2), EV_PREFILL_DONE,
-                     i);
+        double time;
+        s->batch_n[i] = serve_prefill_batch(&s->pq, s->c.prefill_bmax, e, b, &time);
+        afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
         return;
     }
     while (d->running < s->c.decode_bmax && s->local[i].n > 0) {

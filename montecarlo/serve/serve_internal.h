@@ -38,6 +38,12 @@ extern const afd_serve_policy afd_priv_serve_disagg;
 extern const afd_serve_policy afd_priv_serve_taichi;
 extern const afd_serve_policy afd_priv_serve_twotier;
 
+/* A static prefill batch (BestServe's BATCH, shared by colloc and disagg):
+ * move up to bmax requests from the front of q into b[] and return how many;
+ * *time is the batch's prefill time a + b sum P + c sum P^2. */
+unsigned serve_prefill_batch(serve_fifo *q, unsigned bmax, afd_serve_engine *e, uint32_t *b,
+                             double *time);
+
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
 typedef struct serve_decoder {
