@@ -306,8 +306,8 @@ const cli_command cli_cmd_kvretrieve = {
         "that tier (or a lookup through the whole hierarchy) beats recomputing, and\n"
         "fetch_wins: always (break-even 0), above (longer prefixes) or never (the\n"
         "break-even is infinite, printed nan).\n"
-        "Times in seconds.  The derivation is in libanalytic/afd_kvretrieve.h and\n"
-        "docs/kvretrieve.md.",
+        "Times in seconds.  The derivation is in\n"
+        "libanalytic/serving/afd_kvretrieve.h and docs/kvretrieve.md.",
     .groups = kv_groups,
     .run = run,
 };

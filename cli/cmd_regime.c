@@ -569,7 +569,7 @@ const cli_command cli_cmd_regime = {
         "  disagg_config  NP:ND\n"
         "  hybrid_config  NP:ND,SP,SD (SP the longest prompt and SD = 0 is\n"
         "                 disaggregation, NP = N aggregation)\n"
-        "--method closed (default): the closed forms of libanalytic/afd_taichi.h\n"
+        "--method closed (default): the closed forms of libanalytic/serving/afd_taichi.h\n"
         "(docs/taichi.md).  --method sim: each mode's closed-form configuration on\n"
         "the simulator (afdkit serve --arch taichi, --requests after --warmup, the\n"
         "same seed at every rate), its goodput by bisection on the simulated\n"

@@ -402,7 +402,7 @@ const cli_command cli_cmd_strategies = {
         "  goodput       the largest Poisson rate (requests/s) at which the P90 TTFT and\n"
         "                the P90 TPOT meet the SLOs (times --slo-relax), by bisection\n"
         "                (Algorithm 8, its loop test the right way round) on the closed\n"
-        "                forms (libanalytic/afd_serving.h)\n"
+        "                forms (libanalytic/serving/afd_serving.h)\n"
         "  goodput_sim   the same on the simulator (afdkit serve; --requests, default 10000,\n"
         "                after --warmup 1000; the same seed at every rate)\n"
         "  *_per_device  divided by tp x instances\n"

@@ -212,9 +212,10 @@ const cli_command cli_cmd_twotier = {
         "\n"
         "A prefill-only model (no decode interference, no TBT): the pool is M/G/c FCFS;\n"
         "an LP pool offloads a request after it has waited T - X (M/G/c+D), and the HP\n"
-        "pool serves the offloaded stream FCFS with X left (libanalytic/afd_twotier.h).\n"
-        "M/G/c waits are M/M/c waits stretched by (1 + cs^2)/2, exact for exponential\n"
-        "service; docs/queues.md gives the errors of that approximation.\n"
+        "pool serves the offloaded stream FCFS with X left\n"
+        "(libanalytic/serving/afd_twotier.h).  M/G/c waits are M/M/c waits stretched\n"
+        "by (1 + cs^2)/2, exact for exponential service; docs/queues.md gives the\n"
+        "errors of that approximation.\n"
         "Times take units (2s, 150ms), rates too (5/s, 300/min); bare numbers are in the\n"
         "unit of --hw, or seconds without it; a suffix against --hw in cycles or without\n"
         "a unit is refused.",
