@@ -33,8 +33,7 @@ typedef struct colloc {
     serve_fifo pq;
     serve_fifo *local;  /* per instance: prefilled, waiting for a decode slot */
     serve_decoder *dec;
-    uint32_t *batch;
-    unsigned *batch_n;
+    serve_batches batch;
     unsigned *idle, n_idle;
 } colloc;
 
@@ -53,8 +52,7 @@ static void fini(void *state)
     }
     free(s->local);
     free(s->dec);
-    free(s->batch);
-    free(s->batch_n);
+    serve_batches_free(&s->batch);
     free(s->idle);
     free(s);
 }
@@ -71,22 +69,17 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
                  AFD_SERVE_MAX_INSTANCES);
         return AFD_EINVAL;
     }
-    if (cfg->prefill_bmax < 1 || cfg->decode_bmax < 1 || cfg->prefill_bmax > 65536 ||
-        cfg->decode_bmax > 65536) {
-        snprintf(err->text, sizeof err->text, "batch limits must be in 1..65536");
+    if (serve_batch_limits(cfg, err) != AFD_OK)
         return AFD_EINVAL;
-    }
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return AFD_ENOMEM;
     s->c = *cfg;
     s->local = calloc(n, sizeof *s->local);
     s->dec = calloc(n, sizeof *s->dec);
-    s->batch = malloc((size_t)n * cfg->prefill_bmax * sizeof *s->batch);
-    s->batch_n = calloc(n, sizeof *s->batch_n);
     s->idle = malloc(n * sizeof *s->idle);
-    if (s->local == NULL || s->dec == NULL || s->batch == NULL || s->batch_n == NULL ||
-        s->idle == NULL) {
+    if (serve_batches_init(&s->batch, n, cfg->prefill_bmax) != 0 || s->local == NULL ||
+        s->dec == NULL || s->idle == NULL) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -101,9 +94,7 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
 {
     serve_decoder *d = &s->dec[i];
     if (s->pq.n > 0) {
-        uint32_t *b = s->batch + (size_t)i * s->c.prefill_bmax;
-        double time;
-        s->batch_n[i] = serve_prefill_batch(&s->pq, s->c.prefill_bmax, e, b, &time);
+        double time = serve_batches_form(&s->batch, i, &s->pq, e);
         afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
         return;
     }
@@ -137,9 +128,9 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
     colloc *s = state;
     unsigned a = (unsigned)id;
     if (kind == EV_PREFILL_DONE) {
-        uint32_t *batch = s->batch + (size_t)a * s->c.prefill_bmax;
+        uint32_t *batch = serve_batch(&s->batch, a);
         unsigned j;
-        for (j = 0; j < s->batch_n[a]; j++) {
+        for (j = 0; j < s->batch.n[a]; j++) {
             uint32_t r = batch[j];
             afd_serve_first_token(e, r);
             if (afd_serve_req(e, r)->output <= 1)

@@ -36,8 +36,7 @@ enum { EV_PREFILL_DONE = 1, EV_KV_DONE, EV_STEP_DONE, EV_BOX_DONE };
 typedef struct disagg {
     afd_serve_config c;
     serve_fifo pq, dq;       /* waiting for prefill, for a decode slot */
-    uint32_t *batch;         /* prefill instance i: batch[i bmax .. ] */
-    unsigned *batch_n;
+    serve_batches batch;     /* of the prefill instances */
     double *link_free;
     unsigned *p_idle, n_p_idle; /* stack of idle prefill instances */
     serve_decoder *dec;
@@ -58,8 +57,7 @@ static void fini(void *state)
         for (i = 0; i < s->c.decode; i++)
             serve_decoder_free(&s->dec[i]);
     free(s->dec);
-    free(s->batch);
-    free(s->batch_n);
+    serve_batches_free(&s->batch);
     free(s->link_free);
     free(s->p_idle);
     free(s->stepping);
@@ -81,11 +79,8 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
                  AFD_SERVE_MAX_INSTANCES);
         return AFD_EINVAL;
     }
-    if (cfg->prefill_bmax < 1 || cfg->decode_bmax < 1 || cfg->prefill_bmax > 65536 ||
-        cfg->decode_bmax > 65536) {
-        snprintf(err->text, sizeof err->text, "batch limits must be in 1..65536");
+    if (serve_batch_limits(cfg, err) != AFD_OK)
         return AFD_EINVAL;
-    }
     if (!(cfg->pseudo_tau >= 0 && isfinite(cfg->pseudo_tau)) ||
         !(cfg->kv_time_per_token >= 0 && isfinite(cfg->kv_time_per_token)) ||
         !(cfg->kv_time_fixed >= 0 && isfinite(cfg->kv_time_fixed))) {
@@ -97,16 +92,15 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     if (s == NULL)
         return AFD_ENOMEM;
     s->c = *cfg;
-    s->batch = malloc((size_t)cfg->prefill * cfg->prefill_bmax * sizeof *s->batch);
-    s->batch_n = calloc(cfg->prefill, sizeof *s->batch_n);
     s->link_free = calloc(cfg->prefill, sizeof *s->link_free);
     s->p_idle = malloc(cfg->prefill * sizeof *s->p_idle);
     s->dec = calloc(cfg->decode, sizeof *s->dec);
     s->stepping = calloc(cfg->decode, 1);
     s->d_idle = malloc(cfg->decode * sizeof *s->d_idle);
     s->boxes = calloc(cfg->decode, sizeof *s->boxes);
-    if (s->batch == NULL || s->batch_n == NULL || s->link_free == NULL || s->p_idle == NULL ||
-        s->dec == NULL || s->stepping == NULL || s->d_idle == NULL || s->boxes == NULL) {
+    if (serve_batches_init(&s->batch, cfg->prefill, cfg->prefill_bmax) != 0 ||
+        s->link_free == NULL || s->p_idle == NULL || s->dec == NULL || s->stepping == NULL ||
+        s->d_idle == NULL || s->boxes == NULL) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -120,9 +114,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 
 static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
 {
-    uint32_t *b = s->batch + (size_t)i * s->c.prefill_bmax;
-    double time;
-    s->batch_n[i] = serve_prefill_batch(&s->pq, s->c.prefill_bmax, e, b, &time);
+    double time = serve_batches_form(&s->batch, i, &s->pq, e);
     afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
 }
 
@@ -199,8 +191,8 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
     uint32_t a = (uint32_t)id; /* instance, or request for EV_KV_DONE */
     switch (kind) {
     case EV_PREFILL_DONE: {
-        uint32_t *batch = s->batch + (size_t)a * s->c.prefill_bmax;
-        unsigned j, n = s->batch_n[a];
+        uint32_t *batch = serve_batch(&s->batch, a);
+        unsigned j, n = s->batch.n[a];
         double now = afd_serve_now(e);
         for (j = 0; j < n; j++) {
             uint32_t r = batch[j];

@@ -38,11 +38,29 @@ extern const afd_serve_policy afd_priv_serve_disagg;
 extern const afd_serve_policy afd_priv_serve_taichi;
 extern const afd_serve_policy afd_priv_serve_twotier;
 
-/* A static prefill batch (BestServe's BATCH, shared by colloc and disagg):
- * move up to bmax requests from the front of q into b[] and return how many;
- * *time is the batch's prefill time a + b sum P + c sum P^2. */
-unsigned serve_prefill_batch(serve_fifo *q, unsigned bmax, afd_serve_engine *e, uint32_t *b,
-                             double *time);
+/* Static prefill batches (BestServe's BATCH), one per instance of the
+ * policies that form them (colloc, disagg): instance i's batch is
+ * req[i bmax .. i bmax + n[i]). */
+typedef struct serve_batches {
+    uint32_t *req;
+    unsigned *n;
+    unsigned bmax;
+} serve_batches;
+
+/* AFD_EINVAL with the message in err unless cfg's prefill and decode batch
+ * limits are both in 1..65536. */
+afd_status serve_batch_limits(const afd_serve_config *cfg, afd_error *err);
+/* Room for the batches of `instances` instances of at most bmax requests:
+ * 0, or -1 when out of memory (serve_batches_free frees what was taken). */
+int serve_batches_init(serve_batches *b, unsigned instances, unsigned bmax);
+void serve_batches_free(serve_batches *b);
+/* Instance i's batch: up to bmax requests from the front of q, in order.
+ * Returns its prefill time a + b sum P + c sum P^2. */
+double serve_batches_form(serve_batches *b, unsigned i, serve_fifo *q, afd_serve_engine *e);
+static inline uint32_t *serve_batch(const serve_batches *b, unsigned i)
+{
+    return b->req + (size_t)i * b->bmax;
+}
 
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
