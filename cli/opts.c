@@ -99,61 +99,57 @@ static void vmessage(const char *cmd, const char *prefix, const char *fmt, va_li
         fprintf(stderr, "afdkit: %s%s%s\n", prefix, shown, suffix);
 }
 
+/* The body of every message function: vmessage over its own arguments. */
+#define MESSAGE(cmd, prefix, fmt, suffix)                                                          \
+    do {                                                                                           \
+        va_list ap;                                                                                \
+        va_start(ap, fmt);                                                                         \
+        vmessage(cmd, prefix, fmt, ap, suffix);                                                    \
+        va_end(ap);                                                                                \
+    } while (0)
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     char hint[128];
-    va_list ap;
     snprintf(hint, sizeof hint, " (see 'afdkit %s --help')", cmd != NULL ? cmd : "");
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, hint);
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, hint);
     return EXIT_USAGE;
 }
 
 int cli_input_error(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
     return EXIT_USAGE;
 }
 
 int cli_runtime_error(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
     return EXIT_RUNTIME;
 }
 
 int cli_infeasible(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
     return EXIT_RUNTIME;
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "warning: ", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "warning: ", fmt, "");
 }
 
 int cli_exit_code(afd_status st)
 {
     switch (st) {
-    case AFD_OK: return 0;
+    case AFD_OK:
+        return 0;
     case AFD_EIO:
     case AFD_ENOMEM:
     case AFD_ENUMERIC:
     case AFD_EUNSTABLE:
-    case AFD_EINFINITE: return EXIT_RUNTIME;
+    case AFD_EINFINITE:
+        return EXIT_RUNTIME;
     case AFD_ELIMIT: /* the input asks for more than is supported */
     default: return EXIT_USAGE;
     }
@@ -163,10 +159,7 @@ static void message(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
 static void message(const char *cmd, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(cmd, "", fmt, ap, "");
-    va_end(ap);
+    MESSAGE(cmd, "", fmt, "");
 }
 
 int cli_file_error(const char *cmd, const char *path, afd_status st, const afd_error *err)
