@@ -19,6 +19,15 @@ static void set_nan(afd_serving_result *out)
     out->limit = AFD_SERVING_LIMIT_NONE;
 }
 
+/* A stage failed with st: every output NaN but the limit it set. */
+static afd_status failed(afd_serving_result *out, afd_status st)
+{
+    int limit = out->limit;
+    set_nan(out);
+    out->limit = limit;
+    return st;
+}
+
 const char *afd_serving_limit_name(int limit)
 {
     return limit == AFD_SERVING_LIMIT_PREFILL  ? "prefill"
@@ -168,12 +177,8 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
     st = prefill(&q, q.prefill, out);
     if (st == AFD_OK)
         st = decode(&q, q.lambda / q.decode, 0, out);
-    if (st != AFD_OK) {
-        int limit = out->limit;
-        set_nan(out);
-        out->limit = limit;
-        return st;
-    }
+    if (st != AFD_OK)
+        return failed(out, st);
     if (q.output > 1) {
         out->tpot_mean += q.kv_time / (q.output - 1);
         out->tpot_q += q.kv_time / (q.output - 1);
@@ -199,12 +204,8 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
         st = decode(&q, q.lambda / q.instances, f, out);
     }
-    if (st != AFD_OK) {
-        int limit = out->limit;
-        set_nan(out);
-        out->limit = limit;
-        return st;
-    }
+    if (st != AFD_OK)
+        return failed(out, st);
     if (q.output > 1) {
         double lam_i = q.lambda / q.instances, k = out->prefill_batch, life, sd, z, r;
         double s = batch_time(q.hw, k, q.prompt);
