@@ -12,12 +12,27 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "test_util.h"
 
 #include "afd_renewal.h"
 #include "afd_workload.h"
 
 #define CHI2_PMIN 1e-6
+
+/* The OpenMP team size of the runs that follow (results must not depend on
+ * it); nothing without OpenMP. */
+static inline void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
 
 /* A trace workload over the rows (p[i], d[i]) held in memory, with the
  * statistics of eq. (15)-(16) from libanalytic's accumulator. */

@@ -17,24 +17,11 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_gamma.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "mc_test_util.h"
 
 #include "afd_barrier.h"
 #include "afd_mc.h"
 #include "afd_philox.h"
-
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
 
 /* A small trace with correlated P and D (see test_sampler.c). */
 static const uint64_t tr_p[] = {5, 0, 1200, 37, 3, 640, 12, 99};

@@ -21,23 +21,10 @@
 
 #include <gsl/gsl_errno.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-#include "test_util.h"
+#include "mc_test_util.h"
 
 #include "afd_dlsim.h"
 #include "afdkit.h"
-
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
 
 /* Barrer's M/M/1+D loss by hand: rho (1 - rho) E / (1 - rho^2 E). */
 static double mm1_loss(double lambda, double mean, double d)

@@ -7,18 +7,12 @@
 
 #include "afd_serve.h"
 #include "afd_serving.h"
+#include "hw_test_util.h"
 #include "test_util.h"
 
 static afd_hw laws(double pa, double pb, double pc, double beta, double gamma, double alpha)
 {
-    afd_hw hw;
-    afd_hw_init(&hw);
-    hw.alpha_a = hw.alpha_f = 1;
-    hw.beta_a = hw.beta_f = hw.alpha_c = hw.beta_c = 0;
-    strcpy(hw.unit, "s");
-    hw.prefill_a = pa, hw.prefill_b = pb, hw.prefill_c = pc;
-    hw.decode_beta = beta, hw.decode_gamma = gamma, hw.decode_alpha = alpha;
-    return hw;
+    return test_laws("s", pa, pb, pc, beta, gamma, alpha);
 }
 
 static afd_serving_params params(const afd_hw *hw, double lambda, double P, double G)

@@ -13,19 +13,13 @@
 #include "afd_queue.h"
 #include "afd_serving.h"
 #include "afd_taichi.h"
+#include "hw_test_util.h"
 #include "test_util.h"
 
 /* prefill 20 + 0.1 P + 1e-5 P^2 ms, decode step 30 + 0.1 b + 1e-4 K ms */
 static afd_hw laws(void)
 {
-    afd_hw hw;
-    afd_hw_init(&hw);
-    hw.alpha_a = hw.alpha_f = 1;
-    hw.beta_a = hw.beta_f = hw.alpha_c = hw.beta_c = 0;
-    strcpy(hw.unit, "ms");
-    hw.prefill_a = 20, hw.prefill_b = 0.1, hw.prefill_c = 1e-5;
-    hw.decode_beta = 30, hw.decode_gamma = 0.1, hw.decode_alpha = 1e-4;
-    return hw;
+    return test_laws("ms", 20, 0.1, 1e-5, 30, 0.1, 1e-4);
 }
 
 /* Figure 4: 44 ms + 0.2 ms x I meets 100 ms below I = 56 / 0.2 = 280; the
