@@ -20,7 +20,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     if (opt == NULL)
         return cli_usage_error("kappa", "unexpected argument '%s'", arg);
     cli_list_free(rs);
-    return cli_list_parse("kappa", opt->name, arg, 1, 1, 1e15, rs);
+    return cli_list_parse("kappa", opt->name, arg, 1, 1, AFD_KAPPA_R_MAX, rs);
 }
 
 static int run(const cli_command *self, int argc, char **argv)

@@ -153,7 +153,10 @@ static int run(const cli_command *self, int argc, char **argv)
 
     st = afd_ratio_mf(&s, &mf, &err);
     if (st != AFD_OK) {
-        rc = cli_input_error(cmd, "%s", err.text[0] != '\0' ? err.text : afd_strerror(st));
+        /* a numerical failure exits as it does in the other commands */
+        const char *why = err.text[0] != '\0' ? err.text : afd_strerror(st);
+        rc = cli_exit_code(st) == EXIT_RUNTIME ? cli_runtime_error(cmd, "%s", why)
+                                               : cli_input_error(cmd, "%s", why);
         goto out;
     }
     if (a.rs.n > 0) {

@@ -166,6 +166,7 @@ int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cl
     const char *s = arg;
     size_t vcap = 0;
     char ex[200];
+    afd_error range;
 
     out->n = 0;
     out->v = NULL;
@@ -227,8 +228,8 @@ int cli_list_parse_quiet(const char *arg, int integers, double lo, double hi, cl
                 double v = a + k * step;
                 if (!integers && v > b)
                     v = b; /* the last step lands on b up to rounding */
-                if (!(v >= lo) || !(v <= hi)) {
-                    set_msg(msg, cap, "value %.10g outside [%.10g, %.10g]", v, lo, hi);
+                if (afd_check_range(v, lo, hi, &range) != AFD_OK) {
+                    set_msg(msg, cap, "%s", range.text);
                     goto fail;
                 }
                 if (push(out, &vcap, v) != 0) {

@@ -25,6 +25,12 @@
 extern "C" {
 #endif
 
+/* The largest r of kappa_r and of the functions below. */
+#define AFD_KAPPA_R_MAX 1e15
+
+/* r within [1, AFD_KAPPA_R_MAX]: afd_check_range's status and message. */
+AFD_API afd_status afd_kappa_check_r(double r, afd_error *err);
+
 /* kappa_r = E[max of r iid N(0,1)], eq. (5).  r >= 1 (AFD_EINVAL otherwise).
  * kappa_1 = 0, kappa_2 = 1/sqrt(pi), kappa_3 = 3/(2 sqrt(pi)); kappa_r ~
  * sqrt(2 log r) for large r. */

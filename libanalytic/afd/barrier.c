@@ -10,19 +10,40 @@
 #include <gsl/gsl_sf_erf.h>
 
 #include "afd_barrier.h"
+#include "afd_parse.h"
 #include "internal.h"
 
-#define R_MAX 1e15
+#define R_MAX AFD_KAPPA_R_MAX
 #define PIECE 3.0
 #define EPSREL 1e-12
 #define EPSABS 1e-16    /* per piece */
 
-/* log Phi(z) without cancellation on either side. */
+/* Beyond TAIL_Z, Q(z) and phi(z) are below the smallest double (Q(38.5)
+ * is about DBL_TRUE_MIN): GSL returns 0 there, and NaN once z*z
+ * overflows (z above about 1e150), which is avoided by returning the 0
+ * here. */
+#define TAIL_Z 40.0
+
+/* log Phi(z) without cancellation on either side.  For z < -1e8 the
+ * asymptotic series of the Mills ratio (Abramowitz & Stegun 26.2.12),
+ * Q(u) = phi(u)/u (1 - 1/u^2 + ...), to its first term: relative error
+ * below 1e-16, and -inf once u^2 overflows (where GSL returns NaN). */
 static double log_phi_cdf(double z)
 {
+    if (z >= TAIL_Z)
+        return -0.0; /* log1p(-0), as GSL's Q(z) = 0 gives */
     if (z >= 0)
         return log1p(-gsl_sf_erf_Q(z));
+    if (z < -1e8)
+        return -0.5 * z * z - log(-z) - 0.5 * log(2 * M_PI);
     return gsl_sf_log_erfc(-z / M_SQRT2) - M_LN2;
+}
+
+/* The normal loss function L(z) = int_z^inf Q = phi(z) - z Q(z), z >= 0
+ * (0 beyond TAIL_Z, where both terms are). */
+static double normal_loss(double z)
+{
+    return z >= TAIL_Z ? 0 : gsl_ran_ugaussian_pdf(z) - z * gsl_sf_erf_Q(z);
 }
 
 /* 1 - Phi(z)^r */
@@ -85,7 +106,7 @@ static afd_status upper_tail(double r, double from, double *val, double *err)
             return st;
         start = z_hi;
     }
-    tail = r * (gsl_ran_ugaussian_pdf(start) - start * gsl_sf_erf_Q(start));
+    tail = r * normal_loss(start);
     *val = flat + v + tail;
     *err = e + flat * exp(-50.0) + fabs(tail) * 1e-20 + 4 * DBL_EPSILON * fabs(*val);
     return AFD_OK;
@@ -104,16 +125,14 @@ static afd_status lower_tail(double r, double from, double *val, double *err)
     *err = 0;
     if (from >= u_hi) {
         /* int_from^inf Q^r <= Q(from)^(r-1) int_from^inf Q = Q(from)^(r-1) L(from) */
-        bound = exp((r - 1) * log_phi_cdf(-from)) *
-                (gsl_ran_ugaussian_pdf(from) - from * gsl_sf_erf_Q(from));
+        bound = (r > 1 ? exp((r - 1) * log_phi_cdf(-from)) : 1) * normal_loss(from);
         *err = bound;
         return AFD_OK;
     }
     st = pieces(lower, &r, from, u_hi, val, err);
     if (st != AFD_OK)
         return st;
-    bound = exp((r - 1) * log_phi_cdf(-u_hi)) *
-            (gsl_ran_ugaussian_pdf(u_hi) - u_hi * gsl_sf_erf_Q(u_hi));
+    bound = exp((r - 1) * log_phi_cdf(-u_hi)) * normal_loss(u_hi);
     *err += bound + 4 * DBL_EPSILON * *val;
     return AFD_OK;
 }
@@ -121,6 +140,11 @@ static afd_status lower_tail(double r, double from, double *val, double *err)
 static int bad_r(double r)
 {
     return !(r >= 1) || !(r <= R_MAX);
+}
+
+afd_status afd_kappa_check_r(double r, afd_error *err)
+{
+    return afd_check_range(r, 1, R_MAX, err);
 }
 
 afd_status afd_kappa_e(double r, afd_result *result)

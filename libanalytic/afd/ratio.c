@@ -83,6 +83,10 @@ static afd_status evaluate(const afd_system *s, double r, double x, afd_cycle *c
     } else {
         double z = (g - c->mu_a) / c->sigma_a;
         afd_result ex;
+        if (!isfinite(z)) {
+            cycle_nan(c);
+            return AFD_ENUMERIC;
+        }
         st = afd_priv_max_normal_excess(x, z, &kappa, &ex);
         if (st != AFD_OK)
             return st;
@@ -97,6 +101,18 @@ static afd_status evaluate(const afd_system *s, double r, double x, afd_cycle *c
     c->eta_f_mf = 1 - c->t_ffn / c->tau_mf;
     c->eta_a_g = 1 - c->mu_a / c->tau_g;
     c->eta_f_g = 1 - c->t_ffn / c->tau_g;
+
+    /* A product beyond a double (alpha B theta, alpha rB) leaves infinite
+     * or NaN times: a numerical failure, reported as such by every caller
+     * rather than printed as nan (barrier is NaN by definition at theta =
+     * 0). */
+    if (!isfinite(c->mu_a) || !isfinite(c->sigma_a) || !isfinite(c->t_comm) ||
+        !isfinite(c->t_ffn) || !isfinite(c->tau_mf) || !isfinite(c->tau_g) ||
+        !isfinite(c->thr_mf) || !isfinite(c->thr_g) || isnan(c->p_attention) ||
+        isnan(c->eta_a_mf) || isnan(c->eta_f_mf) || isnan(c->eta_a_g) || isnan(c->eta_f_g)) {
+        cycle_nan(c);
+        return AFD_ENUMERIC;
+    }
     return AFD_OK;
 }
 
@@ -175,7 +191,8 @@ afd_status afd_ratio_cost_mf(const afd_system *s, double w, afd_mf_result *out, 
             continue;
         st = afd_cycle_eval(s, out->candidate[k], &c);
         if (st != AFD_OK)
-            return st;
+            return afd_priv_fail(err, st, 0, 0, "r = %g: %s", out->candidate[k],
+                                 afd_strerror(st));
         v = weighted(c.r, B, w, c.tau_mf);
         out->thr_candidate[k] = v;
         if (out->which < 0 || v > out->thr) {

@@ -39,6 +39,12 @@ AFD_API afd_status afd_parse_double_n(const char *s, size_t len, double *out);
  * is AFD_ERANGE.  *out is 0 on error. */
 AFD_API afd_status afd_parse_i64(const char *s, int64_t *out);
 
+/* The range check of a number argument, with the message every interface
+ * gives for it (the command line after "--OPTION: ", Python after the
+ * argument's name): AFD_OK when lo <= v <= hi; else AFD_EINVAL and
+ * err->text "value V outside [LO, HI]" (each %.10g; NaN is outside). */
+AFD_API afd_status afd_check_range(double v, double lo, double hi, afd_error *err);
+
 /* ---- units of time
  * A latency model carries its unit: "s", "ms", "us" (or "ns"), or "cycles"
  * (the paper's Table 3; no conversion to seconds exists). */

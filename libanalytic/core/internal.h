@@ -115,6 +115,51 @@ afd_status afd_priv_csv_open_src(afd_priv_src *src, struct afd_csv **out, afd_er
 afd_status afd_priv_read_file(const char *path, size_t max, char **buf, size_t *len,
                               afd_error *err);
 
+/* ---- key = value files (readfile.c): latency files (hw.c) and device
+ * files (device.c) */
+
+/* One key of a file kind: its name, whether its value is text (kept as it
+ * is for the caller) or a number, and the plausible range of a number,
+ * [lo, hi] or (lo, hi] with lo_open, in unit ("" if none; hi may be
+ * INFINITY).  With scaled, the bounds are in seconds and the caller checks
+ * them once it knows the file's time unit (afd_priv_kv_range). */
+typedef struct afd_priv_kv_key {
+    const char *name;
+    int text;
+    double lo, hi;
+    int lo_open, scaled;
+    const char *unit;
+} afd_priv_kv_key;
+
+/* A key's value as read: line 0 when the key is absent; s[0..n) the value's
+ * text (blanks around it removed); v the number (NAN for text or absent). */
+typedef struct afd_priv_kv_val {
+    long line;
+    const char *s;
+    size_t n;
+    double v;
+} afd_priv_kv_val;
+
+/* Read "key = value" lines of text[0..len) into vals[0..n_keys) (indexed
+ * as keys): lines end at '\n'; blanks (space, tab, CR) around keys and
+ * values are ignored; blank lines and lines starting with '#' are skipped.
+ * Numbers are checked against their range as they are read unless scaled.
+ * Errors name the line: NUL byte, no '=', unknown key (the message lists
+ * expected), key given twice, not a number (AFD_EPARSE; AFD_ERANGE beyond a
+ * double), outside the plausible range (AFD_EINVAL). */
+afd_status afd_priv_kv_parse(const char *text, size_t len, const afd_priv_kv_key *keys,
+                             int n_keys, const char *expected, afd_priv_kv_val *vals,
+                             afd_error *err);
+
+/* Check v against key's range, its bounds multiplied by scale and stated in
+ * unit (NULL: key->unit); AFD_EINVAL naming key, value, range and line. */
+afd_status afd_priv_kv_range(const afd_priv_kv_key *key, double v, double scale,
+                             const char *unit, long line, afd_error *err);
+
+/* The indices of the keys present in vals, in the order of their lines;
+ * returns how many. */
+int afd_priv_kv_order(const afd_priv_kv_val *vals, int n_keys, int *order);
+
 /* The mean TPOT of a chunked-prefill instance (afd_serving.h (C1), the same
  * equation as afd_taichi.h's affine interference model): prompts arrive at
  * lam_p and decodes at lam_d per unit time per instance, prompts of mean P

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afd_parse.h"
+#include "internal.h"
 
 static int is_blank(char c)
 {
@@ -264,4 +265,12 @@ afd_status afd_parse_rate(const char *s, const char *unit, double *out)
         return AFD_ERANGE;
     *out = x;
     return AFD_OK;
+}
+
+afd_status afd_check_range(double v, double lo, double hi, afd_error *err)
+{
+    afd_error_clear(err);
+    if (v >= lo && v <= hi)
+        return AFD_OK;
+    return afd_priv_fail(err, AFD_EINVAL, 0, 0, "value %.10g outside [%.10g, %.10g]", v, lo, hi);
 }

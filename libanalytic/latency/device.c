@@ -19,34 +19,31 @@ enum {
     K_PRICE, K_POWER, K_KERNEL, K_RIDGE_P, N_KEYS
 };
 
-static const struct {
-    const char *name;
-    double lo, hi;
-    int lo_open;
-    const char *unit;
-} keys[N_KEYS] = {
-    {"peak_tflops", 1, 20000, 0, "TFLOP/s"},
-    {"hbm_tbps", 0.05, 50, 0, "TB/s"},
-    {"hbm_gb", 1, 2000, 0, "GB"},
-    {"net_gbps", 1, 10000, 0, "GB/s"},
-    {"mfu", 0, 1, 1, ""},
-    {"mbu", 0, 1, 1, ""},
-    {"comm_eff", 0, 1, 1, ""},
-    {"mfu_prefill", 0, 1, 1, ""},
-    {"mbu_prefill", 0, 1, 1, ""},
-    {"comm_eff_prefill", 0, 1, 1, ""},
-    {"mfu_decode", 0, 1, 1, ""},
-    {"mbu_decode", 0, 1, 1, ""},
-    {"comm_eff_decode", 0, 1, 1, ""},
-    {"dispatch_rmsnorm_ms", 0, 100, 0, "ms"},
-    {"dispatch_attention_ms", 0, 100, 0, "ms"},
-    {"dispatch_mlp_ms", 0, 100, 0, "ms"},
-    {"comm_latency_ms", 0, 100, 0, "ms"},
-    {"mem_util", 0, 1, 1, ""},
-    {"price_per_hour", 0, 1000, 0, "per hour"},
-    {"power_w", 1, 10000, 0, "W"},
-    {"kernel_us", 0, 1000, 0, "us"},
-    {"roofline_p", 1, 1000, 0, ""},
+/* The plausible range of each key (afd_priv_kv_key: name, text, lo, hi,
+ * lo_open, scaled, unit). */
+static const afd_priv_kv_key keys[N_KEYS] = {
+    {"peak_tflops", 0, 1, 20000, 0, 0, "TFLOP/s"},
+    {"hbm_tbps", 0, 0.05, 50, 0, 0, "TB/s"},
+    {"hbm_gb", 0, 1, 2000, 0, 0, "GB"},
+    {"net_gbps", 0, 1, 10000, 0, 0, "GB/s"},
+    {"mfu", 0, 0, 1, 1, 0, ""},
+    {"mbu", 0, 0, 1, 1, 0, ""},
+    {"comm_eff", 0, 0, 1, 1, 0, ""},
+    {"mfu_prefill", 0, 0, 1, 1, 0, ""},
+    {"mbu_prefill", 0, 0, 1, 1, 0, ""},
+    {"comm_eff_prefill", 0, 0, 1, 1, 0, ""},
+    {"mfu_decode", 0, 0, 1, 1, 0, ""},
+    {"mbu_decode", 0, 0, 1, 1, 0, ""},
+    {"comm_eff_decode", 0, 0, 1, 1, 0, ""},
+    {"dispatch_rmsnorm_ms", 0, 0, 100, 0, 0, "ms"},
+    {"dispatch_attention_ms", 0, 0, 100, 0, 0, "ms"},
+    {"dispatch_mlp_ms", 0, 0, 100, 0, 0, "ms"},
+    {"comm_latency_ms", 0, 0, 100, 0, 0, "ms"},
+    {"mem_util", 0, 0, 1, 1, 0, ""},
+    {"price_per_hour", 0, 0, 1000, 0, 0, "per hour"},
+    {"power_w", 0, 1, 10000, 0, 0, "W"},
+    {"kernel_us", 0, 0, 1000, 0, 0, "us"},
+    {"roofline_p", 0, 1, 1000, 0, 0, ""},
 };
 
 static void device_nan(afd_device *d)
@@ -64,14 +61,7 @@ static void device_nan(afd_device *d)
 
 static afd_status check_one(int k, double v, afd_error *err)
 {
-    const char *u = keys[k].unit;
-    int ok = isfinite(v) && (keys[k].lo_open ? v > keys[k].lo : v >= keys[k].lo) &&
-             v <= keys[k].hi;
-    if (ok)
-        return AFD_OK;
-    return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s = %g is outside the plausible range %s%g, %g]%s%s",
-                         keys[k].name, v, keys[k].lo_open ? "(" : "[", keys[k].lo, keys[k].hi,
-                         *u ? " " : "", u);
+    return afd_priv_kv_range(&keys[k], v, 1, NULL, 0, err);
 }
 
 afd_status afd_device_check(const afd_device *d, afd_error *err)
@@ -108,80 +98,26 @@ afd_status afd_device_check(const afd_device *d, afd_error *err)
     return AFD_OK;
 }
 
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
 afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_device *out,
                             afd_error *err)
 {
+    afd_priv_kv_val kv[N_KEYS];
     double v[N_KEYS];
-    long at[N_KEYS] = {0};
-    size_t pos = 0;
-    long line = 0;
     afd_device d;
     afd_status st;
     int k, ph;
 
-    afd_error_clear(err);
     device_nan(out);
+    st = afd_priv_kv_parse(text, len, keys, N_KEYS,
+                           "peak_tflops, hbm_tbps, hbm_gb, net_gbps, mfu, mbu, "
+                           "comm_eff[_prefill|_decode], dispatch_{rmsnorm,attention,mlp}_ms, "
+                           "comm_latency_ms, mem_util, price_per_hour, power_w, kernel_us or "
+                           "roofline_p",
+                           kv, err);
+    if (st != AFD_OK)
+        return st;
     for (k = 0; k < N_KEYS; k++)
-        v[k] = NAN;
-    while (pos < len) {
-        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
-        size_t a = 0, b = n, eq, ke;
-        char shown[64];
-        pos += n + (nl != NULL);
-        line++;
-        while (a < b && is_space(s[a]))
-            a++;
-        while (b > a && is_space(s[b - 1]))
-            b--;
-        if (a == b || s[a] == '#')
-            continue;
-        if (memchr(s + a, '\0', b - a) != NULL)
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "NUL byte in the line");
-        for (eq = a; eq < b && s[eq] != '='; eq++)
-            ;
-        if (eq == b) {
-            afd_priv_show(s + a, b - a, shown, sizeof shown);
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "expected key = value: '%s'", shown);
-        }
-        ke = eq;
-        while (ke > a && is_space(s[ke - 1]))
-            ke--;
-        for (eq++; eq < b && is_space(s[eq]); eq++)
-            ;
-        for (k = 0; k < N_KEYS; k++)
-            if (strlen(keys[k].name) == ke - a && memcmp(keys[k].name, s + a, ke - a) == 0)
-                break;
-        if (k == N_KEYS) {
-            afd_priv_show(s + a, ke - a, shown, sizeof shown);
-            return afd_priv_fail(err, AFD_EPARSE, line, 0,
-                                 "unknown key '%s' (expected peak_tflops, hbm_tbps, hbm_gb, "
-                                 "net_gbps, mfu, mbu, comm_eff[_prefill|_decode], "
-                                 "dispatch_{rmsnorm,attention,mlp}_ms, comm_latency_ms, "
-                                 "mem_util, price_per_hour, power_w, kernel_us or roofline_p)",
-                                 shown);
-        }
-        if (at[k])
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice (line %ld)",
-                                 keys[k].name, at[k]);
-        at[k] = line;
-        st = afd_parse_double_n(s + eq, b - eq, &v[k]);
-        if (st != AFD_OK) {
-            afd_priv_show(s + eq, b - eq, shown, sizeof shown);
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: not a number: '%s'",
-                                 keys[k].name, shown);
-        }
-        st = check_one(k, v[k], err);
-        if (st != AFD_OK) {
-            err->line = line;
-            return st;
-        }
-    }
+        v[k] = kv[k].v;
     device_nan(&d);
     snprintf(d.name, sizeof d.name, "%s", name ? name : "");
     for (k = K_PEAK; k <= K_NET; k++)

@@ -1,14 +1,10 @@
 /* hw.c: latency coefficients: presets, key=value files, Appendix B. */
 #include <config.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "afd_hw.h"
 #include "afd_parse.h"
@@ -32,35 +28,102 @@ static const struct {
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
-static const char *const keys[6] = {"alpha_a", "beta_a", "alpha_f", "beta_f", "alpha_c", "beta_c"};
-
 /* Every numeric key of a latency file: the six AFD coefficients (required),
  * then the optional serving laws and the fits' errors (N_ERRORS ratios, not
- * times: no unit conversion). */
+ * times: no unit conversion); then the text keys: unit, model, device and
+ * the integer keys, the tensor-parallel size the laws time, the largest
+ * batch of the decode law's fit, the devices per instance the six
+ * coefficients time. */
 enum { N_REQUIRED = 6, N_NUMERIC = 14, N_ERRORS = 2 };
-static const char *const num_keys[N_NUMERIC] = {
-    "alpha_a",     "beta_a",       "alpha_f",      "beta_f",         "alpha_c",
-    "beta_c",      "prefill_a",    "prefill_b",    "prefill_c",      "decode_beta",
-    "decode_gamma", "decode_alpha", "fit_max_rel_err", "afd_fit_max_rel_err"};
-static const char *const str_keys[3] = {"unit", "model", "device"};
+enum { K_UNIT = N_NUMERIC, K_TP = N_NUMERIC + 3, K_DBMAX, K_AFD_TP, N_KEYS };
+/* the numeric key after which decode_batch_max is written */
+enum { K_DECODE_ALPHA = 11 };
+
+/* The keys of a latency file (afd_priv_kv_key: name, text, lo, hi, lo_open,
+ * scaled, unit) with the plausible range of each number.
+ *
+ * Every time-valued coefficient is at most HOUR: it is the time of one
+ * step (or of one step's part) for one unit of load: alpha_a per token of
+ * an Attention worker's load, alpha_f and alpha_c per request of the
+ * aggregated batch, beta_a, beta_f, beta_c, prefill_a and decode_beta a
+ * step's fixed time, prefill_b per prompt token, prefill_c per squared
+ * prompt token, decode_gamma per sequence, decode_alpha per KV token.  A
+ * device needing an hour for one token, request or fixed step is no
+ * device to size a deployment of (the slowest measured decode steps are
+ * tenths of a second); above an hour only overflow and nonsense (1e100)
+ * remain, which make the closed forms fail or print NaN.  The lower bound
+ * 0 is the model's (a time is not negative; alpha_a and alpha_f > 0 are
+ * afd_hw_check's).  The bounds are in seconds, converted to the file's
+ * unit (unit_scale).  The fits' errors are ratios, not times: any finite
+ * value >= 0 (a poor fit is stated, not refused). */
+#define HOUR 3600.0
+static const afd_priv_kv_key fields[N_KEYS] = {
+    {"alpha_a", 0, 0, HOUR, 0, 1, ""},
+    {"beta_a", 0, 0, HOUR, 0, 1, ""},
+    {"alpha_f", 0, 0, HOUR, 0, 1, ""},
+    {"beta_f", 0, 0, HOUR, 0, 1, ""},
+    {"alpha_c", 0, 0, HOUR, 0, 1, ""},
+    {"beta_c", 0, 0, HOUR, 0, 1, ""},
+    {"prefill_a", 0, 0, HOUR, 0, 1, ""},
+    {"prefill_b", 0, 0, HOUR, 0, 1, ""},
+    {"prefill_c", 0, 0, HOUR, 0, 1, ""},
+    {"decode_beta", 0, 0, HOUR, 0, 1, ""},
+    {"decode_gamma", 0, 0, HOUR, 0, 1, ""},
+    {"decode_alpha", 0, 0, HOUR, 0, 1, ""},
+    {"fit_max_rel_err", 0, 0, INFINITY, 0, 0, ""},
+    {"afd_fit_max_rel_err", 0, 0, INFINITY, 0, 0, ""},
+    {"unit", 1, 0, 0, 0, 0, ""},
+    {"model", 1, 0, 0, 0, 0, ""},
+    {"device", 1, 0, 0, 0, 0, ""},
+    {"tp", 1, 0, 0, 0, 0, ""},
+    {"decode_batch_max", 1, 0, 0, 0, 0, ""},
+    {"afd_tp", 1, 0, 0, 0, 0, ""},
+};
+
+/* Units of a latency file per second: exact powers of ten (1 / 1e-6 is not
+ * 1e6).  cycles: a clock of 10 GHz, above any accelerator's (about 2 GHz),
+ * so that an hour in cycles is never below a real device's hour; a file
+ * without a unit is held to the same, the largest of these bounds. */
+static const struct {
+    const char *name, *shown;
+    double per_second;
+} units[] = {{"s", "s", 1},
+             {"ms", "ms", 1e3},
+             {"us", "us", 1e6},
+             {"ns", "ns", 1e9},
+             {"cycles", "cycles (an hour at 10 GHz)", 1e10},
+             {"", "(an hour in cycles at 10 GHz: no unit given)", 1e10}};
+#define N_UNITS (sizeof units / sizeof units[0])
+
+/* the index in units of a latency file's unit; the last (no unit) when it
+ * is none of them */
+static size_t unit_index(const char *unit, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 1 < N_UNITS; i++)
+        if (strlen(units[i].name) == n && memcmp(units[i].name, unit, n) == 0)
+            return i;
+    return N_UNITS - 1;
+}
+
+/* key k's value v against its plausible range in the unit (text[0..n)) */
+static afd_status check_range(int k, double v, const char *unit, size_t n, long line,
+                              afd_error *err)
+{
+    size_t u = unit_index(unit, n);
+    return fields[k].scaled ? afd_priv_kv_range(&fields[k], v, units[u].per_second,
+                                                units[u].shown, line, err)
+                            : afd_priv_kv_range(&fields[k], v, 1, NULL, line, err);
+}
+
 /* a decode_batch_max without the law it is the range of (afd_hw_check, and
  * afd_hw_parse with the key's line) */
 static const char dbmax_needs_law[] = "decode_batch_max is the range of the decode law: it "
                                       "needs decode_beta, decode_gamma and decode_alpha";
-/* the integer keys after the numeric and string ones: the tensor-parallel
- * size the laws time, the largest batch of the decode law's fit, the
- * devices per instance the six coefficients time */
-enum { K_TP = N_NUMERIC + 3, K_DBMAX, K_AFD_TP, N_KEYS };
-/* the numeric key after which decode_batch_max is written */
-enum { K_DECODE_ALPHA = 11 };
 
 static const char *key_name(int k)
 {
-    return k < N_NUMERIC   ? num_keys[k]
-           : k == K_TP     ? "tp"
-           : k == K_DBMAX  ? "decode_batch_max"
-           : k == K_AFD_TP ? "afd_tp"
-                           : str_keys[k - N_NUMERIC];
+    return fields[k].name;
 }
 
 static double *coef(afd_hw *hw, int k)
@@ -142,9 +205,9 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
     for (k = 0; k < 6; k++) {
         double v = *coef((afd_hw *)hw, k);
         if (!isfinite(v))
-            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s is not finite", keys[k]);
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s is not finite", key_name(k));
         if (v < 0)
-            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be >= 0: %g", keys[k], v);
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be >= 0: %g", key_name(k), v);
     }
     if (!(hw->alpha_a > 0))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
@@ -159,19 +222,19 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
             present += !isnan(*coef((afd_hw *)hw, j));
         if (present != 0 && present != 3)
             return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s, %s and %s go together",
-                                 num_keys[k], num_keys[k + 1], num_keys[k + 2]);
+                                 key_name(k), key_name(k + 1), key_name(k + 2));
         for (j = k; present == 3 && j < k + 3; j++) {
             double v = *coef((afd_hw *)hw, j);
             if (!isfinite(v) || v < 0)
                 return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be finite and >= 0: %g",
-                                     num_keys[j], v);
+                                     key_name(j), v);
         }
     }
     for (k = N_NUMERIC - N_ERRORS; k < N_NUMERIC; k++) {
         double v = *coef((afd_hw *)hw, k);
         if (!isnan(v) && !(v >= 0 && isfinite(v)))
             return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s must be finite and >= 0: %g",
-                                 num_keys[k], v);
+                                 key_name(k), v);
     }
     if (hw->tp > AFD_HW_TP_MAX)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
@@ -188,6 +251,14 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "afd_tp must be at most %d (devices per instance): %u",
                              AFD_HW_TP_MAX, hw->afd_tp);
+    /* the plausible ranges, as a latency file's numbers are held to them */
+    for (k = 0; k < N_NUMERIC; k++) {
+        double v = *coef((afd_hw *)hw, k);
+        afd_status st;
+        if ((k < N_REQUIRED || !isnan(v)) &&
+            (st = check_range(k, v, hw->unit, strlen(hw->unit), 0, err)) != AFD_OK)
+            return st;
+    }
     return AFD_OK;
 }
 
@@ -202,86 +273,48 @@ static int parse_count(const char *s, size_t m, double max, double *x)
     return afd_parse_double(num, x) == AFD_OK && *x >= 1 && *x <= max && *x == floor(*x);
 }
 
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
 afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err)
 {
-    int seen[N_KEYS] = {0};
-    size_t pos = 0;
-    long line = 0, dbmax_line = 0;
+    afd_priv_kv_val kv[N_KEYS];
+    int order[N_KEYS], n, i, k;
+    long dbmax_line = 0;
     afd_hw hw;
     afd_status st;
-    int k;
 
-    afd_error_clear(err);
     set_nan(out);
     set_nan(&hw);
-    while (pos < len) {
-        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
-        size_t a = 0, b = n, eq, kb, ke;
-        char v[200];
-        pos += n + (nl != NULL);
-        line++;
-        while (a < b && is_space(s[a]))
-            a++;
-        while (b > a && is_space(s[b - 1]))
-            b--;
-        if (a == b || s[a] == '#')
-            continue;
-        if (memchr(s + a, '\0', b - a) != NULL)
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "NUL byte in the line");
-        for (eq = a; eq < b && s[eq] != '='; eq++)
-            ;
-        if (eq == b) {
-            afd_priv_show(s + a, b - a, v, sizeof v);
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "expected key = value: '%s'", v);
-        }
-        kb = a;
-        ke = eq;
-        while (ke > kb && is_space(s[ke - 1]))
-            ke--;
-        for (eq++; eq < b && is_space(s[eq]); eq++)
-            ;
-        for (k = 0; k < N_KEYS; k++) {
-            const char *key = key_name(k);
-            if (strlen(key) == ke - kb && memcmp(key, s + kb, ke - kb) == 0)
-                break;
-        }
-        if (k == N_KEYS) {
-            afd_priv_show(s + kb, ke - kb, v, sizeof v);
-            return afd_priv_fail(err, AFD_EPARSE, line, 0,
-                                 "unknown key '%s' (expected alpha_a, beta_a, alpha_f, beta_f, "
-                                 "alpha_c, beta_c, prefill_a/b/c, decode_beta/gamma/alpha, "
-                                 "decode_batch_max, fit_max_rel_err, afd_fit_max_rel_err, "
-                                 "unit, model, device, tp or afd_tp)",
-                                 v);
-        }
-        if (seen[k]++)
-            return afd_priv_fail(err, AFD_EPARSE, line, 0, "key '%s' given twice",
-                                 key_name(k));
+    st = afd_priv_kv_parse(text, len, fields, N_KEYS,
+                           "alpha_a, beta_a, alpha_f, beta_f, alpha_c, beta_c, prefill_a/b/c, "
+                           "decode_beta/gamma/alpha, decode_batch_max, fit_max_rel_err, "
+                           "afd_fit_max_rel_err, unit, model, device, tp or afd_tp",
+                           kv, err);
+    if (st != AFD_OK)
+        return st;
+    /* the values in the order of their lines, so that the first wrong line
+     * is the one named */
+    n = afd_priv_kv_order(kv, N_KEYS, order);
+    for (i = 0; i < n; i++) {
+        const char *s = kv[order[i]].s;
+        size_t m = kv[order[i]].n;
+        long line = kv[order[i]].line;
+        char v[64];
+        k = order[i];
+        afd_priv_show(s, m, v, sizeof v);
         if (k == K_DBMAX) {
             /* the largest batch the decode law was fitted on: a count */
             double x;
-            afd_priv_show(s + eq, b - eq, v, sizeof v);
-            if (!parse_count(s + eq, b - eq, AFD_HW_BATCH_MAX, &x))
+            if (!parse_count(s, m, AFD_HW_BATCH_MAX, &x))
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                      "decode_batch_max must be an integer in [1, %u] (the "
                                      "largest batch the decode law was fitted on): '%s'",
                                      AFD_HW_BATCH_MAX, v);
             hw.decode_batch_max = (unsigned)x;
             dbmax_line = line;
-            continue;
-        }
-        if (k == K_TP || k == K_AFD_TP) {
+        } else if (k == K_TP || k == K_AFD_TP) {
             /* the tensor-parallel size the laws time, the devices per
              * instance the six coefficients time: counts of devices */
             double x;
-            afd_priv_show(s + eq, b - eq, v, sizeof v);
-            if (!parse_count(s + eq, b - eq, AFD_HW_TP_MAX, &x))
+            if (!parse_count(s, m, AFD_HW_TP_MAX, &x))
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                      k == K_TP ? "tp must be an integer in [1, %d] (the "
                                                  "tensor-parallel size the laws time): '%s'"
@@ -290,50 +323,32 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
                                                  "coefficients time): '%s'",
                                      AFD_HW_TP_MAX, v);
             *(k == K_TP ? &hw.tp : &hw.afd_tp) = (unsigned)x;
-            continue;
-        }
-        if (k >= N_NUMERIC) {
-            size_t m = b - eq, cap;
+        } else if (k >= N_NUMERIC) {
+            size_t cap;
             char *dst = str_field(&hw, k - N_NUMERIC, &cap);
-            if (m >= cap) {
-                afd_priv_show(s + eq, m, v, sizeof v);
+            if (m >= cap)
                 return afd_priv_fail(err, AFD_EPARSE, line, 0,
-                                     "%s: longer than %zu characters: '%s'",
-                                     str_keys[k - N_NUMERIC], cap - 1, v);
-            }
-            memcpy(dst, s + eq, m);
+                                     "%s: longer than %zu characters: '%s'", key_name(k),
+                                     cap - 1, v);
+            memcpy(dst, s, m);
             dst[m] = '\0';
             /* the unit is no comment: a suffix (2s, 100ms) converts to it */
-            if (k == N_NUMERIC && strcmp(dst, "cycles") != 0) {
+            if (k == K_UNIT && strcmp(dst, "cycles") != 0) {
                 double sec;
-                if (afd_unit_seconds(dst, &sec) != AFD_OK) {
-                    afd_priv_show(s + eq, m, v, sizeof v);
+                if (afd_unit_seconds(dst, &sec) != AFD_OK)
                     return afd_priv_fail(err, AFD_EPARSE, line, 0,
                                          "unit must be s, ms, us, ns or cycles: '%s'", v);
-                }
             }
-            continue;
-        }
-        {
-            char num[128];
-            double x;
-            size_t m = b - eq;
-            afd_priv_show(s + eq, m, v, sizeof v);
-            if (m >= sizeof num)
-                return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: not a number: '%s'",
-                                     num_keys[k], v);
-            memcpy(num, s + eq, m);
-            num[m] = '\0';
-            st = afd_parse_double(num, &x);
+        } else {
+            st = check_range(k, kv[k].v, kv[K_UNIT].s, kv[K_UNIT].n, line, err);
             if (st != AFD_OK)
-                return afd_priv_fail(err, st, line, 0, "%s: %s: '%s'", num_keys[k],
-                                     st == AFD_ERANGE ? "out of range" : "not a number", v);
-            *coef(&hw, k) = x;
+                return st;
+            *coef(&hw, k) = kv[k].v;
         }
     }
     for (k = 0; k < N_REQUIRED; k++)
-        if (!seen[k])
-            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing %s", keys[k]);
+        if (kv[k].line == 0)
+            return afd_priv_fail(err, AFD_EPARSE, 0, 0, "missing %s", key_name(k));
     /* the check below says the same without a line: here the key has one */
     if (hw.decode_batch_max > 0 && !afd_hw_has_decode(&hw))
         return afd_priv_fail(err, AFD_EINVAL, dbmax_line, 0,
@@ -348,44 +363,15 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
 afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err)
 {
     char *buf;
-    ssize_t n;
-    size_t len = 0;
-    int fd;
+    size_t len;
     afd_status st;
-    struct stat sb;
 
     set_nan(out);
-    afd_error_clear(err);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return afd_priv_fail(err, AFD_EIO, 0, 0, "cannot open: %s", strerror(errno));
-    if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        close(fd);
-        return afd_priv_fail(err, AFD_EIO, 0, 0, "cannot read: is a directory");
-    }
-    buf = malloc(MAX_FILE + 1);
-    if (buf == NULL) {
-        close(fd);
-        return afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
-    }
-    while ((n = read(fd, buf + len, MAX_FILE + 1 - len)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            st = afd_priv_fail(err, AFD_EIO, 0, 0, "read error: %s", strerror(errno));
-            goto done;
-        }
-        len += (size_t)n;
-        if (len > MAX_FILE) {
-            st = afd_priv_fail(err, AFD_EPARSE, 0, 0, "larger than %d bytes: not a hw file",
-                               MAX_FILE);
-            goto done;
-        }
-    }
+    st = afd_priv_read_file(path, MAX_FILE, &buf, &len, err);
+    if (st != AFD_OK)
+        return st;
     st = afd_hw_parse(buf, len, out, err);
-done:
     free(buf);
-    close(fd);
     return st;
 }
 
@@ -410,7 +396,7 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
         const char *v = str_field((afd_hw *)hw, k, &c);
         if (v[0] == '\0')
             continue;
-        n = snprintf(buf + o, cap - o, "%s = %s\n", str_keys[k], v);
+        n = snprintf(buf + o, cap - o, "%s = %s\n", key_name(K_UNIT + k), v);
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;
@@ -431,7 +417,7 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
         double v = *coef((afd_hw *)hw, k);
         if (k >= N_REQUIRED && isnan(v))
             continue;
-        n = snprintf(buf + o, cap - o, "%s = %.17g\n", num_keys[k], v);
+        n = snprintf(buf + o, cap - o, "%s = %.17g\n", key_name(k), v);
         if (n < 0 || (size_t)n >= cap - o)
             return AFD_ERANGE;
         o += (size_t)n;
@@ -611,19 +597,13 @@ afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw 
 
 afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
 {
-    /* exact powers of ten, not 1 / afd_unit_seconds (1 / 1e-6 is not 1e6) */
-    static const struct {
-        const char *name;
-        double per_second;
-    } units[] = {{"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
     size_t i;
     int k;
     if (strcmp(hw->unit, "s") != 0)
         return AFD_EINVAL;
-    for (i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(units[i].name, unit) == 0)
-            break;
-    if (i == sizeof units / sizeof units[0])
+    /* the units a suffix converts to: all but cycles and none */
+    i = unit_index(unit, strlen(unit));
+    if (i + 2 >= N_UNITS)
         return AFD_EINVAL;
     /* every time-valued coefficient: all but the fits' errors */
     for (k = 0; k < N_NUMERIC - N_ERRORS; k++)
@@ -634,13 +614,13 @@ afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
 
 afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
 {
-    static const char *const units[] = {"s", "ms", "us", "ns"};
     int from = -1, to = -1, i, k;
     double f = 1;
+    /* s, ms, us, ns: units[0..4) */
     for (i = 0; i < 4; i++) {
-        if (strcmp(src->unit, units[i]) == 0)
+        if (strcmp(src->unit, units[i].name) == 0)
             from = i;
-        if (strcmp(dst->unit, units[i]) == 0)
+        if (strcmp(dst->unit, units[i].name) == 0)
             to = i;
     }
     if (strcmp(src->unit, dst->unit) != 0 && (from < 0 || to < 0))

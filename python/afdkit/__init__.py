@@ -16,10 +16,15 @@ key=value latency file) or hw={...} (a dict as returned by hw(), which may
 override single coefficients).
 
 Errors of the library raise AfdkitError carrying its message; arguments of
-the wrong kind raise TypeError or ValueError.
+the wrong kind raise TypeError or ValueError: a bool where a number is taken
+is a TypeError; a file name is a str, bytes (decoded with os.fsdecode) or
+os.PathLike, and one holding a NUL byte a ValueError, as for open(); a
+number outside its range gives the command line's message (after the
+argument's name instead of --OPTION).
 """
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -86,7 +91,41 @@ def version():
 __version__ = version()
 
 
+def _is_bool(v):
+    return isinstance(v, (bool, np.bool_))
+
+
+def _no_bools(values, name):
+    """TypeError for a bool where a number is taken (True would be 1.0)."""
+    if _is_bool(values) or (isinstance(values, np.ndarray) and values.dtype == bool) or (
+            isinstance(values, (list, tuple)) and any(_is_bool(x) for x in values)):
+        raise TypeError("%s: expected a number, not a bool" % name)
+
+
+def _float(v, name):
+    """A number argument as a float; a bool is refused."""
+    _no_bools(v, name)
+    return float(v)
+
+
+def _path(p, name):
+    """A file name argument (str, bytes or os.PathLike) as str, as open()
+    takes it: bytes are decoded with the file system's encoding; an
+    embedded NUL is a ValueError (C would cut the name there)."""
+    if isinstance(p, os.PathLike):
+        p = os.fspath(p)
+    if isinstance(p, bytes):
+        p = os.fsdecode(p)
+    if not isinstance(p, str):
+        raise TypeError("%s: expected a file name (str, bytes or os.PathLike), not %s"
+                        % (name, type(p).__name__))
+    if "\0" in p:
+        raise ValueError("%s: embedded null byte in the file name" % name)
+    return p
+
+
 def _reals(values, name, lo=-math.inf):
+    _no_bools(values, name)
     a = np.atleast_1d(np.asarray(values, dtype=float))
     if a.ndim != 1 or a.size == 0:
         raise ValueError("%s: expected a number or a non-empty list of numbers" % name)
@@ -103,7 +142,9 @@ def _integers(values, name, lo, hi):
 
 
 def _integer(v, name, lo, hi):
-    if isinstance(v, bool) or not float(v).is_integer() or not lo <= v <= hi:
+    if _is_bool(v):
+        raise TypeError("%s: expected a number, not a bool" % name)
+    if not float(v).is_integer() or not lo <= v <= hi:
         raise ValueError("%s must be an integer in [%d, %d]: %r" % (name, lo, hi, v))
     return int(v)
 
@@ -137,7 +178,7 @@ class _Workload:
             raise ValueError("prompt_col, output_col, time_col, time_unit, where and "
                              "decode_offset apply only to trace")
         if geo is not None:
-            mu_p, mu_d = (float(x) for x in geo)
+            mu_p, mu_d = (_float(x, "geometric") for x in geo)
             if not (mu_p >= 1 and mu_d >= 1):
                 raise ValueError("geometric=(mu_p, mu_d): both means must be >= 1")
             _check(lib.afd_workload_geometric(mu_p, mu_d, self.w))
@@ -147,12 +188,12 @@ class _Workload:
                                  "or geometric")
             if kw.get("theta") is None or kw.get("nu") is None:
                 raise ValueError("theta and nu go together")
-            t, n = float(kw["theta"]), float(kw["nu"])
+            t, n = _float(kw["theta"], "theta"), _float(kw["nu"], "nu")
             if not (t >= 0 and n >= 0):
                 raise ValueError("theta and nu must be >= 0")
             _check(lib.afd_workload_given(t, n, self.w))
         else:
-            self._read(str(trace), kw, keep_rows, keep_pairs)
+            self._read(_path(trace, "trace"), kw, keep_rows, keep_pairs)
 
     def _cstr(self, s):
         if s is None:
@@ -185,7 +226,7 @@ class _Workload:
         opt.keep_pairs = 1 if keep_pairs else 0
         opt.max_pairs = _MAX_KEPT_PAIRS if keep_pairs else 0
         err = ffi.new("afd_error *")
-        _check(lib.afd_workload_from_trace(path.encode(), opt, self.w, err), err, path)
+        _check(lib.afd_workload_from_trace(os.fsencode(path), opt, self.w, err), err, path)
         self.path = path
 
     def __enter__(self):
@@ -254,9 +295,9 @@ def _load_hw(spec):
     else:
         base, fields = spec, {}
     if base is not None:
-        name = str(base)
-        if lib.afd_hw_preset(name.encode(), h) != lib.AFD_OK:
-            st = lib.afd_hw_read(name.encode(), h, err)
+        name = _path(base, "hw")
+        if lib.afd_hw_preset(os.fsencode(name), h) != lib.AFD_OK:
+            st = lib.afd_hw_read(os.fsencode(name), h, err)
             if st != lib.AFD_OK:
                 if st == lib.AFD_EIO and "/" not in name and "." not in name:
                     raise AfdkitError("hw: '%s' is neither a preset (%s) nor a readable "
@@ -264,7 +305,7 @@ def _load_hw(spec):
                 _fail(st, err, name)
     for k, v in fields.items():
         if k in _HW_REALS:
-            setattr(h, k, float(v))
+            setattr(h, k, _float(v, k))
         elif k in _HW_TEXT:
             setattr(h, k, str(v).encode()[: ffi.sizeof(getattr(h, k)) - 1])
         elif k == "tp":
@@ -311,7 +352,10 @@ def kappa(r, full=False):
     out = np.empty(rs.size)
     err = np.empty(rs.size)
     res = ffi.new("afd_result *")
+    e = ffi.new("afd_error *")
     for i, x in enumerate(rs):
+        if lib.afd_kappa_check_r(float(x), e) != lib.AFD_OK:
+            raise ValueError("r: %s" % _text(e.text))
         _check(lib.afd_kappa_e(float(x), res))
         out[i], err[i] = res.val, res.err
     if full:
@@ -344,7 +388,7 @@ class _Cost:
     def _pair(v, name):
         if v is None:
             return None
-        a, f = (float(x) for x in v)
+        a, f = (_float(x, name) for x in v)
         if not (a > 0 and f > 0 and math.isfinite(a) and math.isfinite(f)):
             raise ValueError("%s=(attention, ffn): both must be finite and > 0" % name)
         return a, f
@@ -492,11 +536,11 @@ def mdc(lam, service, c, percentile=0.9):
     lams = _reals(lam, "lam", 0)
     if np.any(lams <= 0):
         raise ValueError("lam: every rate must be > 0")
-    service = float(service)
+    service = _float(service, "service")
     if not (service > 0 and math.isfinite(service)):
         raise ValueError("service must be > 0")
     cs = _integers(c, "c", 1, 1e6)
-    p = float(percentile)
+    p = _float(percentile, "percentile")
     if not 0 < p < 1:
         raise ValueError("percentile must be in (0, 1)")
     a = float(lams.max()) * service
@@ -556,14 +600,16 @@ def mdc(lam, service, c, percentile=0.9):
 def _load_model(spec):
     m = ffi.new("afd_model *")
     err = ffi.new("afd_error *")
-    _check(lib.afd_model_load(str(spec).encode(), m, err), err, str(spec))
+    spec = _path(spec, "model")
+    _check(lib.afd_model_load(os.fsencode(spec), m, err), err, spec)
     return m
 
 
 def _load_device(spec):
     d = ffi.new("afd_device *")
     err = ffi.new("afd_error *")
-    _check(lib.afd_device_load(str(spec).encode(), d, err), err, str(spec))
+    spec = _path(spec, "device")
+    _check(lib.afd_device_load(os.fsencode(spec), d, err), err, spec)
     return d
 
 
@@ -748,7 +794,7 @@ def mc_mdc(lam, c, service=None, customers=10**6, warmup=None, batches=32, perce
     if lam is None and not replay:
         raise ValueError("lam is required")
     if lam is not None:
-        lam = float(lam)
+        lam = _float(lam, "lam")
         if not (lam > 0 and math.isfinite(lam)):
             raise ValueError("lam must be > 0 and finite")
     cs = _integers(c, "c", 1, 1 << 24).astype(int)
@@ -756,16 +802,17 @@ def mc_mdc(lam, c, service=None, customers=10**6, warmup=None, batches=32, perce
     batches = _integer(batches, "batches", 2, 100000)
     if customers < batches:
         raise ValueError("customers must be at least batches (%d)" % batches)
-    q = float(percentile)
+    q = _float(percentile, "percentile")
     if not 0 < q < 1:
         raise ValueError("percentile must be in (0, 1)")
     seed = _integer(seed, "seed", 0, 2**63 - 1)
     if warmup is not None:
         warmup = _integer(warmup, "warmup", 0, 1 << 46)
     law = ffi.new("afd_quad_service *")
-    law.a, law.b, law.c = float(service_a), float(service_b), float(service_c)
+    law.a, law.b, law.c = (_float(service_a, "service_a"), _float(service_b, "service_b"),
+                           _float(service_c, "service_c"))
     if service is not None:
-        service = float(service)
+        service = _float(service, "service")
         if not (service > 0 and math.isfinite(service)):
             raise ValueError("service must be > 0 and finite")
         return _mc_mdc_run(mc, lam, cs, service, None, law, customers, warmup, batches, q,
@@ -881,7 +928,7 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
     y = _integer(ffn_instances, "ffn_instances", 1, 65536)
     if start not in ("fresh", "stationary"):
         raise ValueError("start must be fresh or stationary: %r" % (start,))
-    warmup = float(warmup)
+    warmup = _float(warmup, "warmup")
     if not 0 <= warmup < 1:
         raise ValueError("warmup must be in [0, 1)")
     h = _load_hw(hw)

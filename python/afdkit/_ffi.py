@@ -86,6 +86,7 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
 afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
 
 /* afd_barrier.h */
+afd_status afd_kappa_check_r(double r, afd_error *err);
 afd_status afd_kappa_e(double r, afd_result *result);
 double afd_barrier_overhead_clt(double theta, double nu, double B, double r);
 

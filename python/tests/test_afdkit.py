@@ -434,6 +434,63 @@ def test_error_unstable_and_bad_arguments():
         afdkit.hw("paper-911")
 
 
+def test_paths_as_open_takes_them(tmp_path):
+    """A file name is taken as open() takes it: str, bytes (decoded with the
+    file system's encoding) or os.PathLike; a NUL inside it is a ValueError,
+    not a name cut short; anything else is a TypeError."""
+    f = tmp_path / "ok.csv"
+    f.write_text("ContextTokens,GeneratedTokens\n10,3\n20,5\n")
+    # by hand: one slot per request, theta = P + (D - 1)/2 averaged over the
+    # decode steps: (3 (10 + 1) + 5 (20 + 2)) / (3 + 5) = 143/8
+    assert afdkit.theta(trace=str(f))["theta"] == pytest.approx(143 / 8, rel=1e-14)
+    assert afdkit.theta(trace=f)["theta"] == afdkit.theta(trace=str(f))["theta"]
+    assert afdkit.theta(trace=os.fsencode(str(f)))["n"] == 2
+    with pytest.raises(ValueError, match="embedded null byte"):
+        open(str(f) + "\0junk")
+    with pytest.raises(ValueError, match="trace: embedded null byte"):
+        afdkit.theta(trace=str(f) + "\0junk")
+    with pytest.raises(ValueError, match="hw: embedded null byte"):
+        afdkit.hw("paper-910c\0x")
+    with pytest.raises(TypeError, match="trace: expected a file name"):
+        afdkit.theta(trace=3)
+    # a bytes name is the file it names, not the text "b'...'"
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.theta(trace=b"/nonexistent/t.csv")
+    assert str(e.value).startswith("/nonexistent/t.csv: ")
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.hw(b"/nonexistent/x.hw")
+    assert str(e.value).startswith("/nonexistent/x.hw: ")
+
+
+def test_bool_is_not_a_number():
+    """True is not r = 1 (kappa_1 = 0): a bool where a number is taken is a
+    TypeError, also inside a list and for keyword numbers."""
+    for bad in (True, [2, False], np.array([True])):
+        with pytest.raises(TypeError, match="r: expected a number, not a bool"):
+            afdkit.kappa(bad)
+    with pytest.raises(TypeError, match="theta: expected a number, not a bool"):
+        afdkit.theta(theta=True, nu=1)
+    with pytest.raises(TypeError, match="B: expected a number, not a bool"):
+        afdkit.sweep([1], B=True, hw="paper-910c", theta=1, nu=1)
+    with pytest.raises(TypeError, match="alpha_f: expected a number, not a bool"):
+        afdkit.hw({"hw": "paper-910c", "alpha_f": True})
+    with pytest.raises(TypeError, match="service: expected a number, not a bool"):
+        afdkit.mdc(1, True, [2])
+
+
+def test_range_messages_are_the_commands():
+    """An r beyond kappa's range says what the command line says, from the
+    same check in the library."""
+    status, msg = cli_error("kappa", "--r", "2000000000000000")
+    assert status == 2 and msg == "--r: value 2e+15 outside [1, 1e+15] (see 'afdkit kappa --help')"
+    with pytest.raises(ValueError) as e:
+        afdkit.kappa(2e15)
+    assert str(e.value) == "r: value 2e+15 outside [1, 1e+15]"
+    with pytest.raises(ValueError) as e:
+        afdkit.kappa([2, 1e300])
+    assert str(e.value) == "r: value 1e+300 outside [1, 1e+15]"
+
+
 # --------------------------------------------------- declarations and build
 
 def test_struct_layouts(tmp_path):

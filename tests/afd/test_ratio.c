@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -432,6 +433,32 @@ static void edge_cases(void **state)
 
 /* The 95% interval: x -+ 1.96 se by hand, and 1.96 is the normal 0.975
  * quantile (gsl_cdf_ugaussian_Pinv, 1.959964) to its three digits. */
+/* A cycle whose times overflow a double is a numerical failure in every
+ * function that evaluates one, never a cycle of NaN or infinite times:
+ * theta = 1e306 at B = 2^20 makes mu_A = 0.00165 * 2^20 * 1e306 + 50,
+ * about 1.7e309, beyond DBL_MAX. */
+static void overflow_is_a_numerical_failure(void **state)
+{
+    afd_system s = paper(1u << 20);
+    afd_mf_result mf;
+    afd_cycle c;
+    afd_error err;
+    const double rs[2] = {1, 2};
+    (void)state;
+    s.theta = 1e306;
+    s.nu = 0;
+    assert_int_equal(afd_system_check(&s, &err), AFD_OK);
+    assert_int_equal(afd_cycle_eval(&s, 2, &c), AFD_ENUMERIC);
+    assert_true(isnan(c.tau_mf) && isnan(c.tau_g) && isnan(c.thr_g));
+    assert_int_equal(afd_cycle_topology(&s, 2, 1, &c), AFD_ENUMERIC);
+    assert_int_equal(afd_ratio_g(&s, rs, 2, &c), AFD_ENUMERIC);
+    assert_int_equal(afd_ratio_mf(&s, &mf, &err), AFD_ENUMERIC);
+    assert_non_null(strstr(err.text, ": numerical method failed to converge"));
+    /* with a spread, through the Gaussian barrier's path */
+    s.nu = 1e3;
+    assert_int_equal(afd_cycle_eval(&s, 2, &c), AFD_ENUMERIC);
+}
+
 static void interval95_by_hand(void **state)
 {
     double lo, hi;
@@ -463,6 +490,7 @@ int main(void)
         cmocka_unit_test(errors),
         cmocka_unit_test(edge_cases),
         cmocka_unit_test(interval95_by_hand),
+        cmocka_unit_test(overflow_is_a_numerical_failure),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 
+#include "afd_device.h"
 #include "afd_hw.h"
 #include "afd_model.h"
 
@@ -88,7 +89,8 @@ static void serving_laws(void **state)
     /* A fit error is a ratio >= 0. */
     snprintf(text, sizeof text, "%safd_fit_max_rel_err = -0.5\n", base);
     assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
-    assert_string_equal(err.text, "afd_fit_max_rel_err must be finite and >= 0: -0.5");
+    assert_string_equal(err.text,
+                        "afd_fit_max_rel_err = -0.5 is outside the plausible range [0, inf)");
     /* A law given in part, or negative, is refused by name. */
     snprintf(text, sizeof text, "%sprefill_a = 1\nprefill_b = 2\n", base);
     assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EINVAL);
@@ -152,7 +154,7 @@ static void parse_errors(void **state)
                  "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, decode_batch_max, "
                  "fit_max_rel_err, afd_fit_max_rel_err, unit, model, device, tp or afd_tp)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
-    expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice");
+    expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice (line 2)");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
     expect_error("alpha_a = fast\n", AFD_EPARSE, 1, "alpha_a: not a number: 'fast'");
     expect_error("alpha_a = nan\n", AFD_EPARSE, 1, "alpha_a: not a number: 'nan'");
@@ -167,7 +169,61 @@ static void parse_errors(void **state)
     expect_error("alpha_a=0\nbeta_a=1\nalpha_f=1\nbeta_f=1\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
                  0, "alpha_a must be > 0: Attention time must grow with the token load");
     expect_error("alpha_a=1\nbeta_a=1\nalpha_f=1\nbeta_f=-2\nalpha_c=1\nbeta_c=1\n", AFD_EINVAL,
-                 0, "beta_f must be >= 0: -2");
+                 4, "beta_f = -2 is outside the plausible range [0, 3.6e+13] (an hour in "
+                    "cycles at 10 GHz: no unit given)");
+}
+
+/* Every time of a latency file is at most an hour (one step per unit of
+ * load), in the file's unit: 3600 s = 3.6e6 ms = 3.6e9 us = 3.6e12 ns, and
+ * 3.6e13 cycles (an hour at 10 GHz), also for a file without a unit.  At
+ * the bound a file is read; just above it, refused naming line and key. */
+static void plausible_ranges(void **state)
+{
+    static const struct {
+        const char *unit;
+        double hour;
+    } units[] = {{"s", 3600}, {"ms", 3.6e6}, {"us", 3.6e9}, {"ns", 3.6e12},
+                 {"cycles", 3.6e13}, {NULL, 3.6e13}};
+    static const char *const keys[] = {"beta_a", "alpha_c", "prefill_c", "decode_alpha"};
+    size_t i, j;
+    (void)state;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+        for (j = 0; j < sizeof keys / sizeof keys[0]; j++) {
+            char text[512], unit[32] = "";
+            afd_hw h;
+            afd_error err;
+            int over;
+            if (units[i].unit != NULL)
+                snprintf(unit, sizeof unit, "unit = %s\n", units[i].unit);
+            for (over = 0; over < 2; over++) {
+                double v = units[i].hour * (over ? 1 + 1e-9 : 1);
+                /* the laws come whole: the key's two partners are 1 */
+                snprintf(text, sizeof text,
+                         "alpha_a = 1\nbeta_a = %.17g\nalpha_f = 1\nbeta_f = 1\n"
+                         "alpha_c = %.17g\nbeta_c = 1\nprefill_a = 1\nprefill_b = 1\n"
+                         "prefill_c = %.17g\ndecode_beta = 1\ndecode_gamma = 1\n"
+                         "decode_alpha = %.17g\n%s",
+                         j == 0 ? v : 1, j == 1 ? v : 1, j == 2 ? v : 1, j == 3 ? v : 1, unit);
+                assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err),
+                                 over ? AFD_EINVAL : AFD_OK);
+                if (over) {
+                    /* beta_a is on line 2, alpha_c on 5, prefill_c on 9, decode_alpha on 12 */
+                    const long line[4] = {2, 5, 9, 12};
+                    assert_int_equal(err.line, line[j]);
+                    assert_true(strncmp(err.text, keys[j], strlen(keys[j])) == 0);
+                    assert_non_null(strstr(err.text, "is outside the plausible range [0, "));
+                } else {
+                    /* the same coefficients set by hand: afd_hw_check holds them alike */
+                    h.beta_a *= 1 + 1e-9 * (j == 0);
+                    h.alpha_c *= 1 + 1e-9 * (j == 1);
+                    h.prefill_c *= 1 + 1e-9 * (j == 2);
+                    h.decode_alpha *= 1 + 1e-9 * (j == 3);
+                    assert_int_equal(afd_hw_check(&h, &err), AFD_EINVAL);
+                    assert_int_equal(err.line, 0);
+                    assert_true(strncmp(err.text, keys[j], strlen(keys[j])) == 0);
+                }
+            }
+        }
 }
 
 /* tp: the tensor-parallel size the laws time, a positive integer when given,
@@ -219,7 +275,7 @@ static void tensor_parallel(void **state)
         }
     }
     snprintf(text, sizeof text, "%stp = 2\ntp = 2\n", six);
-    expect_error(text, AFD_EPARSE, 8, "key 'tp' given twice");
+    expect_error(text, AFD_EPARSE, 8, "key 'tp' given twice (line 7)");
     /* a struct built by hand is checked the same way; zeroed, it states no size */
     assert_int_equal(afd_hw_parse(six, strlen(six), &h, &err), AFD_OK);
     h.tp = 1025;
@@ -287,7 +343,7 @@ static void afd_tensor_parallel(void **state)
         }
     }
     snprintf(text, sizeof text, "%safd_tp = 4\nafd_tp = 4\n", six);
-    expect_error(text, AFD_EPARSE, 8, "key 'afd_tp' given twice");
+    expect_error(text, AFD_EPARSE, 8, "key 'afd_tp' given twice (line 7)");
     /* a struct built by hand: checked the same way */
     assert_int_equal(afd_hw_parse(six, strlen(six), &h, &err), AFD_OK);
     h.afd_tp = 1025;
@@ -354,7 +410,7 @@ static void decode_batch_max(void **state)
         }
     }
     snprintf(text, sizeof text, "%s%sdecode_batch_max = 8\ndecode_batch_max = 8\n", six, law);
-    expect_error(text, AFD_EPARSE, 11, "key 'decode_batch_max' given twice");
+    expect_error(text, AFD_EPARSE, 11, "key 'decode_batch_max' given twice (line 10)");
     /* the range of a law the file does not have, named at its line (7,
      * after the six) */
     snprintf(text, sizeof text, "%sdecode_batch_max = 8\n", six);
@@ -701,6 +757,63 @@ static void copy_laws(void **state)
     assert_false(afd_hw_has_decode(&dst));
 }
 
+/* pat with every "KEY" replaced by key, into out */
+static void subst(const char *pat, const char *key, char *out, size_t cap)
+{
+    size_t o = 0;
+    while (*pat && o + strlen(key) + 1 < cap) {
+        if (strncmp(pat, "KEY", 3) == 0) {
+            memcpy(out + o, key, strlen(key));
+            o += strlen(key);
+            pat += 3;
+        } else {
+            out[o++] = *pat++;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* Latency files and device files are read by one key = value reader: the
+ * same malformed line gives the same status, line and message in both. */
+static void one_reader(void **state)
+{
+    /* each bad text with the status, line and message expected of it;
+     * KEY stands for the file kind's first key */
+    static const struct {
+        const char *text;
+        afd_status st;
+        long line;
+        const char *msg;
+    } cases[] = {
+        {"# c\n\nKEY = 1\n  KEY\t= 2 \r\n", AFD_EPARSE, 4, "key 'KEY' given twice (line 3)"},
+        {"KEY = 1e999\n", AFD_ERANGE, 1, "KEY: out of range: '1e999'"},
+        {"KEY = fast\n", AFD_EPARSE, 1, "KEY: not a number: 'fast'"},
+        {"\nKEY\n", AFD_EPARSE, 2, "expected key = value: 'KEY'"},
+        {"KEY_x = 1\n", AFD_EPARSE, 1, "unknown key 'KEY_x' (expected "},
+    };
+    static const char *const first[2] = {"alpha_a", "peak_tflops"};
+    size_t i;
+    int kind;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (kind = 0; kind < 2; kind++) {
+            char text[256], msg[256];
+            afd_hw h;
+            afd_device d;
+            afd_error err;
+            afd_status st;
+            subst(cases[i].text, first[kind], text, sizeof text);
+            subst(cases[i].msg, first[kind], msg, sizeof msg);
+            st = kind == 0 ? afd_hw_parse(text, strlen(text), &h, &err)
+                           : afd_device_parse(text, strlen(text), "x", &d, &err);
+            assert_int_equal(st, cases[i].st);
+            assert_int_equal(err.line, cases[i].line);
+            if (strncmp(err.text, msg, strlen(msg)) != 0)
+                fail_msg("%s file, case %zu: '%s', expected '%s'", kind ? "device" : "latency",
+                         i, err.text, msg);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -712,6 +825,7 @@ int main(void)
         cmocka_unit_test(seconds_to_unit),   cmocka_unit_test(specs_from_device),
         cmocka_unit_test(copy_laws),         cmocka_unit_test(tensor_parallel),
         cmocka_unit_test(decode_batch_max),  cmocka_unit_test(afd_tensor_parallel),
+        cmocka_unit_test(one_reader),        cmocka_unit_test(plausible_ranges),
     };
     RUN_TESTS(tests);
 }
