@@ -514,8 +514,13 @@ def test_struct_layouts(tmp_path):
     src = tmp_path / "layout.c"
     src.write_text("\n".join(lines))
     exe = tmp_path / "layout"
-    subprocess.run([cc, "-I", os.path.join(SRCDIR, "libanalytic"), "-I",
-                    os.path.join(SRCDIR, "montecarlo"), "-o", str(exe), str(src)], check=True)
+    # the headers live in libanalytic/ and montecarlo/ and their area folders
+    incs = []
+    for top in ("libanalytic", "montecarlo"):
+        for d, _, files in os.walk(os.path.join(SRCDIR, top)):
+            if any(f.endswith(".h") for f in files):
+                incs += ["-I", d]
+    subprocess.run([cc] + incs + ["-o", str(exe), str(src)], check=True)
     got = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     labels = [e.rsplit(" ", 1)[0] for e in expect]
     assert ["%s %s" % (l, g) for l, g in zip(labels, got)] == expect
