@@ -222,6 +222,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
     afd_device d;
     afd_profile p;
     afd_allreduce_profile ar;
+    afd_device cmp;
     afd_error err;
     afd_status st;
     cli_table *t = NULL;
@@ -277,6 +278,11 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
             d.comm_latency_ms = sig3(lat);
         }
     }
+    /* --profile calibrates the roofline's efficiencies (mfu, mbu, kernel_us,
+     * roofline_p): the rows compare that path, also on a device with a
+     * kernel model (which --forward fits) */
+    cmp = d;
+    cmp.kernel_model = 0;
     cap = 3 * p.n + ar.n + 1;
     errs = malloc(cap * sizeof *errs);
     t = cli_table_new(&c->out);
@@ -356,7 +362,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
                         meas = r->ms[k];
                         if (a->tp != 0 && tp != a->tp)
                             continue;
-                        st = afd_profile_estimate(&m, &d, tp, tokens, (afd_profile_module)k, &est,
+                        st = afd_profile_estimate(&m, &cmp, tp, tokens, (afd_profile_module)k, &est,
                                                   &mb, &err);
                         if (st != AFD_OK) {
                             rc = cli_input_error(cmd, "%s:%ld: %s", a->profile, r->line,

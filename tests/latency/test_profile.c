@@ -29,6 +29,7 @@ static afd_device device(double tflops, double tbps, double mfu, double mbu)
     afd_error e;
     int i;
     assert_int_equal(afd_device_load("h100-sxm", &d, &e), AFD_OK);
+    d.kernel_model = 0; /* the roofline path, whose efficiencies are fitted */
     d.peak_tflops = tflops;
     d.hbm_tbps = tbps;
     d.net_gbps = 287.5;
