@@ -218,6 +218,15 @@ static double sig3(double v)
 enum { G_LARGE, G_WEIGHT, G_RIDGE, G_N };
 static const char *const group_name[G_N] = {"large", "weight_read", "ridge"};
 
+/* Write device d to path as a device file with note as its comment. */
+static int write_device(const char *cmd, const char *path, const afd_device *d, const char *note)
+{
+    char text[4096];
+    if (afd_device_format(d, note, text, sizeof text) != AFD_OK)
+        return cli_runtime_error(cmd, "internal error: device file text too long");
+    return cli_write_file(cmd, path, text, strlen(text));
+}
+
 /* --profile: fit mfu and mbu (and with --allreduce comm_eff and
  * comm_latency_ms) and print the estimator against each measurement. */
 static int run_profile(const char *cmd, const struct args *a, const cli_common *c)
@@ -415,7 +424,6 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
                 }
             }
     if (a->out != NULL) {
-        char text[4096];
         char tpopt[32] = "";
         if (a->tp > 0)
             snprintf(tpopt, sizeof tpopt, " --tp %g", a->tp);
@@ -428,11 +436,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
                  a->terms == 3 ? "kernel_us,roofline_p"
                  : a->terms == 1 ? "kernel_us"
                  : a->terms == 2 ? "roofline_p" : "", rms);
-        if (afd_device_format(&d, note, text, sizeof text) != AFD_OK) {
-            rc = cli_runtime_error(cmd, "internal error: device file text too long");
-            goto out;
-        }
-        if ((rc = cli_write_file(cmd, a->out, text, strlen(text))) != 0)
+        if ((rc = write_device(cmd, a->out, &d, note)) != 0)
             goto out;
     }
     rc = cli_table_finish(t, cmd);
@@ -526,16 +530,11 @@ static int run_forward(const char *cmd, const struct args *a, const cli_common *
                            med, worst);
         }
     if (a->out != NULL) {
-        char text[4096];
         snprintf(note, sizeof note,
                  "%s with its kernel model fitted by afdkit calibrate --forward %s --device %s "
                  "(loss %.3g)",
                  d.name, a->forward, d.name, loss);
-        if (afd_device_format(&fitted, note, text, sizeof text) != AFD_OK) {
-            rc = cli_runtime_error(cmd, "internal error: device file text too long");
-            goto out;
-        }
-        if ((rc = cli_write_file(cmd, a->out, text, strlen(text))) != 0)
+        if ((rc = write_device(cmd, a->out, &fitted, note)) != 0)
             goto out;
     }
     rc = cli_table_finish(t, cmd);

@@ -29,6 +29,23 @@ typedef struct ctx {
     const char *module;
 } ctx;
 
+/* Record one operator or kernel of the block (work W, traffic Q) and return
+ * its time. */
+static double record(ctx *c, const char *name, double W, double Q, double time,
+                     int compute_bound)
+{
+    if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
+        afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
+        snprintf(o->module, sizeof o->module, "%s", c->module);
+        snprintf(o->name, sizeof o->name, "%s", name);
+        o->work = W;
+        o->traffic = Q;
+        o->time_s = time;
+        o->compute_bound = compute_bound;
+    }
+    return time;
+}
+
 /* The operator time from its compute time t_c = W / (e_c S_c) and its memory
  * time t_m = Q / (e_m S_m), plus k fixed kernel times:
  *     t = max(t_c, t_m) + k kernel_us                  (roofline_p infinite)
@@ -50,16 +67,7 @@ static double op_k(ctx *c, const char *name, double W, double Q, double kernels)
     if (isfinite(p) && hi > 0)
         time = hi * pow(1 + pow(lo / hi, p), 1 / p);
     time += kernels * c->d->kernel_us * 1e-6;
-    if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
-        afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
-        snprintf(o->module, sizeof o->module, "%s", c->module);
-        snprintf(o->name, sizeof o->name, "%s", name);
-        o->work = W;
-        o->traffic = Q;
-        o->time_s = time;
-        o->compute_bound = tc > tm;
-    }
-    return time;
+    return record(c, name, W, Q, time, tc > tm);
 }
 
 /* An operator that launches no GEMM kernel (element-wise, attention). */
@@ -300,19 +308,12 @@ static double pnorm(double a, double b, double p)
     return hi > 0 ? hi * pow(1 + pow(lo / hi, p), 1 / p) : 0;
 }
 
-/* Record one kernel (work W, traffic Q, time) and return its time. */
+/* Record one kernel (work W, traffic Q, time; compute-bound at the GEMM
+ * rates) and return its time. */
 static double kernel(ctx *c, const char *name, double W, double Q, double time)
 {
-    if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
-        afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
-        snprintf(o->module, sizeof o->module, "%s", c->module);
-        snprintf(o->name, sizeof o->name, "%s", name);
-        o->work = W;
-        o->traffic = Q;
-        o->time_s = time;
-        o->compute_bound = W / (c->d->gemm_tflops * 1e12) > Q / (c->d->gemm_tbps * 1e12);
-    }
-    return time;
+    return record(c, name, W, Q, time,
+                  W / (c->d->gemm_tflops * 1e12) > Q / (c->d->gemm_tbps * 1e12));
 }
 
 /* A GEMM of T tokens, k inputs, n outputs:
