@@ -39,6 +39,14 @@
  *                      kernels (bytes read + written, 10^12 B/s)
  *   engine             torch (default: unfused, 23 kernels per decode
  *                      layer) or vllm (fused, 10 kernels per layer)
+ * All-reduce per call, measured (optional, any device; docs/estimator.md):
+ *   allreduce_P_us allreduce_P_gbps   for P = 2, 4, 8 devices: the latency
+ *                      (launch included, us) and the effective bandwidth
+ *                      (message bytes / time above the latency, 10^9 B/s) of
+ *                      t = L_P + bytes / B_P; given in pairs.  With at least
+ *                      one pair the all-reduce follows them instead of
+ *                      net_gbps, comm_eff and comm_latency_ms
+ *                      (afd_estimate_allreduce_ms).
  * Every number is checked against a plausibility range (afd_device_check), so
  * that 3350 meant as GB/s is refused as TB/s with the range in the message.
  */
@@ -77,6 +85,8 @@ typedef struct afd_device {
     double attn_prefill_tflops, attn_tail, attn_cta_us;
     double attn_decode_tbps, attn_cta_gbps, attn_decode_p;
     double elementwise_tbps;
+    /* measured all-reduce laws for 2, 4, 8 devices (NAN: not given) */
+    double allreduce_us[3], allreduce_gbps[3];
 } afd_device;
 
 /* Plausibility: peak_tflops in [1, 20000], hbm_tbps in [0.05, 50],
@@ -89,7 +99,8 @@ typedef struct afd_device {
  * attn_decode_tbps, elementwise_tbps in [0.05, 50], attn_cta_gbps in
  * [0.1, 10000], gemm_p, attn_decode_p in [1, 1000], gemm_tile_n in
  * [1, 4096], gemm_occ_ctas in [1, 100000], gemm_occ_exp in [0, 10],
- * attn_tail in [0, 100].
+ * attn_tail in [0, 100]; allreduce_P_us in [0, 10000], allreduce_P_gbps in
+ * [0.1, 10000].
  * err->text names the key, the value and the range. */
 AFD_API afd_status afd_device_check(const afd_device *d, afd_error *err);
 /* Parse key = value text; errors name the line.  Required: peak_tflops,

@@ -19,7 +19,9 @@ enum {
     K_PRICE, K_POWER, K_KERNEL, K_RIDGE_P,
     /* the kernel model: K_FLOOR selects it, K_FLOOR..K_EW are its numbers */
     K_FLOOR, K_SM, K_GEMM_R, K_GEMM_B, K_GEMM_P, K_GEMM_TILE, K_GEMM_OCC, K_GEMM_OCC_EXP,
-    K_ATTN_R, K_ATTN_TAIL, K_ATTN_CTA, K_ATTN_B, K_ATTN_CTA_B, K_ATTN_P, K_EW, K_ENGINE, N_KEYS
+    K_ATTN_R, K_ATTN_TAIL, K_ATTN_CTA, K_ATTN_B, K_ATTN_CTA_B, K_ATTN_P, K_EW, K_ENGINE,
+    /* all-reduce laws: latency and bandwidth for 2, 4, 8 devices */
+    K_AR_US2, K_AR_GB2, K_AR_US4, K_AR_GB4, K_AR_US8, K_AR_GB8, N_KEYS
 };
 
 /* The plausible range of each key (afd_priv_kv_key: name, text, lo, hi,
@@ -63,6 +65,12 @@ static const afd_priv_kv_key keys[N_KEYS] = {
     {"attn_decode_p", 0, 1, 1000, 0, 0, ""},
     {"elementwise_tbps", 0, 0.05, 50, 0, 0, "TB/s"},
     {"engine", 1, 0, 0, 0, 0, ""},
+    {"allreduce_2_us", 0, 0, 10000, 0, 0, "us"},
+    {"allreduce_2_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
+    {"allreduce_4_us", 0, 0, 10000, 0, 0, "us"},
+    {"allreduce_4_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
+    {"allreduce_8_us", 0, 0, 10000, 0, 0, "us"},
+    {"allreduce_8_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
 };
 
 static const char *const engine_names[] = {"torch", "vllm"};
@@ -97,6 +105,8 @@ static void device_nan(afd_device *d)
     d->kernel_us = d->roofline_p = NAN;
     for (i = K_FLOOR; i <= K_EW; i++)
         *kernel_field(d, i) = NAN;
+    for (i = 0; i < 3; i++)
+        d->allreduce_us[i] = d->allreduce_gbps[i] = NAN;
 }
 
 static afd_status check_one(int k, double v, afd_error *err)
@@ -143,6 +153,13 @@ afd_status afd_device_check(const afd_device *d, afd_error *err)
             return afd_priv_fail(err, AFD_EINVAL, 0, 0, "engine %d is neither torch nor vllm",
                                  (int)d->engine);
     }
+    for (i = 0; i < 3; i++) {
+        if (isnan(d->allreduce_us[i]) && isnan(d->allreduce_gbps[i]))
+            continue;
+        if ((st = check_one(K_AR_US2 + 2 * i, d->allreduce_us[i], err)) != AFD_OK ||
+            (st = check_one(K_AR_GB2 + 2 * i, d->allreduce_gbps[i], err)) != AFD_OK)
+            return st;
+    }
     return AFD_OK;
 }
 
@@ -161,7 +178,7 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
                            "comm_eff[_prefill|_decode], dispatch_{rmsnorm,attention,mlp}_ms, "
                            "comm_latency_ms, mem_util, price_per_hour, power_w, kernel_us, "
                            "roofline_p, or the kernel model's kernel_floor_us, sm_count, "
-                           "gemm_*, attn_*, elementwise_tbps, engine",
+                           "gemm_*, attn_*, elementwise_tbps, engine, allreduce_{2,4,8}_{us,gbps}",
                            kv, err);
     if (st != AFD_OK)
         return st;
@@ -230,6 +247,15 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
                                      kv[K_ENGINE].s);
             d.engine = (afd_engine)e;
         }
+    }
+    for (k = 0; k < 3; k++) {
+        int us = K_AR_US2 + 2 * k, gb = us + 1;
+        if ((kv[us].line > 0) != (kv[gb].line > 0))
+            return afd_priv_fail(err, AFD_EPARSE, kv[us].line ? kv[us].line : kv[gb].line, 0,
+                                 "'%s' needs '%s'", keys[kv[us].line ? us : gb].name,
+                                 keys[kv[us].line ? gb : us].name);
+        d.allreduce_us[k] = v[us];
+        d.allreduce_gbps[k] = v[gb];
     }
     st = afd_device_check(&d, err);
     if (st == AFD_OK)
@@ -350,6 +376,10 @@ afd_status afd_device_format(const afd_device *d, const char *comment, char *buf
             PUT("%s = %.10g\n", keys[k].name, kernel_value(d, k));
         PUT("%s = %s\n", keys[K_ENGINE].name, engine_names[d->engine == AFD_ENGINE_VLLM]);
     }
+    for (k = 0; k < 3; k++)
+        if (!isnan(d->allreduce_us[k]))
+            PUT("%s = %.10g\n%s = %.10g\n", keys[K_AR_US2 + 2 * k].name, d->allreduce_us[k],
+                keys[K_AR_GB2 + 2 * k].name, d->allreduce_gbps[k]);
 #undef PUT
     if (bad || len >= cap) {
         if (cap > 0)

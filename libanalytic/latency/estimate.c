@@ -266,10 +266,45 @@ static double allreduce(const ctx *c, double n)
     return afd_estimate_allreduce_ms(c->d, (afd_phase)c->ph, c->t, n * h * c->e) * 1e-3;
 }
 
+/* The measured law of afd_device.h, t = L_P + bytes / B_P, at tp devices:
+ * at a measured P exactly; between two, L and 1 / B interpolated linearly
+ * in log2 P; outside them, the nearest P's law (one NVSwitch node's
+ * latency does not grow with P: docs/estimator.md).  Returns NAN when the
+ * device gives none. */
+static double allreduce_measured_ms(const afd_device *d, double tp, double bytes)
+{
+    double lo_p = NAN, lo_l = NAN, lo_r = NAN, l, r;
+    int i;
+    for (i = 0; i < 3; i++) {
+        double p = 2 << i, L = d->allreduce_us[i] * 1e-6, R = 1 / (d->allreduce_gbps[i] * 1e9);
+        if (isnan(d->allreduce_us[i]))
+            continue;
+        if (tp <= p) {
+            if (isnan(lo_p)) {
+                l = L;
+                r = R;
+            } else {
+                double w = (log2(tp) - log2(lo_p)) / (log2(p) - log2(lo_p));
+                l = lo_l + w * (L - lo_l);
+                r = lo_r + w * (R - lo_r);
+            }
+            return (l + bytes * r) * 1e3;
+        }
+        lo_p = p;
+        lo_l = L;
+        lo_r = R;
+    }
+    return isnan(lo_p) ? NAN : (lo_l + bytes * lo_r) * 1e3;
+}
+
 double afd_estimate_allreduce_ms(const afd_device *d, afd_phase phase, double tp, double bytes)
 {
+    double m;
     if (tp <= 1)
         return 0;
+    m = allreduce_measured_ms(d, tp, bytes);
+    if (!isnan(m))
+        return m;
     return 2 * (tp - 1) / tp * bytes / (d->comm_eff[phase] * d->net_gbps * 1e9) * 1e3 +
            d->comm_latency_ms;
 }

@@ -171,6 +171,7 @@ typedef struct afd_device {
     double attn_prefill_tflops, attn_tail, attn_cta_us;
     double attn_decode_tbps, attn_cta_gbps, attn_decode_p;
     double elementwise_tbps;
+    double allreduce_us[3], allreduce_gbps[3];
 } afd_device;
 afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err);
 typedef struct afd_estimate_options {

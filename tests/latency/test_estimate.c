@@ -1109,6 +1109,61 @@ static void kernel_model_device_keys(void **state)
     assert_false(d.kernel_model);
 }
 
+/* Measured all-reduce laws per world size (afd_device.h allreduce_P_*), at
+ * the values fitted to Vidur's A100 NCCL times in one node
+ * (scripts/kernel_model.py allreduce; docs/estimator.md): L_2 45.9 us,
+ * B_2 175 GB/s; L_4 35.6 us, B_4 106 GB/s; L_8 39.9 us, B_8 85 GB/s.  By
+ * hand: at a measured P, L_P + S / B_P; at P = 3 (between 2 and 4,
+ * w = log2 3 - 1) L and 1 / B interpolated; at 16 the law of 8; a device
+ * without them keeps 2 (P - 1) / P S / (comm_eff net_gbps) + latency.
+ * Against the bundled Vidur rows above 1 MB (data/profiling/a100.all_reduce.csv:
+ * 4 MiB at P = 4 took 0.085 ms; 32 MiB at P = 8, 0.411 ms) within the fit's
+ * stated worst above 1 MB (27% and 35%). */
+static void allreduce_measured_laws(void **state)
+{
+    static const char text[] = "peak_tflops = 312\nhbm_tbps = 2.039\nhbm_gb = 80\n"
+                               "net_gbps = 300\nmfu = 0.7\nmbu = 0.8\ncomm_eff = 0.5\n"
+                               "allreduce_2_us = 45.9\nallreduce_2_gbps = 175\n"
+                               "allreduce_4_us = 35.6\nallreduce_4_gbps = 106\n"
+                               "allreduce_8_us = 39.9\nallreduce_8_gbps = 85\n";
+    const double S = 262144, w = log2(3.0) - 1;
+    afd_device d, back, plain;
+    afd_error e;
+    char out[4096];
+    (void)state;
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_OK);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 2, S), (45.9e-6 + S / 175e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 4, S), (35.6e-6 + S / 106e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 8, S), (39.9e-6 + S / 85e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 3, S),
+                 (45.9e-6 + w * (35.6e-6 - 45.9e-6) +
+                  S * (1 / 175e9 + w * (1 / 106e9 - 1 / 175e9))) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 16, S), (39.9e-6 + S / 85e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 1, S), 0, 0, 0);
+    /* the measured rows above 1 MB */
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 4, 4194304), 0.085, 0.27, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 8, 33554432), 0.411, 0.35, 0);
+    /* written and read back; pairs only */
+    assert_int_equal(afd_device_format(&d, NULL, out, sizeof out), AFD_OK);
+    assert_non_null(strstr(out, "allreduce_4_gbps = 106\n"));
+    assert_int_equal(afd_device_parse(out, strlen(out), "x", &back, &e), AFD_OK);
+    assert_close(back.allreduce_us[2], 39.9, 0, 0);
+    assert_int_equal(afd_device_parse(text, strlen(text) - strlen("allreduce_8_gbps = 85\n"), "x",
+                                      &back, &e),
+                     AFD_EPARSE);
+    assert_non_null(strstr(e.text, "'allreduce_8_us' needs 'allreduce_8_gbps'"));
+    /* without them: the ring over the link */
+    assert_int_equal(afd_device_parse(text, strlen(text) - 134, "x", &plain, &e), AFD_OK);
+    assert_true(isnan(plain.allreduce_us[0]));
+    assert_close(afd_estimate_allreduce_ms(&plain, AFD_DECODE, 4, S),
+                 2 * 3.0 / 4 * S / (0.5 * 300e9) * 1e3, 1e-12, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1137,6 +1192,7 @@ int main(void)
         cmocka_unit_test(kernel_model_counts),
         cmocka_unit_test(kernel_model_gemm_limits),
         cmocka_unit_test(kernel_model_device_keys),
+        cmocka_unit_test(allreduce_measured_laws),
     };
     RUN_TESTS(tests);
 }
