@@ -11,7 +11,7 @@
 
 enum { OPT_ATT = OPT_COMMAND, OPT_FFN, OPT_COMM, OPT_XCOL, OPT_TCOL, OPT_ROBUST, OPT_OUT,
        OPT_RESID, OPT_UNIT, OPT_BATCHES, OPT_PROFILE, OPT_ALLREDUCE, OPT_MODEL, OPT_DEVICE,
-       OPT_TP, OPT_SUMMARY, OPT_NO_FIT, OPT_ALSO_FIT, OPT_PREFILL, OPT_DECODE };
+       OPT_TP, OPT_SUMMARY, OPT_NO_FIT, OPT_ALSO_FIT, OPT_PREFILL, OPT_DECODE, OPT_FORWARD };
 
 static const cli_option cal_options[] = {
     {"attention", 0, "FILE", "Attention latencies: x = token load T, t = time", OPT_ATT},
@@ -37,6 +37,9 @@ static const cli_option cal_options[] = {
     {"profile", 0, "FILE", "or: measured kernel times (Vidur's profiler CSV) to fit the "
                            "device's mfu and mbu to",
      OPT_PROFILE},
+    {"forward", 0, "FILE", "or: measured whole forward passes (columns model, tp, phase, batch, "
+                           "tokens, ms, lm_head_ms) to fit the --device's kernel model",
+     OPT_FORWARD},
     {"allreduce", 0, "FILE", "with --profile: measured all-reduce times (Vidur's CSV) to fit "
                              "comm_eff and comm_latency_ms to",
      OPT_ALLREDUCE},
@@ -68,7 +71,7 @@ struct args {
     const char *file[3];
     const char *law[2]; /* --prefill, --decode */
     const char *batches;
-    const char *profile, *allreduce, *model, *device;
+    const char *profile, *allreduce, *model, *device, *forward;
     double tp;
     int summary, no_fit, terms;
     const char *x_col, *t_col, *out, *resid, *unit;
@@ -84,6 +87,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_ATT: a->file[0] = arg; return 0;
     case OPT_BATCHES: a->batches = arg; return 0;
     case OPT_PROFILE: a->profile = arg; return 0;
+    case OPT_FORWARD: a->forward = arg; return 0;
     case OPT_ALLREDUCE: a->allreduce = arg; return 0;
     case OPT_MODEL: a->model = arg; return 0;
     case OPT_DEVICE: a->device = arg; return 0;
@@ -214,6 +218,15 @@ static double sig3(double v)
 enum { G_LARGE, G_WEIGHT, G_RIDGE, G_N };
 static const char *const group_name[G_N] = {"large", "weight_read", "ridge"};
 
+/* Write device d to path as a device file with note as its comment. */
+static int write_device(const char *cmd, const char *path, const afd_device *d, const char *note)
+{
+    char text[4096];
+    if (afd_device_format(d, note, text, sizeof text) != AFD_OK)
+        return cli_runtime_error(cmd, "internal error: device file text too long");
+    return cli_write_file(cmd, path, text, strlen(text));
+}
+
 /* --profile: fit mfu and mbu (and with --allreduce comm_eff and
  * comm_latency_ms) and print the estimator against each measurement. */
 static int run_profile(const char *cmd, const struct args *a, const cli_common *c)
@@ -222,6 +235,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
     afd_device d;
     afd_profile p;
     afd_allreduce_profile ar;
+    afd_device cmp;
     afd_error err;
     afd_status st;
     cli_table *t = NULL;
@@ -277,6 +291,11 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
             d.comm_latency_ms = sig3(lat);
         }
     }
+    /* --profile calibrates the roofline's efficiencies (mfu, mbu, kernel_us,
+     * roofline_p): the rows compare that path, also on a device with a
+     * kernel model (which --forward fits) */
+    cmp = d;
+    cmp.kernel_model = 0;
     cap = 3 * p.n + ar.n + 1;
     errs = malloc(cap * sizeof *errs);
     t = cli_table_new(&c->out);
@@ -356,7 +375,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
                         meas = r->ms[k];
                         if (a->tp != 0 && tp != a->tp)
                             continue;
-                        st = afd_profile_estimate(&m, &d, tp, tokens, (afd_profile_module)k, &est,
+                        st = afd_profile_estimate(&m, &cmp, tp, tokens, (afd_profile_module)k, &est,
                                                   &mb, &err);
                         if (st != AFD_OK) {
                             rc = cli_input_error(cmd, "%s:%ld: %s", a->profile, r->line,
@@ -405,7 +424,6 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
                 }
             }
     if (a->out != NULL) {
-        char text[4096];
         char tpopt[32] = "";
         if (a->tp > 0)
             snprintf(tpopt, sizeof tpopt, " --tp %g", a->tp);
@@ -418,11 +436,7 @@ static int run_profile(const char *cmd, const struct args *a, const cli_common *
                  a->terms == 3 ? "kernel_us,roofline_p"
                  : a->terms == 1 ? "kernel_us"
                  : a->terms == 2 ? "roofline_p" : "", rms);
-        if (afd_device_format(&d, note, text, sizeof text) != AFD_OK) {
-            rc = cli_runtime_error(cmd, "internal error: device file text too long");
-            goto out;
-        }
-        if ((rc = cli_write_file(cmd, a->out, text, strlen(text))) != 0)
+        if ((rc = write_device(cmd, a->out, &d, note)) != 0)
             goto out;
     }
     rc = cli_table_finish(t, cmd);
@@ -432,6 +446,103 @@ out:
     free(errs);
     afd_profile_free(&p);
     afd_allreduce_free(&ar);
+    return rc;
+}
+
+/* --forward: fit the device's kernel model to measured forward passes and
+ * print the error per pass (--no-fit: the device as it is). */
+static int run_forward(const char *cmd, const struct args *a, const cli_common *c)
+{
+    afd_forward f;
+    afd_device d, fitted;
+    afd_error err;
+    afd_status st;
+    cli_table *t = NULL;
+    double loss = NAN, *errs = NULL;
+    size_t i, n[2] = {0, 0};
+    int rc, ph;
+    char note[512];
+
+    if ((rc = cli_load_device(cmd, a->device, &d)) != 0)
+        return rc;
+    st = afd_forward_read(a->forward, &f, &err);
+    if (st != AFD_OK)
+        return cli_file_error(cmd, a->forward, st, &err);
+    fitted = d;
+    if (!a->no_fit) {
+        st = afd_forward_fit(&d, &f, &fitted, &loss, &err);
+        if (st != AFD_OK) {
+            rc = st == AFD_EINVAL ? cli_input_error(cmd, "%s: %s", a->forward, err.text)
+                                  : cli_runtime_error(cmd, "%s: %s", a->forward, err.text);
+            goto out;
+        }
+    } else if (!d.kernel_model) {
+        rc = cli_usage_error(cmd, "--no-fit: device %s has no kernel model (kernel_floor_us) "
+                                  "to compare", d.name);
+        goto out;
+    }
+    errs = malloc((f.n ? f.n : 1) * 2 * sizeof *errs);
+    t = cli_table_new(&c->out);
+    if (errs == NULL || t == NULL) {
+        rc = cli_runtime_error(cmd, "out of memory");
+        goto out;
+    }
+    cli_table_provenance(t);
+    cli_table_unit(t, "ms");
+    cli_table_meta(t, "device", "%s", d.name);
+    cli_table_meta(t, "kernel_floor_us", "%.4g%s", fitted.kernel_floor_us,
+                   a->no_fit ? " (device)" : " (fitted)");
+    cli_table_meta(t, "elementwise_tbps", "%.4g%s", fitted.elementwise_tbps,
+                   a->no_fit ? " (device)" : " (fitted)");
+    cli_table_meta(t, "gemm_tflops", "%.4g%s", fitted.gemm_tflops,
+                   a->no_fit ? " (device)" : " (fitted)");
+    cli_table_meta(t, "gemm_tbps", "%.4g%s", fitted.gemm_tbps,
+                   a->no_fit ? " (device)" : " (fitted)");
+    if (!a->no_fit)
+        cli_table_meta(t, "loss", "%.3g", loss);
+    cli_table_begin(t, "model", "tp", "phase", "batch", "tokens", "measured_ms", "estimate_ms",
+                    "rel_err");
+    for (i = 0; i < f.n; i++) {
+        const afd_forward_row *r = &f.row[i];
+        double ms;
+        st = afd_forward_estimate(&fitted, r, &ms, &err);
+        if (st != AFD_OK) {
+            rc = cli_input_error(cmd, "%s:%ld: %s", a->forward, r->line, err.text);
+            goto out;
+        }
+        ph = r->phase == AFD_DECODE;
+        errs[ph * f.n + n[ph]++] = ms / r->ms - 1;
+        cli_table_str(t, r->model.name);
+        cli_table_real(t, r->tp);
+        cli_table_str(t, ph ? "decode" : "prefill");
+        cli_table_real(t, r->batch);
+        cli_table_real(t, r->tokens);
+        cli_table_real(t, r->ms);
+        cli_table_real(t, ms);
+        cli_table_real(t, ms / r->ms - 1);
+        cli_table_end_row(t);
+    }
+    for (ph = 0; ph < 2; ph++)
+        if (n[ph] > 0) {
+            double med, worst;
+            afd_profile_error_stats(errs + ph * f.n, n[ph], &med, &worst);
+            cli_table_meta(t, ph ? "decode" : "prefill", "median_abs_err=%.3g worst_abs_err=%.3g",
+                           med, worst);
+        }
+    if (a->out != NULL) {
+        snprintf(note, sizeof note,
+                 "%s with its kernel model fitted by afdkit calibrate --forward %s --device %s "
+                 "(loss %.3g)",
+                 d.name, a->forward, d.name, loss);
+        if ((rc = write_device(cmd, a->out, &fitted, note)) != 0)
+            goto out;
+    }
+    rc = cli_table_finish(t, cmd);
+    t = NULL;
+out:
+    cli_table_discard(t);
+    free(errs);
+    afd_forward_free(&f);
     return rc;
 }
 
@@ -468,6 +579,19 @@ static int run(const cli_command *self, int argc, char **argv)
     for (k = 0; k < 3; k++)
         nstage += a.file[k] != NULL;
     nlaw = (a.law[0] != NULL) + (a.law[1] != NULL);
+    if (a.forward != NULL) {
+        if (a.profile != NULL || nstage > 0 || nlaw > 0 || a.batches != NULL ||
+            a.resid != NULL || a.robust || a.unit != NULL || c.hw.hw != NULL ||
+            a.allreduce != NULL || a.model != NULL || a.summary || a.terms != 0 || a.tp != 0)
+            return cli_usage_error(cmd, "--forward fits a device's kernel model alone (each "
+                                        "row names its model): only --device, --no-fit and "
+                                        "--out");
+        if (a.device == NULL)
+            return cli_usage_error(cmd, "--forward needs --device");
+        if (a.no_fit && a.out != NULL)
+            return cli_usage_error(cmd, "--no-fit has nothing to write to --out");
+        return run_forward(cmd, &a, &c);
+    }
     if (a.profile != NULL) {
         if (nstage > 0 || nlaw > 0 || a.batches != NULL || a.resid != NULL || a.robust || a.unit != NULL ||
             c.hw.hw != NULL)
@@ -772,7 +896,8 @@ const cli_command cli_cmd_calibrate = {
              "[--model M] [--device D] [--hw BASE] [--out FILE] | "
              "calibrate --batches FILE | "
              "calibrate --profile FILE [--allreduce FILE] --model M --device D [--tp T] "
-             "[--summary] [--no-fit] [--also-fit TERMS] [--out FILE]",
+             "[--summary] [--no-fit] [--also-fit TERMS] [--out FILE] | "
+             "calibrate --forward FILE --device D [--no-fit] [--out FILE]",
     .description =
         "Prints one row per measured stage:\n"
         "  stage n alpha alpha_se beta beta_se r2 sigma alpha_robust beta_robust outliers\n"

@@ -197,7 +197,10 @@ AFD_API afd_status afd_estimate_laws_afd(const afd_model *m, const afd_device *d
  * tp devices (afdkit's form; the paper's eq. 8 divides b s h by t instead):
  *     2 (tp - 1) / tp x bytes / (comm_eff[phase] net_gbps) + comm_latency_ms,
  * each device sending and receiving 2 (tp - 1) / tp of the message; 0 for
- * tp <= 1. */
+ * tp <= 1.  A device with measured all-reduce laws (allreduce_P_us,
+ * allreduce_P_gbps, afd_device.h) gives L_P + bytes / B_P instead: exact at
+ * a measured P, L and 1 / B interpolated linearly in log2 P between two,
+ * the nearest measured P's law outside them. */
 AFD_API double afd_estimate_allreduce_ms(const afd_device *d, afd_phase phase, double tp,
                                          double bytes);
 

@@ -157,6 +157,61 @@ AFD_API afd_status afd_profile_fit_allreduce(const afd_device *d, const afd_allr
 AFD_API void afd_profile_error_stats(const double *rel_err, size_t n, double *median_abs,
                                      double *max_abs);
 
+/* ---- whole forward passes and the kernel model (afd_device.h)
+ *
+ * A forward-pass file is a CSV with the columns (data/h100-measured's
+ * forward.csv; any engine's latency benchmark gives them)
+ *   model   a model preset name, or a config.json path (relative paths are
+ *           taken from the CSV file's directory)
+ *   tp      tensor-parallel size of the shard measured (one GPU's share of
+ *           the pass, without the all-reduce)
+ *   phase   prefill (one pass over batch sequences of tokens tokens) or
+ *           decode (one step of batch sequences over tokens KV tokens)
+ *   batch tokens
+ *   ms      the pass's time in milliseconds
+ *   lm_head_ms   optional: the output head timed apart, added to ms
+ * and any other columns (ignored). */
+typedef struct afd_forward_row {
+    long line;
+    afd_model model;
+    double tp, batch, tokens;
+    afd_phase phase;
+    double ms; /* ms + lm_head_ms: the pass's computation */
+} afd_forward_row;
+
+typedef struct afd_forward {
+    size_t n;
+    afd_forward_row *row;
+} afd_forward;
+
+/* Read a forward-pass file.  Errors name the line and column (AFD_EPARSE,
+ * AFD_EINVAL for a value out of its domain or a model that cannot be
+ * loaded, AFD_EEMPTY, AFD_EIO, AFD_ENOMEM); out is empty on error. */
+AFD_API afd_status afd_forward_read(const char *path, afd_forward *out, afd_error *err);
+AFD_API void afd_forward_free(afd_forward *f);
+
+/* The estimator's computation time (ms, forward compute: every layer and
+ * the head, no all-reduce, no dispatch) of the row's pass on d.  Errors of
+ * afd_estimate_forward. */
+AFD_API afd_status afd_forward_estimate(const afd_device *d, const afd_forward_row *r,
+                                        double *ms, afd_error *err);
+
+/* Fit d's kernel model to the passes of f: the floor kernel_floor_us, the
+ * elementwise bandwidth, one factor on the compute rates (gemm_tflops,
+ * attn_prefill_tflops) and one on the memory rates (gemm_tbps,
+ * attn_decode_tbps, attn_cta_gbps); the shape terms (exponents, occupancy,
+ * tail, per-CTA costs) stay, being what whole passes cannot separate (the
+ * kernel-level CSVs do: scripts/kernel_model.py).  A device without a
+ * kernel model starts from h100-sxm's, its rates scaled by the device's
+ * peak_tflops and hbm_tbps.  Minimises the sum over rows of Huber(0.1) of
+ * ln(estimate / measured) by GSL's Nelder-Mead simplex (nmsimplex2) on the
+ * log-parameters.  *out is d with the fitted kernel model; *loss (may be
+ * NULL) the loss reached.  AFD_EINVAL for fewer than 5 rows or a row the
+ * estimator refuses; AFD_ENUMERIC when the fit leaves the plausible ranges
+ * (afd_device_check). */
+AFD_API afd_status afd_forward_fit(const afd_device *d, const afd_forward *f, afd_device *out,
+                                   double *loss, afd_error *err);
+
 #ifdef __cplusplus
 }
 #endif

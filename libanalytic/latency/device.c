@@ -16,7 +16,12 @@
 enum {
     K_PEAK, K_HBM, K_HBM_GB, K_NET, K_MFU, K_MBU, K_COMM, K_MFU_P, K_MBU_P, K_COMM_P,
     K_MFU_D, K_MBU_D, K_COMM_D, K_DISP_N, K_DISP_A, K_DISP_M, K_COMM_LAT, K_MEM_UTIL,
-    K_PRICE, K_POWER, K_KERNEL, K_RIDGE_P, N_KEYS
+    K_PRICE, K_POWER, K_KERNEL, K_RIDGE_P,
+    /* the kernel model: K_FLOOR selects it, K_FLOOR..K_EW are its numbers */
+    K_FLOOR, K_SM, K_GEMM_R, K_GEMM_B, K_GEMM_P, K_GEMM_TILE, K_GEMM_OCC, K_GEMM_OCC_EXP,
+    K_ATTN_R, K_ATTN_TAIL, K_ATTN_CTA, K_ATTN_B, K_ATTN_CTA_B, K_ATTN_P, K_EW, K_ENGINE,
+    /* all-reduce laws: latency and bandwidth for 2, 4, 8 devices */
+    K_AR_US2, K_AR_GB2, K_AR_US4, K_AR_GB4, K_AR_US8, K_AR_GB8, N_KEYS
 };
 
 /* The plausible range of each key (afd_priv_kv_key: name, text, lo, hi,
@@ -44,7 +49,48 @@ static const afd_priv_kv_key keys[N_KEYS] = {
     {"power_w", 0, 1, 10000, 0, 0, "W"},
     {"kernel_us", 0, 0, 1000, 0, 0, "us"},
     {"roofline_p", 0, 1, 1000, 0, 0, ""},
+    {"kernel_floor_us", 0, 0, 1000, 0, 0, "us"},
+    {"sm_count", 0, 1, 10000, 0, 0, ""},
+    {"gemm_tflops", 0, 1, 20000, 0, 0, "TFLOP/s"},
+    {"gemm_tbps", 0, 0.05, 50, 0, 0, "TB/s"},
+    {"gemm_p", 0, 1, 1000, 0, 0, ""},
+    {"gemm_tile_n", 0, 1, 4096, 0, 0, ""},
+    {"gemm_occ_ctas", 0, 1, 100000, 0, 0, ""},
+    {"gemm_occ_exp", 0, 0, 10, 0, 0, ""},
+    {"attn_prefill_tflops", 0, 1, 20000, 0, 0, "TFLOP/s"},
+    {"attn_tail", 0, 0, 100, 0, 0, ""},
+    {"attn_cta_us", 0, 0, 1000, 0, 0, "us"},
+    {"attn_decode_tbps", 0, 0.05, 50, 0, 0, "TB/s"},
+    {"attn_cta_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
+    {"attn_decode_p", 0, 1, 1000, 0, 0, ""},
+    {"elementwise_tbps", 0, 0.05, 50, 0, 0, "TB/s"},
+    {"engine", 1, 0, 0, 0, 0, ""},
+    {"allreduce_2_us", 0, 0, 10000, 0, 0, "us"},
+    {"allreduce_2_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
+    {"allreduce_4_us", 0, 0, 10000, 0, 0, "us"},
+    {"allreduce_4_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
+    {"allreduce_8_us", 0, 0, 10000, 0, 0, "us"},
+    {"allreduce_8_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
 };
+
+static const char *const engine_names[] = {"torch", "vllm"};
+
+/* The kernel model's numbers in key order (K_FLOOR..K_EW). */
+static double *kernel_field(afd_device *d, int k)
+{
+    double *f[K_EW - K_FLOOR + 1] = {
+        &d->kernel_floor_us,     &d->sm_count,      &d->gemm_tflops,  &d->gemm_tbps,
+        &d->gemm_p,              &d->gemm_tile_n,   &d->gemm_occ_ctas, &d->gemm_occ_exp,
+        &d->attn_prefill_tflops, &d->attn_tail,     &d->attn_cta_us,  &d->attn_decode_tbps,
+        &d->attn_cta_gbps,       &d->attn_decode_p, &d->elementwise_tbps};
+    return f[k - K_FLOOR];
+}
+
+static double kernel_value(const afd_device *d, int k)
+{
+    afd_device c = *d;
+    return *kernel_field(&c, k);
+}
 
 static void device_nan(afd_device *d)
 {
@@ -57,6 +103,10 @@ static void device_nan(afd_device *d)
         d->dispatch_ms[i] = NAN;
     d->comm_latency_ms = d->mem_util = d->price_per_hour = d->power_w = NAN;
     d->kernel_us = d->roofline_p = NAN;
+    for (i = K_FLOOR; i <= K_EW; i++)
+        *kernel_field(d, i) = NAN;
+    for (i = 0; i < 3; i++)
+        d->allreduce_us[i] = d->allreduce_gbps[i] = NAN;
 }
 
 static afd_status check_one(int k, double v, afd_error *err)
@@ -95,6 +145,21 @@ afd_status afd_device_check(const afd_device *d, afd_error *err)
     if (!(isinf(d->roofline_p) && d->roofline_p > 0) &&
         (st = check_one(K_RIDGE_P, d->roofline_p, err)) != AFD_OK)
         return st;
+    if (d->kernel_model) {
+        for (i = K_FLOOR; i <= K_EW; i++)
+            if ((st = check_one(i, kernel_value(d, i), err)) != AFD_OK)
+                return st;
+        if (d->engine != AFD_ENGINE_TORCH && d->engine != AFD_ENGINE_VLLM)
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "engine %d is neither torch nor vllm",
+                                 (int)d->engine);
+    }
+    for (i = 0; i < 3; i++) {
+        if (isnan(d->allreduce_us[i]) && isnan(d->allreduce_gbps[i]))
+            continue;
+        if ((st = check_one(K_AR_US2 + 2 * i, d->allreduce_us[i], err)) != AFD_OK ||
+            (st = check_one(K_AR_GB2 + 2 * i, d->allreduce_gbps[i], err)) != AFD_OK)
+            return st;
+    }
     return AFD_OK;
 }
 
@@ -111,8 +176,9 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
     st = afd_priv_kv_parse(text, len, keys, N_KEYS,
                            "peak_tflops, hbm_tbps, hbm_gb, net_gbps, mfu, mbu, "
                            "comm_eff[_prefill|_decode], dispatch_{rmsnorm,attention,mlp}_ms, "
-                           "comm_latency_ms, mem_util, price_per_hour, power_w, kernel_us or "
-                           "roofline_p",
+                           "comm_latency_ms, mem_util, price_per_hour, power_w, kernel_us, "
+                           "roofline_p, or the kernel model's kernel_floor_us, sm_count, "
+                           "gemm_*, attn_*, elementwise_tbps, engine, allreduce_{2,4,8}_{us,gbps}",
                            kv, err);
     if (st != AFD_OK)
         return st;
@@ -147,6 +213,50 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
     d.power_w = v[K_POWER];
     d.kernel_us = isnan(v[K_KERNEL]) ? 0 : v[K_KERNEL];
     d.roofline_p = isnan(v[K_RIDGE_P]) ? INFINITY : v[K_RIDGE_P];
+    d.kernel_model = kv[K_FLOOR].line > 0;
+    for (k = K_FLOOR + 1; k <= K_ENGINE; k++) {
+        if (kv[k].line == 0)
+            continue;
+        if (!d.kernel_model)
+            return afd_priv_fail(err, AFD_EPARSE, kv[k].line, 0,
+                                 "'%s' belongs to the kernel model, which needs 'kernel_floor_us'",
+                                 keys[k].name);
+    }
+    if (d.kernel_model) {
+        for (k = K_FLOOR; k <= K_EW; k++) {
+            double x = v[k];
+            if (k == K_GEMM_TILE && isnan(x))
+                x = 64; /* the 64-wide tile cuBLAS uses for skinny GEMMs (gemm.csv) */
+            if (isnan(x))
+                return afd_priv_fail(err, AFD_EPARSE, 0, 0,
+                                     "missing key '%s' (kernel_floor_us selects the kernel model)",
+                                     keys[k].name);
+            *kernel_field(&d, k) = x;
+        }
+        d.engine = AFD_ENGINE_TORCH;
+        if (kv[K_ENGINE].line > 0) {
+            size_t e;
+            for (e = 0; e < 2; e++)
+                if (strlen(engine_names[e]) == kv[K_ENGINE].n &&
+                    strncmp(kv[K_ENGINE].s, engine_names[e], kv[K_ENGINE].n) == 0)
+                    break;
+            if (e == 2)
+                return afd_priv_fail(err, AFD_EPARSE, kv[K_ENGINE].line, 0,
+                                     "engine = %.*s: expected torch or vllm",
+                                     (int)(kv[K_ENGINE].n > 40 ? 40 : kv[K_ENGINE].n),
+                                     kv[K_ENGINE].s);
+            d.engine = (afd_engine)e;
+        }
+    }
+    for (k = 0; k < 3; k++) {
+        int us = K_AR_US2 + 2 * k, gb = us + 1;
+        if ((kv[us].line > 0) != (kv[gb].line > 0))
+            return afd_priv_fail(err, AFD_EPARSE, kv[us].line ? kv[us].line : kv[gb].line, 0,
+                                 "'%s' needs '%s'", keys[kv[us].line ? us : gb].name,
+                                 keys[kv[us].line ? gb : us].name);
+        d.allreduce_us[k] = v[us];
+        d.allreduce_gbps[k] = v[gb];
+    }
     st = afd_device_check(&d, err);
     if (st == AFD_OK)
         *out = d;
@@ -277,6 +387,16 @@ afd_status afd_device_format(const afd_device *d, const char *comment, char *buf
         PUT("%s = %s\n", keys[K_KERNEL].name, NUM(d->kernel_us));
     if (isfinite(d->roofline_p))
         PUT("%s = %s\n", keys[K_RIDGE_P].name, NUM(d->roofline_p));
+    if (d->kernel_model) {
+        for (k = K_FLOOR; k <= K_EW; k++)
+            PUT("%s = %s\n", keys[k].name, NUM(kernel_value(d, k)));
+        PUT("%s = %s\n", keys[K_ENGINE].name, engine_names[d->engine == AFD_ENGINE_VLLM]);
+    }
+    for (k = 0; k < 3; k++)
+        if (!isnan(d->allreduce_us[k]))
+            PUT("%s = %s\n%s = %s\n", keys[K_AR_US2 + 2 * k].name, NUM(d->allreduce_us[k]),
+                keys[K_AR_GB2 + 2 * k].name,
+                exact(d->allreduce_gbps[k], num2, sizeof num2));
 #undef PUT
 #undef NUM
     if (bad || len >= cap) {

@@ -21,12 +21,30 @@ typedef struct ctx {
     double t;          /* tensor-parallel size */
     int ph;            /* afd_phase */
     int paper;         /* the paper's printed forms */
+    int kernels;       /* the kernel model (dense GQA models on a device with one) */
     double b, s;       /* batch, sequence (prefill) or context (decode) */
     double csc, msm;   /* e_c S_c (FLOP/s), e_m S_m (B/s) */
     double e, ew;      /* bytes per activation element, per weight */
     afd_estimate *rec; /* where to record operators, or NULL */
     const char *module;
 } ctx;
+
+/* Record one operator or kernel of the block (work W, traffic Q) and return
+ * its time. */
+static double record(ctx *c, const char *name, double W, double Q, double time,
+                     int compute_bound)
+{
+    if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
+        afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
+        snprintf(o->module, sizeof o->module, "%s", c->module);
+        snprintf(o->name, sizeof o->name, "%s", name);
+        o->work = W;
+        o->traffic = Q;
+        o->time_s = time;
+        o->compute_bound = compute_bound;
+    }
+    return time;
+}
 
 /* The operator time from its compute time t_c = W / (e_c S_c) and its memory
  * time t_m = Q / (e_m S_m), plus k fixed kernel times:
@@ -49,16 +67,7 @@ static double op_k(ctx *c, const char *name, double W, double Q, double kernels)
     if (isfinite(p) && hi > 0)
         time = hi * pow(1 + pow(lo / hi, p), 1 / p);
     time += kernels * c->d->kernel_us * 1e-6;
-    if (c->rec && c->rec->n_ops < AFD_ESTIMATE_MAX_OPS) {
-        afd_estimate_op *o = &c->rec->ops[c->rec->n_ops++];
-        snprintf(o->module, sizeof o->module, "%s", c->module);
-        snprintf(o->name, sizeof o->name, "%s", name);
-        o->work = W;
-        o->traffic = Q;
-        o->time_s = time;
-        o->compute_bound = tc > tm;
-    }
-    return time;
+    return record(c, name, W, Q, time, tc > tm);
 }
 
 /* An operator that launches no GEMM kernel (element-wise, attention). */
@@ -257,10 +266,45 @@ static double allreduce(const ctx *c, double n)
     return afd_estimate_allreduce_ms(c->d, (afd_phase)c->ph, c->t, n * h * c->e) * 1e-3;
 }
 
+/* The measured law of afd_device.h, t = L_P + bytes / B_P, at tp devices:
+ * at a measured P exactly; between two, L and 1 / B interpolated linearly
+ * in log2 P; outside them, the nearest P's law (one NVSwitch node's
+ * latency does not grow with P: docs/estimator.md).  Returns NAN when the
+ * device gives none. */
+static double allreduce_measured_ms(const afd_device *d, double tp, double bytes)
+{
+    double lo_p = NAN, lo_l = NAN, lo_r = NAN, l, r;
+    int i;
+    for (i = 0; i < 3; i++) {
+        double p = 2 << i, L = d->allreduce_us[i] * 1e-6, R = 1 / (d->allreduce_gbps[i] * 1e9);
+        if (isnan(d->allreduce_us[i]))
+            continue;
+        if (tp <= p) {
+            if (isnan(lo_p)) {
+                l = L;
+                r = R;
+            } else {
+                double w = (log2(tp) - log2(lo_p)) / (log2(p) - log2(lo_p));
+                l = lo_l + w * (L - lo_l);
+                r = lo_r + w * (R - lo_r);
+            }
+            return (l + bytes * r) * 1e3;
+        }
+        lo_p = p;
+        lo_l = L;
+        lo_r = R;
+    }
+    return isnan(lo_p) ? NAN : (lo_l + bytes * lo_r) * 1e3;
+}
+
 double afd_estimate_allreduce_ms(const afd_device *d, afd_phase phase, double tp, double bytes)
 {
+    double m;
     if (tp <= 1)
         return 0;
+    m = allreduce_measured_ms(d, tp, bytes);
+    if (!isnan(m))
+        return m;
     return 2 * (tp - 1) / tp * bytes / (d->comm_eff[phase] * d->net_gbps * 1e9) * 1e3 +
            d->comm_latency_ms;
 }
@@ -284,12 +328,153 @@ double afd_estimate_algorithm1(afd_estimate_module mod[4])
     return tc;
 }
 
-/* One block (dense or MoE) into mod[4]. */
-static void block(ctx *c, int moe_layer, int use_dispatch, afd_estimate_module *mod)
+/* ---- the kernel model (afd_device.h kernel_floor_us; docs/estimator.md)
+ *
+ * A layer is the list of kernels the engine launches; in a CUDA graph each
+ * costs the floor f = kernel_floor_us plus its roofline part.  The forms
+ * and the h100-sxm values are fitted to one H100 SXM's measured GEMMs,
+ * attention kernels and whole forward passes (data/h100-measured,
+ * docs/estimator.md). */
+
+/* The smooth maximum (a^p + b^p)^(1/p), written to avoid overflow. */
+static double pnorm(double a, double b, double p)
 {
-    double n = c->ph == AFD_PREFILL ? c->b * c->s : c->b;
-    const char *names[4] = {"rmsnorm", "attention", "rmsnorm", moe_layer ? "moe" : "mlp"};
-    int i;
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return hi > 0 ? hi * pow(1 + pow(lo / hi, p), 1 / p) : 0;
+}
+
+/* Record one kernel (work W, traffic Q, time; compute-bound at the GEMM
+ * rates) and return its time. */
+static double kernel(ctx *c, const char *name, double W, double Q, double time)
+{
+    return record(c, name, W, Q, time,
+                  W / (c->d->gemm_tflops * 1e12) > Q / (c->d->gemm_tbps * 1e12));
+}
+
+/* A GEMM of T tokens, k inputs, n outputs:
+ *     f + (t_c^p + t_m^p)^(1/p),   t_c = 2 T k n / R_g,
+ *     t_m = bytes / (B_g occ),     occ = min(1, ceil(n / tile) / occ_ctas)^occ_exp
+ * cuBLAS picks tiles that avoid wave quantisation (the measured GEMMs run at
+ * 730-820 TFLOP/s from 512 tokens up whatever the tile), so the compute
+ * side is one rate; a skinny GEMM (T <= 64) runs ceil(n / 64) CTAs of its
+ * 64-wide tile and streams its weight slower below occ_ctas of them. */
+static double k_gemm(ctx *c, const char *name, double T, double k, double n)
+{
+    const afd_device *d = c->d;
+    double W = 2 * T * k * n, Q = c->ew * k * n + c->e * T * k + c->e * T * n;
+    double occ = pow(fmin(1, ceil(n / d->gemm_tile_n) / d->gemm_occ_ctas), d->gemm_occ_exp);
+    double tc = W / (d->gemm_tflops * 1e12), tm = Q / (d->gemm_tbps * 1e12 * occ);
+    return kernel(c, name, W, Q, d->kernel_floor_us * 1e-6 + pnorm(tc, tm, d->gemm_p));
+}
+
+/* A memory-bound kernel moving `bytes` (read + written): f + bytes / B_e. */
+static double k_ew(ctx *c, const char *name, double bytes)
+{
+    return kernel(c, name, 0, bytes,
+                  c->d->kernel_floor_us * 1e-6 + bytes / (c->d->elementwise_tbps * 1e12));
+}
+
+/* Causal flash attention of b sequences of s tokens, nh query heads of hd
+ * (one kernel): per sequence, with C = nh ceil(s / 128) CTAs on S SMs,
+ *     W / R_a (1 + k_tail S / C) + C a_cta / S,   W = 4 nh hd s (s + 1) / 2;
+ * the second factor is the last wave's tail (fewer CTAs, longer tail). */
+static double k_attn_prefill(ctx *c, double nh, double hd, double kv)
+{
+    const afd_device *d = c->d;
+    double s = c->s, W = 4 * nh * hd * s * (s + 1) / 2, C = nh * ceil(s / 128);
+    double one = W / (d->attn_prefill_tflops * 1e12) * (1 + d->attn_tail * d->sm_count / C) +
+                 C * d->attn_cta_us * 1e-6 / d->sm_count;
+    return kernel(c, "attention", c->b * W, c->e * c->b * s * (2 * nh * hd + 2 * kv),
+                  d->kernel_floor_us * 1e-6 + c->b * one);
+}
+
+/* Decode attention of b sequences over a context of s tokens, nkv key/value
+ * heads of hd: the KV stream t_m = 2 b nkv s hd E / B_a, and one (sequence,
+ * head) CTA streaming its keys and values t_l = 2 s hd E / b_cta, combined
+ * as f + (t_m^p + t_l^p)^(1/p). */
+static double k_attn_decode(ctx *c, double nh, double nkv, double hd)
+{
+    const afd_device *d = c->d;
+    double b = c->b, s = c->s, Q = 2 * b * nkv * s * hd * c->e;
+    double tm = Q / (d->attn_decode_tbps * 1e12), tl = 2 * s * hd * c->e / (d->attn_cta_gbps * 1e9);
+    return kernel(c, "attention", 4 * b * s * nh * hd, Q,
+                  d->kernel_floor_us * 1e-6 + pnorm(tm, tl, d->attn_decode_p));
+}
+
+/* One dense GQA layer as kernels, into mod[4] (norm, attention with its
+ * residual add, norm, MLP with its residual add).
+ *   torch (unfused, as a plain PyTorch Llama launches it; 23 kernels per
+ *     decode layer, 22 per prefill layer): rms_norm (reads and writes
+ *     n h), the fused QKV GEMM, rotary as five kernels each on q and k
+ *     (multiply by cos, negate half, concatenate, multiply by sin, add:
+ *     2, 1, 2, 2, 3 passes over the n q or n kv elements), decode: the K
+ *     and V cache writes (two copies), attention, prefill: the attention
+ *     output's transpose copy, o_proj, residual add (two reads, a write),
+ *     rms_norm, the fused gate/up GEMM, SiLU on the gate half, the product,
+ *     down, residual add;
+ *   vllm (fused, 10 kernels per layer): fused_add_rms_norm twice (reads
+ *     and writes the activation and the residual), QKV GEMM, rotary on q
+ *     and k in place (one kernel), reshape_and_cache (the new tokens' K and
+ *     V), attention, o_proj, gate_up, silu_and_mul, down. */
+static void kernel_block(ctx *c, afd_estimate_module *mod)
+{
+    const afd_model *m = c->m;
+    double h = m->hidden, hd = m->head_dim, t = c->t, e = c->e;
+    double nh = m->heads / t, nkv = ceil(m->kv_heads / t), q = nh * hd, kv = nkv * hd;
+    double w = m->intermediate / t, n = c->ph == AFD_PREFILL ? c->b * c->s : c->b;
+    int vllm = c->d->engine == AFD_ENGINE_VLLM, i;
+    double *a;
+
+    c->module = "rmsnorm";
+    mod[M_NORM1].compute_s = vllm ? k_ew(c, "add_rmsnorm", 8 * e * n * h)
+                                  : k_ew(c, "rmsnorm", 2 * e * n * h);
+    c->module = "attention";
+    a = &mod[M_ATTN].compute_s;
+    *a = k_gemm(c, "qkv", n, h, q + 2 * kv);
+    if (vllm) {
+        *a += k_ew(c, "rope", 4 * e * n * (q + kv)) + k_ew(c, "cache_write", 4 * e * n * kv);
+    } else {
+        static const char *const rn[5] = {"rope_mul", "rope_neg", "rope_cat", "rope_mul",
+                                          "rope_add"};
+        static const double passes[5] = {2, 1, 2, 2, 3};
+        for (i = 0; i < 10; i++)
+            *a += k_ew(c, rn[i % 5], passes[i % 5] * e * n * (i < 5 ? q : kv));
+        if (c->ph == AFD_DECODE)
+            *a += k_ew(c, "k_write", 2 * e * n * kv) + k_ew(c, "v_write", 2 * e * n * kv);
+    }
+    *a += c->ph == AFD_PREFILL ? k_attn_prefill(c, nh, hd, kv) : k_attn_decode(c, nh, nkv, hd);
+    if (!vllm && c->ph == AFD_PREFILL)
+        *a += k_ew(c, "attn_out_copy", 2 * e * n * q);
+    *a += k_gemm(c, "o_proj", n, q, h);
+    if (!vllm)
+        *a += k_ew(c, "add", 3 * e * n * h);
+    c->module = "rmsnorm";
+    mod[M_NORM2].compute_s = vllm ? k_ew(c, "add_rmsnorm", 8 * e * n * h)
+                                  : k_ew(c, "rmsnorm", 2 * e * n * h);
+    c->module = "mlp";
+    a = &mod[M_FFN].compute_s;
+    *a = k_gemm(c, "gate_up", n, h, 2 * w);
+    if (vllm)
+        *a += k_ew(c, "silu_and_mul", 3 * e * n * w);
+    else
+        *a += k_ew(c, "silu", 2 * e * n * w) + k_ew(c, "mul", 3 * e * n * w);
+    *a += k_gemm(c, "down", n, w, h);
+    if (!vllm)
+        *a += k_ew(c, "add", 3 * e * n * h);
+}
+
+/* The output head on the last token of each sequence: the final norm and
+ * the head GEMM over the vocabulary's slice. */
+static double kernel_head(ctx *c)
+{
+    c->module = "head";
+    return k_ew(c, "rmsnorm", 2 * c->e * c->b * c->m->hidden) +
+           k_gemm(c, "lm_head", c->b, c->m->hidden, c->m->vocab / c->t);
+}
+
+/* One block's compute by operator rooflines (BestServe's forms). */
+static void roofline_block(ctx *c, int moe_layer, double n, afd_estimate_module *mod)
+{
     mod[M_NORM1].compute_s = rmsnorm(c, n);
     if (c->paper)
         mod[M_ATTN].compute_s = attention_paper(c);
@@ -304,6 +489,18 @@ static void block(ctx *c, int moe_layer, int use_dispatch, afd_estimate_module *
         c->module = "mlp";
         mod[M_FFN].compute_s = mlp(c, n, c->m->intermediate / c->t, 1);
     }
+}
+
+/* One block (dense or MoE) into mod[4]. */
+static void block(ctx *c, int moe_layer, int use_dispatch, afd_estimate_module *mod)
+{
+    double n = c->ph == AFD_PREFILL ? c->b * c->s : c->b;
+    const char *names[4] = {"rmsnorm", "attention", "rmsnorm", moe_layer ? "moe" : "mlp"};
+    int i;
+    if (c->kernels)
+        kernel_block(c, mod);
+    else
+        roofline_block(c, moe_layer, n, mod);
     for (i = 0; i < 4; i++) {
         snprintf(mod[i].name, sizeof mod[i].name, "%s", names[i]);
         mod[i].dispatch_s = use_dispatch ? c->d->dispatch_ms[i == M_FFN ? 2 : i == M_ATTN] * 1e-3 : 0;
@@ -374,6 +571,7 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
     c.t = o->tp;
     c.ph = o->phase;
     c.paper = o->paper_forms;
+    c.kernels = d->kernel_model && !c.paper && !m->moe && !m->mla;
     c.b = o->batch;
     c.s = o->seq;
     c.csc = d->mfu[c.ph] * d->peak_tflops * 1e12;
@@ -395,7 +593,10 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
     if (!c.paper) {
         /* Output head on the last token of each sequence, vocabulary split. */
         c.module = "head";
-        head = gemm(&c, "lm_head", c.b, m->hidden, m->vocab / c.t);
+        if (c.kernels)
+            head = kernel_head(&c);
+        else
+            head = gemm(&c, "lm_head", c.b, m->hidden, m->vocab / c.t);
     }
     memcpy(out->module, n_moe > 0 ? moel : dense, sizeof out->module);
     out->block_s = afd_estimate_algorithm1(out->module);

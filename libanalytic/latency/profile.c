@@ -241,9 +241,11 @@ afd_status afd_profile_row_matches(const afd_profile_row *r, const afd_model *m,
 
 static int in_module(const afd_estimate_op *o, afd_profile_module k)
 {
-    static const char *const qkv[] = {"q_proj", "k_proj", "v_proj", NULL};
+    /* the roofline's operators, then the kernel model's kernels */
+    static const char *const qkv[] = {"q_proj", "k_proj", "v_proj", "qkv", NULL};
     static const char *const oproj[] = {"o_proj", NULL};
-    static const char *const mlp[] = {"gate_proj", "silu", "up_proj", "mul", "down_proj", NULL};
+    static const char *const mlp[] = {"gate_proj", "silu", "up_proj", "mul", "down_proj",
+                                      "gate_up", "silu_and_mul", "down", NULL};
     const char *const *names = k == AFD_PROFILE_QKV ? qkv : k == AFD_PROFILE_OPROJ ? oproj : mlp;
     const char *module = k == AFD_PROFILE_MLP ? "mlp" : "attention";
     size_t i;
@@ -397,6 +399,7 @@ afd_status afd_profile_fit_terms(const afd_model *m, const afd_device *d, const 
     }
     fd.m = m;
     fd.d = *d;
+    fd.d.kernel_model = 0; /* the roofline's efficiencies: the kernel model has none */
     fd.p = p;
     fd.rows = rows;
     fd.terms = terms;

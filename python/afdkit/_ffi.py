@@ -167,6 +167,12 @@ typedef struct afd_device {
     double mfu[2], mbu[2], comm_eff[2]; double dispatch_ms[3];
     double comm_latency_ms; double mem_util; double price_per_hour, power_w;
     double kernel_us; double roofline_p;
+    int kernel_model; int engine; double sm_count, kernel_floor_us;
+    double gemm_tflops, gemm_tbps, gemm_p, gemm_tile_n, gemm_occ_ctas, gemm_occ_exp;
+    double attn_prefill_tflops, attn_tail, attn_cta_us;
+    double attn_decode_tbps, attn_cta_gbps, attn_decode_p;
+    double elementwise_tbps;
+    double allreduce_us[3], allreduce_gbps[3];
 } afd_device;
 afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err);
 typedef struct afd_estimate_options {

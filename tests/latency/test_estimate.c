@@ -27,11 +27,21 @@ static afd_device load_device(const char *name)
     return d;
 }
 
+/* A preset on the roofline path (BestServe's operator forms with its
+ * efficiencies), its kernel model set aside: the tests of those forms; the
+ * kernel model has its own tests below. */
+static afd_device roofline_device(const char *name)
+{
+    afd_device d = load_device(name);
+    d.kernel_model = 0;
+    return d;
+}
+
 /* An ideal device: mfu = mbu = comm_eff = 1, no dispatch, no fixed kernel
  * time, the roofline's max. */
 static afd_device ideal(double tflops, double tbps)
 {
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     int i;
     d.peak_tflops = tflops;
     d.hbm_tbps = tbps;
@@ -581,7 +591,7 @@ static void table3_printed_forms(void **state)
 static void estimate_errors(void **state)
 {
     afd_model m = load_model("llama-3.1-8b");
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     afd_estimate est;
     afd_error e;
     afd_estimate_options o = {.tp = 3, .phase = AFD_DECODE, .batch = 1, .seq = 10};
@@ -625,7 +635,7 @@ static void estimate_errors(void **state)
 static void kv_capacity(void **state)
 {
     afd_model m = load_model("llama-3.1-70b");
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     afd_error e;
     double tokens;
     double params = 2 * 128256.0 * 8192 +
@@ -649,7 +659,7 @@ static void kv_capacity(void **state)
 static void laws(void **state)
 {
     afd_model m = load_model("llama-3.1-70b");
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     afd_hw hw;
     afd_error e;
     afd_estimate est;
@@ -697,7 +707,7 @@ static void decode_law_covers_the_slots(void **state)
     static const double pts[][2] = {{1014, 299}, {3334, 128}, {1500, 284}, {600, 700},
                                     {100, 4000}, {2000, 200},  {3, 16384}};
     afd_model m = load_model("llama-3.1-8b");
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     afd_hw hw;
     afd_estimate_fit fit;
     afd_error e;
@@ -752,7 +762,7 @@ static void ffn_law_aggregated_batch(void **state)
 {
     static const double N[] = {256, 768, 2048, 8192};
     afd_model m = load_model("llama-3.1-70b");
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     afd_hw hw;
     afd_estimate_fit fit;
     afd_error e;
@@ -801,7 +811,7 @@ static void ffn_law_aggregated_batch(void **state)
 static void afd_pair_identical(void **state)
 {
     afd_model m = load_model("llama-3.1-70b");
-    afd_device d = load_device("h100-sxm");
+    afd_device d = roofline_device("h100-sxm");
     afd_hw one, two;
     afd_error e;
     (void)state;
@@ -832,7 +842,7 @@ static void afd_pair_identical(void **state)
 static void afd_pair_roofline(void **state)
 {
     afd_model m = load_model("llama-3.1-8b");
-    afd_device d = load_device("h100-sxm"), f2 = d, ia = ideal(20000, 2), if2 = ia;
+    afd_device d = roofline_device("h100-sxm"), f2 = d, ia = ideal(20000, 2), if2 = ia;
     afd_hw base, het;
     afd_error e;
     double weights = (32 * 3 * 4096.0 * 14336 + 128256.0 * 4096) * 2;
@@ -866,7 +876,7 @@ static void afd_pair_roofline(void **state)
 static void afd_pair_link(void **state)
 {
     afd_model m = load_model("llama-3.1-8b");
-    afd_device d = load_device("h100-sxm"), slow = d;
+    afd_device d = roofline_device("h100-sxm"), slow = d;
     afd_hw base, het, rev;
     afd_error e;
     (void)state;
@@ -914,6 +924,246 @@ static void algorithm1_by_hand(void **state)
     assert_true(m[0].end_s == 8.5 && m[1].end_s == 16 + 3 + 1 && m[2].end_s == 24.5);
 }
 
+/* ---- the kernel model (h100-sxm; docs/estimator.md) */
+
+/* Every forward.csv row of data/h100-measured (one H100 SXM; compute only:
+ * ms + lm_head_ms): the estimate equals an independent implementation of
+ * the same forms (scripts/kernel_model.py, written apart from the C) to
+ * 1e-9, and the measurement within 5% (the fit's worst row is 4.6%).  The
+ * reference values were printed by
+ *   cd scripts && AFD_SHARED=../../shared python3 -c 'import kernel_model as K, csv
+ *   for r in csv.DictReader(open(K.os.path.join(K.H100, "forward.csv"))):
+ *       print(K.forward_ms(K.DEFAULT, K.model_cfg(r["model"]), int(r["tp"]),
+ *             r["phase"], int(r["batch"]), int(r["tokens"])),
+ *             float(r["ms"]) + float(r["lm_head_ms"]))'
+ * (K.DEFAULT holds the preset's values). */
+static void kernel_model_forward_rows(void **state)
+{
+    static const struct {
+        const char *model;
+        double tp;
+        afd_phase phase;
+        double b, s, reference_ms, measured_ms;
+    } rows[] = {
+        {"llama-3.1-8b", 1, AFD_DECODE, 1, 1024, 7.91442119373, 7.7355},
+        {"llama-3.1-8b", 1, AFD_DECODE, 1, 8192, 10.4972343015, 10.1987},
+        {"llama-3.1-8b", 1, AFD_DECODE, 8, 1024, 7.98878234993, 8.0714},
+        {"llama-3.1-8b", 1, AFD_DECODE, 32, 1024, 9.20638742362, 9.3432},
+        {"llama-3.1-8b", 1, AFD_DECODE, 64, 2048, 13.7203276873, 13.7081},
+        {"llama-3.1-8b", 1, AFD_DECODE, 128, 1024, 14.2155893491, 14.3630},
+        {"llama-3.1-8b", 1, AFD_DECODE, 256, 1024, 21.2290668084, 21.3085},
+        {"llama-3.1-70b", 4, AFD_DECODE, 1, 1024, 18.6925539063, 18.3999},
+        {"llama-3.1-70b", 4, AFD_DECODE, 16, 1024, 18.9336838314, 19.3810},
+        {"llama-3.1-70b", 4, AFD_DECODE, 64, 2048, 22.3398203211, 22.7828},
+        {"llama-3.1-70b", 4, AFD_DECODE, 128, 1024, 23.3764655968, 24.0046},
+        {"llama-3.1-70b", 4, AFD_DECODE, 128, 2048, 26.9330804697, 27.4957},
+        {"llama-3.1-70b", 4, AFD_PREFILL, 1, 512, 36.3696145452, 35.4122},
+        {"llama-3.1-70b", 4, AFD_PREFILL, 1, 1024, 66.8193487624, 66.2867},
+        {"llama-3.1-70b", 4, AFD_PREFILL, 1, 2048, 128.596551944, 128.7280},
+        {"llama-3.1-70b", 4, AFD_PREFILL, 1, 4096, 255.141253915, 262.7632},
+        {"llama-3.1-8b", 1, AFD_PREFILL, 1, 256, 9.87435949592, 9.8134},
+        {"llama-3.1-8b", 1, AFD_PREFILL, 1, 512, 15.642611805, 14.9575},
+        {"llama-3.1-8b", 1, AFD_PREFILL, 1, 1024, 28.7364186716, 27.7507},
+        {"llama-3.1-8b", 1, AFD_PREFILL, 1, 2048, 55.5742282712, 55.5641},
+        {"llama-3.1-8b", 1, AFD_PREFILL, 1, 4096, 111.639790118, 113.4005},
+        {"llama-3.1-8b", 1, AFD_PREFILL, 1, 8192, 233.323687535, 243.4674},
+    };
+    afd_device d = load_device("h100-sxm");
+    afd_error e;
+    size_t i;
+    (void)state;
+    assert_true(d.kernel_model);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        afd_model m = load_model(rows[i].model);
+        afd_estimate est;
+        afd_estimate_options o = {.tp = rows[i].tp, .phase = rows[i].phase, .batch = rows[i].b,
+                                  .seq = rows[i].s};
+        assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        assert_close(est.forward_compute_s * 1e3, rows[i].reference_ms, 1e-9, 0);
+        assert_close(est.forward_compute_s * 1e3, rows[i].measured_ms, 0.05, 0);
+    }
+}
+
+/* The kernel floor alone: with every rate practically infinite a pass of
+ * Llama-3.1-8B (32 layers, TP 1) costs its kernel count times the floor.
+ * By the kernel lists (afd_device.h, estimate.c): torch decode 23 per layer
+ * (norm, QKV, 5 + 5 rotary, 2 cache writes, attention, o_proj, add, norm,
+ * gate_up, silu, mul, down, add), torch prefill 22 (the attention output's
+ * copy for the two cache writes), vllm 10 in both phases; the head adds a
+ * norm and a GEMM. */
+static void kernel_model_counts(void **state)
+{
+    static const struct {
+        afd_engine engine;
+        afd_phase phase;
+        double kernels;
+        size_t ops;
+    } cases[] = {{AFD_ENGINE_TORCH, AFD_DECODE, 32 * 23 + 2, 25},
+                 {AFD_ENGINE_TORCH, AFD_PREFILL, 32 * 22 + 2, 24},
+                 {AFD_ENGINE_VLLM, AFD_DECODE, 32 * 10 + 2, 12},
+                 {AFD_ENGINE_VLLM, AFD_PREFILL, 32 * 10 + 2, 12}};
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = load_device("h100-sxm");
+    afd_error e;
+    size_t i;
+    (void)state;
+    d.kernel_floor_us = 3;
+    d.gemm_tflops = d.attn_prefill_tflops = 1e18;
+    d.gemm_tbps = d.attn_decode_tbps = d.elementwise_tbps = 1e18;
+    d.attn_cta_gbps = 1e24;
+    d.attn_cta_us = 0;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        afd_estimate est;
+        afd_estimate_options o = {.tp = 1, .phase = cases[i].phase, .batch = 2, .seq = 64};
+        d.engine = cases[i].engine;
+        assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+        assert_close(est.forward_compute_s, cases[i].kernels * 3e-6, 1e-9, 0);
+        assert_int_equal(est.n_ops, cases[i].ops);
+    }
+}
+
+/* GEMM limits by hand from the preset's values (f 3.325 us, R_g 761.1
+ * TFLOP/s, B_g 3.045 TB/s, tile 64, occupancy 102 CTAs and exponent 0.192,
+ * p 7.33).  One token through Llama-3.1-8B's QKV (k 4096, n 6144): 96 tiles
+ * of 64, occupancy (96/102)^0.192, the weight read 2 (4096 x 6144 + 4096 +
+ * 6144) bytes at B_g occ; its compute side is 0.4% of that and adds
+ * (0.004)^7.33 / 7.33 of it, nothing.  At 4096 tokens gate_up (n 28672) is
+ * the tensor cores' 2 x 4096 x 4096 x 28672 / R_g; the read is 13% of it and
+ * adds 0.13^7.33 / 7.33 < 1e-7 of it. */
+static void kernel_model_gemm_limits(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = load_device("h100-sxm");
+    afd_error e;
+    afd_estimate est;
+    afd_estimate_options dec = {.tp = 1, .phase = AFD_DECODE, .batch = 1, .seq = 1024};
+    afd_estimate_options pre = {.tp = 1, .phase = AFD_PREFILL, .batch = 1, .seq = 4096};
+    double qkv = NAN, gate_up = NAN;
+    size_t i;
+    (void)state;
+    assert_int_equal(afd_estimate_forward(&m, &d, &dec, &est, &e), AFD_OK);
+    for (i = 0; i < est.n_ops; i++)
+        if (strcmp(est.ops[i].name, "qkv") == 0)
+            qkv = est.ops[i].time_s;
+    assert_close(qkv,
+                 3.325e-6 + 2 * (4096.0 * 6144 + 4096 + 6144) /
+                                (3.045e12 * pow(96.0 / 102, 0.192)),
+                 1e-9, 0);
+    assert_int_equal(afd_estimate_forward(&m, &d, &pre, &est, &e), AFD_OK);
+    for (i = 0; i < est.n_ops; i++)
+        if (strcmp(est.ops[i].name, "gate_up") == 0)
+            gate_up = est.ops[i].time_s;
+    assert_close(gate_up, 3.325e-6 + 2 * 4096.0 * 4096 * 28672 / 761.1e12, 1e-7, 0);
+}
+
+/* The kernel model's keys: read, checked, written and read back; a device
+ * without kernel_floor_us keeps the roofline path. */
+static void kernel_model_device_keys(void **state)
+{
+    static const char base[] = "peak_tflops = 989.4\nhbm_tbps = 3.35\nhbm_gb = 80\n"
+                               "net_gbps = 450\nmfu = 0.7\nmbu = 0.9\ncomm_eff = 0.6\n";
+    static const char kern[] = "kernel_floor_us = 3.5\nsm_count = 132\ngemm_tflops = 760\n"
+                               "gemm_tbps = 3\ngemm_p = 7\ngemm_occ_ctas = 100\n"
+                               "gemm_occ_exp = 0.2\nattn_prefill_tflops = 690\nattn_tail = 0.8\n"
+                               "attn_cta_us = 5\nattn_decode_tbps = 3\nattn_cta_gbps = 45\n"
+                               "attn_decode_p = 10\nelementwise_tbps = 1.75\n";
+    char text[2048], out[4096];
+    afd_device d, back;
+    afd_error e;
+    (void)state;
+    assert_int_equal(afd_device_parse(base, strlen(base), "x", &d, &e), AFD_OK);
+    assert_false(d.kernel_model);
+    assert_int_equal(afd_device_format(&d, NULL, out, sizeof out), AFD_OK);
+    assert_null(strstr(out, "kernel_floor_us"));
+    snprintf(text, sizeof text, "%s%sengine = vllm\n", base, kern);
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_OK);
+    assert_true(d.kernel_model);
+    assert_int_equal(d.engine, AFD_ENGINE_VLLM);
+    assert_close(d.gemm_tile_n, 64, 0, 0); /* the default */
+    assert_close(d.attn_cta_gbps, 45, 0, 0);
+    assert_int_equal(afd_device_format(&d, NULL, out, sizeof out), AFD_OK);
+    assert_non_null(strstr(out, "kernel_floor_us = 3.5\n"));
+    assert_non_null(strstr(out, "engine = vllm\n"));
+    assert_int_equal(afd_device_parse(out, strlen(out), "x", &back, &e), AFD_OK);
+    assert_int_equal(back.engine, AFD_ENGINE_VLLM);
+    assert_close(back.elementwise_tbps, 1.75, 0, 0);
+    assert_close(back.gemm_occ_exp, 0.2, 0, 0);
+    assert_close(back.gemm_tile_n, 64, 0, 0);
+    /* a kernel key without kernel_floor_us, a missing key, a bad engine, a
+     * value out of range */
+    snprintf(text, sizeof text, "%sgemm_tflops = 700\n", base);
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_EPARSE);
+    assert_int_equal(e.line, 8);
+    assert_non_null(strstr(e.text, "needs 'kernel_floor_us'"));
+    snprintf(text, sizeof text, "%skernel_floor_us = 3\n", base);
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "missing key 'sm_count'"));
+    snprintf(text, sizeof text, "%s%sengine = trt\n", base, kern);
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_EPARSE);
+    assert_non_null(strstr(e.text, "engine = trt: expected torch or vllm"));
+    snprintf(text, sizeof text, "%s%sgemm_tile_n = 0\n", base, kern);
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_EINVAL);
+    assert_non_null(strstr(e.text, "gemm_tile_n = 0 is outside the plausible range [1, 4096]"));
+    /* the other presets keep the roofline path */
+    assert_int_equal(afd_device_load("a100-80g", &d, &e), AFD_OK);
+    assert_false(d.kernel_model);
+}
+
+/* Measured all-reduce laws per world size (afd_device.h allreduce_P_*), at
+ * the values fitted to Vidur's A100 NCCL times in one node
+ * (scripts/kernel_model.py allreduce; docs/estimator.md): L_2 45.9 us,
+ * B_2 175 GB/s; L_4 35.6 us, B_4 106 GB/s; L_8 39.9 us, B_8 85 GB/s.  By
+ * hand: at a measured P, L_P + S / B_P; at P = 3 (between 2 and 4,
+ * w = log2 3 - 1) L and 1 / B interpolated; at 16 the law of 8; a device
+ * without them keeps 2 (P - 1) / P S / (comm_eff net_gbps) + latency.
+ * Against the bundled Vidur rows above 1 MB (data/profiling/a100.all_reduce.csv:
+ * 4 MiB at P = 4 took 0.085 ms; 32 MiB at P = 8, 0.411 ms) within the fit's
+ * stated worst above 1 MB (27% and 35%). */
+static void allreduce_measured_laws(void **state)
+{
+    static const char text[] = "peak_tflops = 312\nhbm_tbps = 2.039\nhbm_gb = 80\n"
+                               "net_gbps = 300\nmfu = 0.7\nmbu = 0.8\ncomm_eff = 0.5\n"
+                               "allreduce_2_us = 45.9\nallreduce_2_gbps = 175\n"
+                               "allreduce_4_us = 35.6\nallreduce_4_gbps = 106\n"
+                               "allreduce_8_us = 39.9\nallreduce_8_gbps = 85\n";
+    const double S = 262144, w = log2(3.0) - 1;
+    afd_device d, back, plain;
+    afd_error e;
+    char out[4096];
+    (void)state;
+    assert_int_equal(afd_device_parse(text, strlen(text), "x", &d, &e), AFD_OK);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 2, S), (45.9e-6 + S / 175e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 4, S), (35.6e-6 + S / 106e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 8, S), (39.9e-6 + S / 85e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 3, S),
+                 (45.9e-6 + w * (35.6e-6 - 45.9e-6) +
+                  S * (1 / 175e9 + w * (1 / 106e9 - 1 / 175e9))) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 16, S), (39.9e-6 + S / 85e9) * 1e3,
+                 1e-12, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 1, S), 0, 0, 0);
+    /* the measured rows above 1 MB */
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 4, 4194304), 0.085, 0.27, 0);
+    assert_close(afd_estimate_allreduce_ms(&d, AFD_DECODE, 8, 33554432), 0.411, 0.35, 0);
+    /* written and read back; pairs only */
+    assert_int_equal(afd_device_format(&d, NULL, out, sizeof out), AFD_OK);
+    assert_non_null(strstr(out, "allreduce_4_gbps = 106\n"));
+    assert_int_equal(afd_device_parse(out, strlen(out), "x", &back, &e), AFD_OK);
+    assert_close(back.allreduce_us[2], 39.9, 0, 0);
+    assert_int_equal(afd_device_parse(text, strlen(text) - strlen("allreduce_8_gbps = 85\n"), "x",
+                                      &back, &e),
+                     AFD_EPARSE);
+    assert_non_null(strstr(e.text, "'allreduce_8_us' needs 'allreduce_8_gbps'"));
+    /* without them: the ring over the link */
+    assert_int_equal(afd_device_parse(text, strlen(text) - 134, "x", &plain, &e), AFD_OK);
+    assert_true(isnan(plain.allreduce_us[0]));
+    assert_close(afd_estimate_allreduce_ms(&plain, AFD_DECODE, 4, S),
+                 2 * 3.0 / 4 * S / (0.5 * 300e9) * 1e3, 1e-12, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -938,6 +1188,11 @@ int main(void)
         cmocka_unit_test(ffn_law_aggregated_batch),
         cmocka_unit_test(afd_pair_roofline),
         cmocka_unit_test(afd_pair_link),
+        cmocka_unit_test(kernel_model_forward_rows),
+        cmocka_unit_test(kernel_model_counts),
+        cmocka_unit_test(kernel_model_gemm_limits),
+        cmocka_unit_test(kernel_model_device_keys),
+        cmocka_unit_test(allreduce_measured_laws),
     };
     RUN_TESTS(tests);
 }

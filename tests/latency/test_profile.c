@@ -29,6 +29,7 @@ static afd_device device(double tflops, double tbps, double mfu, double mbu)
     afd_error e;
     int i;
     assert_int_equal(afd_device_load("h100-sxm", &d, &e), AFD_OK);
+    d.kernel_model = 0; /* the roofline path, whose efficiencies are fitted */
     d.peak_tflops = tflops;
     d.hbm_tbps = tbps;
     d.net_gbps = 287.5;
@@ -447,6 +448,91 @@ static void device_format_keeps_every_digit(void **state)
     assert_non_null(strstr(buf, "mbu = 0.713\n"));
 }
 
+/* Whole forward passes made by the estimator on h100-sxm with its floor,
+ * elementwise bandwidth and rates moved (floor 5 us, 1.4 TB/s, compute rates
+ * x 0.9, memory rates x 1.1): fitted from the preset, the four come back.
+ * The rows span decode and prefill of two models (one by a config.json
+ * path relative to the file), so each parameter moves some row. */
+static void forward_fit_recovers(void **state)
+{
+    static const struct {
+        const char *model;
+        double tp, b, s;
+        afd_phase ph;
+    } rows[] = {{"llama-3.1-8b", 1, 1, 1024, AFD_DECODE},
+                {"llama-3.1-8b", 1, 64, 2048, AFD_DECODE},
+                {"llama-3.1-8b", 1, 256, 1024, AFD_DECODE},
+                {"llama-3.1-8b", 1, 1, 512, AFD_PREFILL},
+                {"llama-3.1-8b", 1, 1, 4096, AFD_PREFILL},
+                {"l70.json", 4, 1, 1024, AFD_DECODE},
+                {"l70.json", 4, 128, 2048, AFD_DECODE},
+                {"l70.json", 4, 1, 2048, AFD_PREFILL}};
+    char dir[] = "/tmp/afd-fwd-XXXXXX", path[256], cfg[256], *text = malloc(8192);
+    afd_device h, truth, fit;
+    afd_forward f;
+    afd_error e;
+    afd_model m70;
+    double loss;
+    size_t i, len;
+    FILE *out;
+    (void)state;
+    assert_non_null(text);
+    assert_non_null(mkdtemp(dir));
+    snprintf(cfg, sizeof cfg, "%s/l70.json", dir);
+    out = fopen(cfg, "w");
+    assert_non_null(out);
+    fputs(afd_model_preset_json(2), out); /* llama-3.1-70b */
+    fclose(out);
+    assert_string_equal(afd_model_preset_name(2), "llama-3.1-70b");
+    assert_int_equal(afd_model_load(cfg, &m70, &e), AFD_OK);
+    assert_int_equal(afd_device_load("h100-sxm", &h, &e), AFD_OK);
+    truth = h;
+    truth.kernel_floor_us = 5;
+    truth.elementwise_tbps = 1.4;
+    truth.gemm_tflops *= 0.9;
+    truth.attn_prefill_tflops *= 0.9;
+    truth.gemm_tbps *= 1.1;
+    truth.attn_decode_tbps *= 1.1;
+    truth.attn_cta_gbps *= 1.1;
+    len = (size_t)snprintf(text, 8192, "model,tp,phase,batch,tokens,ms\n");
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        afd_model m;
+        afd_estimate est;
+        afd_estimate_options o = {.tp = rows[i].tp, .phase = rows[i].ph, .batch = rows[i].b,
+                                  .seq = rows[i].s, .no_dispatch = 1};
+        if (strcmp(rows[i].model, "l70.json") == 0)
+            m = m70;
+        else
+            assert_int_equal(afd_model_load(rows[i].model, &m, &e), AFD_OK);
+        assert_int_equal(afd_estimate_forward(&m, &truth, &o, &est, &e), AFD_OK);
+        len += (size_t)snprintf(text + len, 8192 - len, "%s,%g,%s,%g,%g,%.17g\n", rows[i].model,
+                                rows[i].tp, rows[i].ph == AFD_DECODE ? "decode" : "prefill",
+                                rows[i].b, rows[i].s, est.forward_compute_s * 1e3);
+    }
+    snprintf(path, sizeof path, "%s/forward.csv", dir);
+    out = fopen(path, "w");
+    assert_non_null(out);
+    fputs(text, out);
+    fclose(out);
+    free(text);
+    assert_int_equal(afd_forward_read(path, &f, &e), AFD_OK);
+    assert_int_equal(f.n, 8);
+    assert_int_equal(afd_forward_fit(&h, &f, &fit, &loss, &e), AFD_OK);
+    assert_true(loss < 1e-8);
+    assert_close(fit.kernel_floor_us, 5, 1e-3, 0);
+    assert_close(fit.elementwise_tbps, 1.4, 1e-3, 0);
+    assert_close(fit.gemm_tflops, h.gemm_tflops * 0.9, 1e-3, 0);
+    assert_close(fit.gemm_tbps, h.gemm_tbps * 1.1, 1e-3, 0);
+    assert_close(fit.attn_cta_gbps, h.attn_cta_gbps * 1.1, 1e-3, 0);
+    /* the shape terms stay */
+    assert_close(fit.gemm_p, h.gemm_p, 0, 0);
+    assert_close(fit.attn_tail, h.attn_tail, 0, 0);
+    afd_forward_free(&f);
+    remove(path);
+    remove(cfg);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +546,7 @@ int main(void)
         cmocka_unit_test(allreduce_recovers),
         cmocka_unit_test(error_stats),
         cmocka_unit_test(device_format_round_trip),
+        cmocka_unit_test(forward_fit_recovers),
     };
     RUN_TESTS(tests);
 }
