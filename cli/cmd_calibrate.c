@@ -684,6 +684,19 @@ static int run(const cli_command *self, int argc, char **argv)
             rc = cli_file_error(cmd, a.file[k], st, &err);
             goto out;
         }
+        if (!fit[k].robust_converged && a.robust) {
+            afd_error_clear(&err);
+            snprintf(err.text, sizeof err.text,
+                     "the robust fit did not converge in %zu iterations: no robust fit to "
+                     "write (drop --robust)",
+                     fit[k].robust_iter);
+            rc = cli_file_error(cmd, a.file[k], AFD_EINVAL, &err);
+            goto out;
+        }
+        if (!fit[k].robust_converged)
+            cli_warn(cmd, "%s: the robust fit did not converge in %zu iterations: "
+                          "alpha_robust and beta_robust are nan",
+                     a.file[k], fit[k].robust_iter);
         if (fit[k].outliers > 0)
             cli_warn(cmd, "%s: %zu of %zu points down-weighted as outliers by the robust fit%s",
                      a.file[k], fit[k].outliers, fit[k].n,
@@ -907,7 +920,9 @@ const cli_command cli_cmd_calibrate = {
         "least-squares fit (GSL on OpenBLAS) gives alpha, beta, their standard errors,\n"
         "R^2 and the residual sd sigma; the robust fit (Tukey bisquare M-estimator)\n"
         "down-weights outliers such as a preempted kernel; 'outliers' counts points\n"
-        "with a final weight below 0.5.  --out writes the coefficients (least squares,\n"
+        "with a final weight below 0.5.  A robust fit that does not converge within\n"
+        "GSL's 100 iterations is reported as nan, with a warning, and --robust refuses\n"
+        "it.  --out writes the coefficients (least squares,\n"
         "or --robust) as a key=value file for --hw; stages not measured come from\n"
         "--hw BASE.  --residuals writes a table for plotting:\n"
         "  stage x t fit residual fit_robust weight\n"

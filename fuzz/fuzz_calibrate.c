@@ -8,7 +8,8 @@
  * afd_calibrate.h states (batch, prompt and sum_p >= 1, kv and context >= 0,
  * sum_p <= sum_p2 <= sum_p^2, t > 0, all finite); a fit refuses with a
  * one-line message or gives finite coefficients, standard errors and scales
- * >= 0, robust weights in [0, 1] and a relative error >= 0. */
+ * >= 0, robust weights in [0, 1] and a relative error >= 0; a robust fit
+ * that did not converge leaves NaN robust figures and weights. */
 #include <config.h>
 
 #include <math.h>
@@ -57,10 +58,16 @@ static void points(const char *path)
     if (afd_fit_line(p.x, p.t, p.n, &fit, w, &err) == AFD_OK) {
         if (fit.n != p.n || !isfinite(fit.alpha) || !isfinite(fit.beta) ||
             !nonneg(fit.alpha_se) || !nonneg(fit.beta_se) || !nonneg(fit.sigma) ||
-            !isfinite(fit.alpha_robust) || !isfinite(fit.beta_robust) || fit.outliers > p.n)
+            fit.outliers > p.n)
+            abort();
+        if (fit.robust_converged &&
+            (!isfinite(fit.alpha_robust) || !isfinite(fit.beta_robust)))
+            abort();
+        if (!fit.robust_converged &&
+            (!isnan(fit.alpha_robust) || !isnan(fit.beta_robust) || fit.outliers != 0))
             abort();
         for (i = 0; i < p.n; i++)
-            if (!(w[i] >= 0 && w[i] <= 1))
+            if (fit.robust_converged ? !(w[i] >= 0 && w[i] <= 1) : !isnan(w[i]))
                 abort();
     } else {
         fuzz_check_error(&err);

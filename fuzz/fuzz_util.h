@@ -1,12 +1,16 @@
 /* fuzz_util.h: what the libFuzzer targets share: the one-line check of an
  * error message, a temporary file for the readers that take a path, and
- * the comparison of two readers' errors. */
+ * the comparison of two readers' errors; GSL's error handler off. */
 #ifndef AFD_FUZZ_UTIL_H
 #define AFD_FUZZ_UTIL_H
 
 #include <stddef.h>
 
 #include "afdkit.h"
+
+/* libFuzzer's initialisation hook, shared by every target: turns GSL's
+ * aborting error handler off. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* Abort unless text is one line (no '\n' or '\r'). */
 void fuzz_one_line(const char *text);

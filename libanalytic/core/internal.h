@@ -38,6 +38,11 @@ size_t afd_priv_bom(const char *p, size_t n);
 struct json_t;
 afd_status afd_priv_json_parse(const char *text, size_t len, struct json_t **out,
                                afd_error *err);
+/* afd_priv_json_parse without the byte-order mark: one line of a stream
+ * whose mark, if any, its reader skipped at the start of the input; a mark
+ * anywhere else is text, and an error. */
+afd_status afd_priv_json_parse_text(const char *text, size_t len, struct json_t **out,
+                                    afd_error *err);
 
 /* Integrate f over [a, b] (finite) to max(epsabs, epsrel*|I|) with GSL's
  * 21-point Gauss-Kronrod rule (gsl_integration_qk21), bisecting recursively

@@ -88,13 +88,17 @@ static void tell(const char *jtext, char *out, size_t cap)
 
 afd_status afd_priv_json_parse(const char *text, size_t len, struct json_t **out, afd_error *err)
 {
+    size_t skip = afd_priv_bom(text, len);
+    return afd_priv_json_parse_text(text + skip, len - skip, out, err);
+}
+
+afd_status afd_priv_json_parse_text(const char *text, size_t len, struct json_t **out,
+                                    afd_error *err)
+{
     json_error_t je;
     const char *nul;
-    size_t skip = afd_priv_bom(text, len);
 
     *out = NULL;
-    text += skip;
-    len -= skip;
     nul = memchr(text, '\0', len);
     if (nul != NULL) {
         /* jansson takes some documents with a NUL byte between tokens as

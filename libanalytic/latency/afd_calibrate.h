@@ -45,12 +45,20 @@ typedef struct afd_fit {
                                                the robust scale sigma_robust */
     double sigma_robust;      /* robust scale estimate (GSL's sigma_rob) */
     size_t outliers;          /* points with final robust weight below 0.5 */
+    int robust_converged;     /* 0 when the robust iteration stopped at GSL's limit
+                                 (GSL_EMAXITER): the robust figures are then NaN */
+    size_t robust_iter;       /* iterations the robust fit ran */
     double alpha_round, beta_round; /* rounding bounds: 64 eps (max|t| + |alpha| max|x|)
                                        for beta, that over max x - min x for alpha */
 } afd_fit;
 
 /* Fit both lines.  weights, if not NULL, receives the n final robust weights
- * (1 = fully trusted, 0 = rejected).  The data are scaled by powers of two
+ * (1 = fully trusted, 0 = rejected).  A robust fit that has not converged
+ * when GSL's iteration limit is reached (gsl_multifit_robust returns
+ * GSL_EMAXITER) is not a fit: robust_converged is 0, robust_iter says how
+ * many iterations ran, alpha_robust, beta_robust, their errors, sigma_robust
+ * and the weights are NaN and outliers is 0, while the least-squares figures
+ * stand and the status is AFD_OK.  The data are scaled by powers of two
  * (exactly) before fitting, so values up to DBL_MAX fit.  Errors: AFD_EINVAL
  * for n < 3 points, non-finite values, or all x equal (the slope is
  * undefined); AFD_ERANGE when a fitted figure is not a finite double (a slope

@@ -141,6 +141,8 @@ static void fit_nan(afd_fit *f)
     f->alpha_robust = f->beta_robust = f->alpha_robust_se = f->beta_robust_se = NAN;
     f->sigma_robust = NAN;
     f->outliers = 0;
+    f->robust_converged = 0;
+    f->robust_iter = 0;
 }
 
 afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out,
@@ -222,14 +224,23 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
     out->beta_round = 64 * DBL_EPSILON * tmax + 64 * DBL_EPSILON * fabs(out->alpha) * xmax;
     out->alpha_round = out->beta_round / (xhi / 2 - xlo / 2) / 2;
 
-    /* Tukey bisquare M-estimate.  GSL_EMAXITER still leaves a usable fit;
-     * anything else is reported. */
+    /* Tukey bisquare M-estimate.  GSL_EMAXITER: the iteration did not
+     * converge and its last iterate is no estimate: the robust figures stay
+     * NaN (afd_calibrate.h); anything else is reported. */
     rc = gsl_multifit_robust(X, y, c, cov, rw);
     if (rc != GSL_SUCCESS && rc != GSL_EMAXITER) {
         st = afd_priv_fail(err, AFD_ENUMERIC, 0, 0, "robust fit failed: %s", gsl_strerror(rc));
         goto done;
     }
-    {
+    /* GSL's numit counts one past its limit when the limit stops it. */
+    out->robust_iter = rc == GSL_EMAXITER ? rw->maxiter : gsl_multifit_robust_statistics(rw).numit;
+    if (rc == GSL_EMAXITER) {
+        for (i = 0; weights != NULL && i < n; i++)
+            weights[i] = NAN;
+    } else {
+        out->robust_converged = 1;
+    }
+    if (out->robust_converged) {
         /* GSL scales cov with a conservative sigma that mixes in the OLS
          * residual scale, which the outliers inflate (with 10% gross
          * outliers it is ~70 times the noise); rescale to the robust scale
@@ -254,7 +265,7 @@ afd_status afd_fit_line(const double *x, const double *t, size_t n, afd_fit *out
      * x range); every figure must be a finite number. */
     if (!isfinite(out->alpha) || !isfinite(out->beta) || !isfinite(out->alpha_se) ||
         !isfinite(out->beta_se) || !isfinite(out->sigma) || !isfinite(out->r2) ||
-        !isfinite(out->alpha_robust) || !isfinite(out->beta_robust))
+        (out->robust_converged && (!isfinite(out->alpha_robust) || !isfinite(out->beta_robust))))
         st = afd_priv_fail(err, AFD_ERANGE, 0, 0,
                            "the fitted line does not fit in double precision (slope %g, "
                            "intercept %g): rescale x or t",

@@ -5,9 +5,11 @@
  *
  * Dialect: fields may be quoted with '"' ("" is a literal quote, quoted
  * fields may span lines); records end with LF, CRLF or a lone CR; a UTF-8
- * byte-order mark and a missing final newline are accepted; blank (or
- * blank-only) lines are skipped; every data record must have as many fields
- * as the header.  Memory is bounded by AFD_CSV_MAX_RECORD plus the header,
+ * byte-order mark at the start of the input and a missing final newline
+ * are accepted (a second mark is text); blank (or blank-only) lines are
+ * skipped; every data record must have as many fields as the header; a NUL
+ * byte anywhere is an error at its line and column ("NUL byte in the
+ * line").  Memory is bounded by AFD_CSV_MAX_RECORD plus the header,
  * whatever the file size.  Errors carry the 1-based line on which the
  * offending record starts.
  */

@@ -165,6 +165,22 @@ static afd_status store(afd_csv *c, struct record *rec, const afd_csv_field *f, 
     return AFD_OK;
 }
 
+/* A NUL byte at data[i] of the record that starts at data[pos]: an error at
+ * its line and column (columns in characters, as afd_priv_json_parse
+ * counts them). */
+static enum scan nul_byte(afd_csv *c, const struct record *rec, size_t i, afd_error *err)
+{
+    size_t start = i;
+    long column = 1;
+    while (start > c->pos && c->data[start - 1] != '\n' && c->data[start - 1] != '\r')
+        start--;
+    for (; start < i; start++)
+        if (((unsigned char)c->data[start] & 0xC0) != 0x80)
+            column++;
+    afd_csv_fail(c, err, AFD_EPARSE, c->line + rec->lines, column, "NUL byte in the line");
+    return SCAN_ERROR;
+}
+
 /* Scan one record starting at data[pos].  Nothing in c changes except the
  * header array (rolled back by the caller on SCAN_MORE). */
 static enum scan scan_record(afd_csv *c, struct record *rec, afd_error *err)
@@ -197,6 +213,8 @@ static enum scan scan_record(afd_csv *c, struct record *rec, afd_error *err)
                     return SCAN_ERROR;
                 }
                 ch = d[i];
+                if (ch == '\0')
+                    return nul_byte(c, rec, i, err);
                 if (ch == '"') {
                     if (i + 1 == end && !eof)
                         return SCAN_MORE;
@@ -233,8 +251,10 @@ static enum scan scan_record(afd_csv *c, struct record *rec, afd_error *err)
             }
         } else {
             size_t start = i;
-            while (i < end && d[i] != ',' && d[i] != '\n' && d[i] != '\r')
+            while (i < end && d[i] != ',' && d[i] != '\n' && d[i] != '\r' && d[i] != '\0')
                 i++;
+            if (i < end && d[i] == '\0')
+                return nul_byte(c, rec, i, err);
             if (i == end && !eof)
                 return SCAN_MORE;
             f.p = d + start;
@@ -322,11 +342,15 @@ static afd_status read_header(afd_csv *c, afd_error *err)
     enum scan s;
     afd_status st;
 
-    /* UTF-8 byte-order mark. */
+    /* UTF-8 byte-order mark, at the start of the input only: a reader
+     * opened on a source that afd_priv_src_peek has read ahead starts after
+     * the mark and the blank lines it dropped (consumed > 0), and a mark
+     * there is text. */
     while (c->end - c->pos < 3 && !c->eof)
         if ((st = refill(c, err)) != AFD_OK)
             return st;
-    c->pos += afd_priv_bom(c->data + c->pos, c->end - c->pos);
+    if (c->consumed == 0)
+        c->pos += afd_priv_bom(c->data + c->pos, c->end - c->pos);
 
     c->header = calloc(AFD_CSV_MAX_COLUMNS, sizeof *c->header);
     if (c->header == NULL)

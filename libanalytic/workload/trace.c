@@ -343,7 +343,7 @@ static afd_status json_line(afd_trace *t, json_t **obj, long *line, afd_error *e
             continue;
         }
         *line = t->line;
-        if ((st = afd_priv_json_parse(p, n, obj, &je)) != AFD_OK)
+        if ((st = afd_priv_json_parse_text(p, n, obj, &je)) != AFD_OK)
             return jfail(t, err, st, t->line, je.column > 0 ? je.column : 1,
                          st == AFD_EPARSE ? "malformed JSON: %s" : "%s", je.text);
         if (!json_is_object(*obj)) {
@@ -364,7 +364,8 @@ static afd_status json_setup(afd_trace *t, afd_error *err)
     json_t *v;
     afd_status st;
 
-    /* a byte-order mark: skipped by afd_priv_json_parse */
+    /* a byte-order mark: skipped at the open, by afd_priv_src_peek or
+     * afd_trace_open_memory */
     st = json_line(t, &t->first, &t->first_line, err);
     if (st != AFD_OK)
         return st;
@@ -393,7 +394,8 @@ static size_t skip_blanks(const char *p, size_t n, size_t k)
 }
 
 /* JSON Lines or CSV: opt's format, else told from the first non-blank byte
- * of p[0..n) (after a byte-order mark): '{' followed, after blanks, by '"'
+ * of p[0..n), the input after its byte-order mark (a second mark is text,
+ * so CSV): '{' followed, after blanks, by '"'
  * or '}' (or nothing more) starts a JSON object; anything else, such as
  * the CSV header "{a},b", is CSV. */
 static afd_status tell_format(const char *p, size_t n, const afd_trace_options *opt, int *json,
@@ -409,7 +411,7 @@ static afd_status tell_format(const char *p, size_t n, const afd_trace_options *
         return afd_priv_fail(err, AFD_EINVAL, 0, 0, "unknown trace format '%s' (csv or jsonl)",
                              shown(opt->format, v, sizeof v));
     }
-    k = skip_blanks(p, n, afd_priv_bom(p, n));
+    k = skip_blanks(p, n, 0);
     if (k == n || p[k] != '{') {
         *json = 0;
         return AFD_OK;
@@ -483,12 +485,12 @@ afd_status afd_trace_open_memory(const char *data, size_t len, const afd_trace_o
 {
     afd_trace *t;
     afd_status st;
-
+    size_t bom = afd_priv_bom(data, len); /* as afd_priv_src_peek does */
     int json;
 
     *out = NULL;
     afd_error_clear(err);
-    if ((st = tell_format(data, len, opt, &json, err)) != AFD_OK)
+    if ((st = tell_format(data + bom, len - bom, opt, &json, err)) != AFD_OK)
         return st;
     t = calloc(1, sizeof *t);
     if (t == NULL)
@@ -496,6 +498,7 @@ afd_status afd_trace_open_memory(const char *data, size_t len, const afd_trace_o
     t->json = json;
     if (t->json) {
         t->data = data;
+        t->pos = bom;
         t->end = len;
         t->eof = 1;
         t->line = 1;

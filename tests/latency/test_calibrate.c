@@ -137,6 +137,38 @@ static void robust_to_outliers(void **state)
     gsl_rng_free(rng);
 }
 
+/* (1, 1), (2, 3), (3, 1): symmetric about x = 2, so Sxt = 0 and the
+ * least-squares line is flat, alpha = 0, beta = mean t = 5/3.  The bisquare
+ * iteration on three points, one of them twice as far from the line as the
+ * others, does not settle within GSL's default 100 iterations (its
+ * gsl_multifit_robust_alloc): no robust figures, and the fit still stands. */
+static void robust_not_converged(void **state)
+{
+    double x[3] = {1, 2, 3}, t[3] = {1, 3, 1}, w[3] = {0.5, 0.5, 0.5};
+    afd_fit f;
+    afd_error err;
+    int i;
+    (void)state;
+    assert_int_equal(afd_fit_line(x, t, 3, &f, w, &err), AFD_OK);
+    assert_true(fabs(f.alpha) < 1e-14);
+    assert_close(f.beta, 5.0 / 3.0, 1e-14, 0);
+    assert_int_equal(f.robust_converged, 0);
+    assert_int_equal(f.robust_iter, 100);
+    assert_true(isnan(f.alpha_robust) && isnan(f.beta_robust));
+    assert_true(isnan(f.alpha_robust_se) && isnan(f.beta_robust_se) && isnan(f.sigma_robust));
+    assert_int_equal(f.outliers, 0);
+    for (i = 0; i < 3; i++)
+        assert_true(isnan(w[i]));
+    /* a converged fit says so: points on the line t = 2.385 x + 17 */
+    for (i = 0; i < 3; i++)
+        t[i] = 2.385 * x[i] + 17;
+    assert_int_equal(afd_fit_line(x, t, 3, &f, w, &err), AFD_OK);
+    assert_int_equal(f.robust_converged, 1);
+    assert_true(f.robust_iter >= 1 && f.robust_iter <= 100);
+    assert_close(f.alpha_robust, 2.385, 1e-10, 0);
+    assert_close(f.beta_robust, 17, 1e-10, 0);
+}
+
 static void errors(void **state)
 {
     double x[3] = {4, 4, 4}, t[3] = {1, 2, 3};
@@ -471,6 +503,7 @@ int main(void)
         cmocka_unit_test(exact_line),        cmocka_unit_test(against_closed_forms),
         cmocka_unit_test(recovers_planted),  cmocka_unit_test(robust_to_outliers),
         cmocka_unit_test(errors),            cmocka_unit_test(read_points),
+        cmocka_unit_test(robust_not_converged),
         cmocka_unit_test(huge_values),       cmocka_unit_test(clamp),
         cmocka_unit_test(law_exact_recovery), cmocka_unit_test(law_by_hand),
         cmocka_unit_test(law_errors),        cmocka_unit_test(law_read),

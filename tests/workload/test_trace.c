@@ -210,6 +210,132 @@ static void sticky_error(void **state)
     afd_trace_close(t);
 }
 
+/* What a reader gave for a whole input: the final status and error, and
+ * the rows. */
+struct outcome {
+    afd_status st;
+    afd_error err;
+    afd_trace_row rows[8];
+    size_t n;
+};
+
+/* Read data[0..len) from memory and from a file and check that both readers
+ * give the same rows and the same error; *mem gets the memory reader's. */
+static void read_both(const char *data, size_t len, const afd_trace_options *opt,
+                      struct outcome *mem)
+{
+    char path[] = "/tmp/afdkit-test-both-XXXXXX";
+    int fd = mkstemp(path);
+    struct outcome o[2];
+    int k;
+    size_t i;
+    assert_true(fd >= 0);
+    assert_true(write(fd, data, len) == (ssize_t)len);
+    assert_int_equal(close(fd), 0);
+    for (k = 0; k < 2; k++) {
+        afd_trace *t;
+        afd_trace_row r;
+        o[k].n = 0;
+        o[k].st = k == 0 ? afd_trace_open_memory(data, len, opt, &t, &o[k].err)
+                         : afd_trace_open(path, opt, &t, &o[k].err);
+        if (o[k].st != AFD_OK)
+            continue;
+        while ((o[k].st = afd_trace_next(t, &r, &o[k].err)) == AFD_OK)
+            if (o[k].n < 8)
+                o[k].rows[o[k].n++] = r;
+        afd_trace_close(t);
+    }
+    unlink(path);
+    if (o[0].st != o[1].st)
+        fail_msg("memory: status %d (%s), file: status %d (%s)", (int)o[0].st, o[0].err.text,
+                 (int)o[1].st, o[1].err.text);
+    if (o[0].st != AFD_EOF) {
+        if (strcmp(o[0].err.text, o[1].err.text) != 0)
+            fail_msg("memory: '%s', file: '%s'", o[0].err.text, o[1].err.text);
+        assert_int_equal(o[0].err.line, o[1].err.line);
+        assert_int_equal(o[0].err.column, o[1].err.column);
+    }
+    assert_int_equal(o[0].n, o[1].n);
+    for (i = 0; i < o[0].n; i++) {
+        assert_true(o[0].rows[i].prompt == o[1].rows[i].prompt);
+        assert_true(o[0].rows[i].output == o[1].rows[i].output);
+        assert_int_equal(o[0].rows[i].line, o[1].rows[i].line);
+    }
+    *mem = o[0];
+}
+
+/* Only the byte-order mark at the start of the input is one: a second mark
+ * is text, in the memory reader and in the file reader alike, and a NUL
+ * byte is an error at its line and column. */
+static void second_bom_and_nul(void **state)
+{
+    /* Two marks, then a header whose first field holds NUL bytes: the first
+     * NUL follows the mark (one character) and "promp\xc9" (six: 0xC9
+     * starts a character), so it is in column 8. */
+    static const char crash[] = "\xEF\xBB\xBF\xEF\xBB\xBFpromp\xC9\0\0\0\0\0\0\0"
+                                ",outp\xBFpromp\xC9\0\0\0\0\0\0\0,ou";
+    static const char two_boms[] = "\xEF\xBB\xBF\xEF\xBB\xBFp,o\n7,1\n";
+    static const char json2[] = "\xEF\xBB\xBF\xEF\xBB\xBF{\"input_length\": 1, "
+                                "\"output_length\": 2}\n";
+    static const char json_late[] = "{\"input_length\": 1, \"output_length\": 2}\n"
+                                    "\xEF\xBB\xBF{\"input_length\": 3, \"output_length\": 4}\n";
+    static const char blank_bom[] = "\n\xEF\xBB\xBFp,o\n7,1\n";
+    static const char nul_row[] = "p,o\n7,1\n8,\0" "2\n";
+    static const char nul_quoted[] = "p,o\n7,\"x\ny\0\"\n";
+    const afd_trace_options marked = {.prompt_col = "\xEF\xBB\xBFp", .output_col = "o"};
+    const afd_trace_options plain = {.prompt_col = "p", .output_col = "o"};
+    struct outcome o;
+    (void)state;
+
+    read_both(crash, sizeof crash - 1, NULL, &o);
+    assert_int_equal(o.st, AFD_EPARSE);
+    assert_int_equal(o.err.line, 1);
+    assert_int_equal(o.err.column, 8);
+    assert_string_equal(o.err.text, "NUL byte in the line");
+
+    /* the second mark belongs to the first column's name */
+    read_both(two_boms, sizeof two_boms - 1, &marked, &o);
+    assert_int_equal(o.st, AFD_EOF);
+    assert_int_equal(o.n, 1);
+    assert_true(o.rows[0].prompt == 7 && o.rows[0].output == 1);
+    assert_int_equal(o.rows[0].line, 2);
+    read_both(two_boms, sizeof two_boms - 1, &plain, &o);
+    assert_int_equal(o.st, AFD_EPARSE);
+    assert_int_equal(o.err.line, 1);
+
+    /* a mark after a blank line is text too */
+    read_both(blank_bom, sizeof blank_bom - 1, &marked, &o);
+    assert_int_equal(o.st, AFD_EOF);
+    assert_int_equal(o.n, 1);
+    assert_int_equal(o.rows[0].line, 3);
+
+    /* a second mark before '{' makes the input CSV, not JSON Lines: its
+     * header has no token column */
+    read_both(json2, sizeof json2 - 1, NULL, &o);
+    assert_int_equal(o.st, AFD_EPARSE);
+    assert_int_equal(o.err.line, 1);
+    assert_non_null(strstr(o.err.text, "no prompt-token column recognised"));
+
+    /* JSON Lines: a mark on line 2 is not skipped */
+    read_both(json_late, sizeof json_late - 1, NULL, &o);
+    assert_int_equal(o.st, AFD_EPARSE);
+    assert_int_equal(o.n, 1);
+    assert_int_equal(o.err.line, 2);
+
+    /* NUL in a data row (line 3, after "8,") and inside a quoted field that
+     * starts on line 2 (after "y" on line 3) */
+    read_both(nul_row, sizeof nul_row - 1, &plain, &o);
+    assert_int_equal(o.st, AFD_EPARSE);
+    assert_int_equal(o.n, 1);
+    assert_int_equal(o.err.line, 3);
+    assert_int_equal(o.err.column, 3);
+    assert_string_equal(o.err.text, "NUL byte in the line");
+    read_both(nul_quoted, sizeof nul_quoted - 1, &plain, &o);
+    assert_int_equal(o.st, AFD_EPARSE);
+    assert_int_equal(o.err.line, 3);
+    assert_int_equal(o.err.column, 2);
+}
+
 static void missing_file(void **state)
 {
     afd_trace *t = (afd_trace *)1;
@@ -372,6 +498,7 @@ int main(void)
         cmocka_unit_test(value_errors),
         cmocka_unit_test(empty_inputs),
         cmocka_unit_test(sticky_error),
+        cmocka_unit_test(second_bom_and_nul),
         cmocka_unit_test(missing_file),
         cmocka_unit_test(streaming_file),
         cmocka_unit_test(record_too_long),
