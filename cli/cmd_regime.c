@@ -455,6 +455,19 @@ static int run(const cli_command *self, int argc, char **argv)
         if (pts[i].st != AFD_OK)
             FAIL(cli_runtime_error(cmd, "TTFT SLO %g, TPOT SLO %g (%s): %s", pts[i].ttft,
                                    pts[i].tpot, su.hw.unit, afd_strerror(pts[i].st)));
+    /* a TTFT SLO that the prompts' own prefill misses too often: say why */
+    if (sh.lambda == 0)
+        for (i = 0; i < nt; i++) {
+            afd_taichi_params q = sh.base;
+            double miss;
+            q.ttft_slo = ttft[i];
+            miss = afd_taichi_zero_load_miss(&q);
+            if (miss > 1 - x.target)
+                cli_warn(cmd,
+                         "TTFT SLO %g %s: a fraction %.3g of the requests miss it with their own "
+                         "prefill alone, above 1 - --target %g: goodput 0 in every mode",
+                         ttft[i], su.hw.unit, miss, x.target);
+        }
     /* Some cells of none is a map; every cell none is no answer (a part of a
      * sharded run is judged by merge with the others). */
     for (i = 0; i < kept && pts[i].best < 0; i++)
@@ -561,7 +574,10 @@ const cli_command cli_cmd_regime = {
         "goodput_agg_se goodput_disagg_se goodput_hybrid_se; then goodput_per_dollar.\n"
         "  best           the winning mode: hybrid only when a configuration that is\n"
         "                 neither of the others beats both; none when no mode sustains\n"
-        "                 any rate (a map with every cell none is infeasible: exit 1)\n"
+        "                 any rate (a map with every cell none is infeasible: exit 1);\n"
+        "                 a warning names each TTFT SLO that more than 1 - --target of\n"
+        "                 the requests miss with their own prefill alone (the whole\n"
+        "                 prompt-length law): goodput 0 in every mode\n"
         "  goodput_per_dollar  requests per dollar of the winner, 3600 goodput / (N x tp x\n"
         "                 the device's price_per_hour): the same N instances in every mode,\n"
         "                 so it ranks them as goodput does; nan without a price (--hw, or\n"
