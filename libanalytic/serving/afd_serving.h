@@ -200,6 +200,11 @@ AFD_API afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, 
                                        double tpot_slo, double rel_tol, double *goodput,
                                        int *limit);
 
+/* The gap of a closed form against the simulation that checks it:
+ * closed / simulated - 1 (0: they agree; +0.1: the closed form 10% high).
+ * NaN unless both are finite and simulated > 0. */
+AFD_API double afd_closed_gap(double closed, double simulated);
+
 #ifdef __cplusplus
 }
 #endif
