@@ -323,8 +323,11 @@ const cli_command cli_cmd_pipeline = {
         "\n"
         "--method closed (default): each stage a GI/G/c queue fed with the squared\n"
         "coefficient of variation of the stage before (Whitt's QNA), exact M/D/c and\n"
-        "M/M/c where the arrivals are Poisson; the total's quantiles convolve the\n"
-        "stages as if independent.  Extra columns: service_mean service_scv ca2 cd2\n"
+        "M/M/c where the arrivals are Poisson; a stage whose longest service fits in\n"
+        "the spacing of its arrivals (c servers, arrivals c apart at least S_max apart,\n"
+        "behind constant-service stages) never waits, exactly; the total's quantiles\n"
+        "convolve the random stages as if independent and add the constant ones.\n"
+        "Extra columns: service_mean service_scv ca2 cd2\n"
         "(the SCVs passed along) and exact (1: an exact stage).  --method sim: the\n"
         "discrete-event simulation, R independent replications, with _se columns\n"
         "(standard errors across replications).  docs/pipeline.md compares the two.",

@@ -163,6 +163,7 @@ typedef struct point {
     double ttft, tpot;      /* SLOs, latency unit */
     afd_taichi_config cfg[3];
     double val[3], se[3];   /* goodput (per unit) or attainment; se: sim only */
+    double closed[3];       /* with --method sim: the closed forms' val */
     int best;               /* index of the winning mode, -1: none */
     afd_status st;
 } point;
@@ -242,7 +243,7 @@ static void eval_point(const struct shared *sh, point *pt)
         double closed[3], v[3], s[3];
         afd_taichi_config cfg[3];
         for (k = 0; k < 3; k++) {
-            closed[k] = pt->val[k];
+            closed[k] = pt->closed[k] = pt->val[k];
             cfg[k] = pt->cfg[k];
         }
         /* a mode the closed forms find no rate for: its plainest configuration */
@@ -455,6 +456,19 @@ static int run(const cli_command *self, int argc, char **argv)
         if (pts[i].st != AFD_OK)
             FAIL(cli_runtime_error(cmd, "TTFT SLO %g, TPOT SLO %g (%s): %s", pts[i].ttft,
                                    pts[i].tpot, su.hw.unit, afd_strerror(pts[i].st)));
+    /* a TTFT SLO that the prompts' own prefill misses too often: say why */
+    if (sh.lambda == 0)
+        for (i = 0; i < nt; i++) {
+            afd_taichi_params q = sh.base;
+            double miss;
+            q.ttft_slo = ttft[i];
+            miss = afd_taichi_zero_load_miss(&q);
+            if (miss > 1 - x.target)
+                cli_warn(cmd,
+                         "TTFT SLO %g %s: a fraction %.3g of the requests miss it with their own "
+                         "prefill alone, above 1 - --target %g: goodput 0 in every mode",
+                         ttft[i], su.hw.unit, miss, x.target);
+        }
     /* Some cells of none is a map; every cell none is no answer (a part of a
      * sharded run is judged by merge with the others). */
     for (i = 0; i < kept && pts[i].best < 0; i++)
@@ -497,11 +511,16 @@ static int run(const cli_command *self, int argc, char **argv)
     {
         int a = sh.lambda > 0;
         size_t ncols = x.sim ? 12 : 9;
-        const char *cols[13] = {"ttft_slo",     "tpot_slo", mode_col[a][0], mode_col[a][1],
+        const char *cols[16] = {"ttft_slo",     "tpot_slo", mode_col[a][0], mode_col[a][1],
                                 mode_col[a][2], "best",     "agg_config",   "disagg_config",
                                 "hybrid_config", se_col[a][0], se_col[a][1], se_col[a][2]};
         if (!a)
             cols[ncols++] = "goodput_per_dollar";
+        if (x.sim) {
+            cols[ncols++] = "gap_agg";
+            cols[ncols++] = "gap_disagg";
+            cols[ncols++] = "gap_hybrid";
+        }
         cli_table_begin_array(t, ncols, cols);
     }
     for (i = 0; i < kept; i++) {
@@ -524,6 +543,9 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_table_real(t, pt->best < 0 ? NAN
                                            : afd_per_dollar(pt->val[pt->best] * scale,
                                                             fleet_price));
+        if (x.sim) /* the closed form's error on each mode */
+            for (k = 0; k < 3; k++)
+                cli_table_real(t, afd_closed_gap(pt->closed[k], pt->val[k]));
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -558,10 +580,15 @@ const cli_command cli_cmd_regime = {
         "           modes, so its goodput is at least theirs\n"
         "Columns: ttft_slo tpot_slo (ms) goodput_agg goodput_disagg goodput_hybrid\n"
         "(requests/s) best agg_config disagg_config hybrid_config; --method sim adds\n"
-        "goodput_agg_se goodput_disagg_se goodput_hybrid_se; then goodput_per_dollar.\n"
+        "goodput_agg_se goodput_disagg_se goodput_hybrid_se; then goodput_per_dollar;\n"
+        "--method sim ends with gap_agg gap_disagg gap_hybrid, each mode's closed-form\n"
+        "value over the simulated one, less 1 (the closed forms' error).\n"
         "  best           the winning mode: hybrid only when a configuration that is\n"
         "                 neither of the others beats both; none when no mode sustains\n"
-        "                 any rate (a map with every cell none is infeasible: exit 1)\n"
+        "                 any rate (a map with every cell none is infeasible: exit 1);\n"
+        "                 a warning names each TTFT SLO that more than 1 - --target of\n"
+        "                 the requests miss with their own prefill alone (the whole\n"
+        "                 prompt-length law): goodput 0 in every mode\n"
         "  goodput_per_dollar  requests per dollar of the winner, 3600 goodput / (N x tp x\n"
         "                 the device's price_per_hour): the same N instances in every mode,\n"
         "                 so it ranks them as goodput does; nan without a price (--hw, or\n"

@@ -34,7 +34,9 @@ enum {
 
 static const cli_option closed_options[] = {
     {"closed", 0, NULL,
-     "add the closed forms' ttft_mean_cf ttft_p90_cf tpot_mean_cf tpot_p90_cf",
+     "add the closed forms' ttft_mean_cf ttft_p90_cf tpot_mean_cf tpot_p90_cf and, last, "
+     "their gaps to the run gap_ttft_mean gap_ttft_p90 gap_tpot_mean gap_tpot_p90 (closed / "
+     "simulated - 1)",
      OPT_CLOSED},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -536,7 +538,9 @@ static int run(const cli_command *self, int argc, char **argv)
                                                 "p_offload", "p_offload_se", "p_drop",
                                                 "p_drop_se"};
         static const char *const ttcf_names[] = {"p_offload_cf", "attainment_cf", "rho_hp_cf"};
-        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3];
+        static const char *const gaps[] = {"gap_ttft_mean", "gap_ttft_p90", "gap_tpot_mean",
+                                           "gap_tpot_p90"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4];
         size_t n = 0, k;
         for (k = 0; k < sizeof base / sizeof base[0]; k++)
             names[n++] = base[k];
@@ -548,6 +552,8 @@ static int run(const cli_command *self, int argc, char **argv)
             names[n++] = ttcf_names[k];
         for (k = 0; is_taichi && k < 6; k++)
             names[n++] = tcc[k];
+        for (k = 0; x.closed && !is_twotier && k < 4; k++)
+            names[n++] = gaps[k];
         cli_table_begin_array(t, n, names);
     }
     stat_cols(t, &r.ttft, ms, 0);
@@ -586,6 +592,12 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_uint(t, cnt.handovers);
         cli_table_uint(t, cnt.flows);
         cli_table_uint(t, cnt.backflows);
+    }
+    if (x.closed && !is_twotier) { /* the closed forms' error against the run */
+        cli_table_real(t, afd_closed_gap(cf.ttft_mean, r.ttft.mean));
+        cli_table_real(t, afd_closed_gap(cf.ttft_q, r.ttft.p90));
+        cli_table_real(t, afd_closed_gap(cf.tpot_mean, r.tpot.mean));
+        cli_table_real(t, afd_closed_gap(cf.tpot_q, r.tpot.p90));
     }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);

@@ -328,7 +328,7 @@ static int run(const cli_command *self, int argc, char **argv)
         double dev = (double)(z->colloc ? z->instances : z->prefill + z->decode) * z->tp;
         char buf[64];
         cli_format_real(buf, sizeof buf,
-                        (x.method == METHOD_SIM ? z->goodput_sim : z->goodput) * per_s / dev,
+                        (x.method & METHOD_SIM ? z->goodput_sim : z->goodput) * per_s / dev,
                         c.out.precision);
         z->key = strtod(buf, NULL);
     }
@@ -343,7 +343,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_runtime_error(cmd, "out of memory");
     }
     cli_table_provenance(t);
-    cli_table_shard_order(t, x.method == METHOD_SIM ? "goodput_sim_per_device"
+    cli_table_shard_order(t, x.method & METHOD_SIM ? "goodput_sim_per_device"
                                                     : "goodput_per_device", 1);
     /* rates, rates per device and requests per dollar: each column's unit */
     cli_table_unit(t, "requests/s (goodput, goodput_sim), requests/s per device "
@@ -355,7 +355,7 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "price_per_hour", "%.10g per device", d.price_per_hour);
     cli_table_begin(t, "strategy", "arch", "tp", "instances", "prefill", "decode", "goodput",
                     "goodput_per_device", "goodput_sim", "goodput_sim_per_device", "limit",
-                    "goodput_per_dollar", "goodput_sim_per_dollar");
+                    "goodput_per_dollar", "goodput_sim_per_dollar", "gap");
     for (k = 0; k < n; k++) {
         const strategy *z = &s[k];
         unsigned inst = z->colloc ? z->instances : z->prefill + z->decode;
@@ -374,6 +374,7 @@ static int run(const cli_command *self, int argc, char **argv)
         /* requests per dollar: every device of the strategy paid while provisioned */
         cli_table_real(t, afd_per_dollar(z->goodput * per_s, dev * d.price_per_hour));
         cli_table_real(t, afd_per_dollar(z->goodput_sim * per_s, dev * d.price_per_hour));
+        cli_table_real(t, afd_closed_gap(z->goodput, z->goodput_sim));
         cli_table_end_row(t);
     }
     free(hws);
@@ -397,7 +398,7 @@ const cli_command cli_cmd_strategies = {
         "and device at each tp.  Prints one row per strategy, best first:\n"
         "  strategy arch tp instances prefill decode goodput goodput_per_device\n"
         "  goodput_sim goodput_sim_per_device limit goodput_per_dollar\n"
-        "  goodput_sim_per_dollar\n"
+        "  goodput_sim_per_dollar gap\n"
         "\n"
         "  goodput       the largest Poisson rate (requests/s) at which the P90 TTFT and\n"
         "                the P90 TPOT meet the SLOs (times --slo-relax), by bisection\n"
@@ -410,7 +411,10 @@ const cli_command cli_cmd_strategies = {
         "                SLO), prefill or decode (a stage cannot keep up)\n"
         "  *_per_dollar  requests per dollar, 3600 goodput / (tp x instances x the\n"
         "                device's price_per_hour); nan when the device file has no price\n"
-        "Rows are sorted by goodput_per_device (goodput_sim_per_device with --method sim),\n"
+        "  gap           goodput / goodput_sim - 1, the closed form's error on this row\n"
+        "                (nan unless --method both and goodput_sim > 0)\n"
+        "Rows are sorted by goodput_per_device (goodput_sim_per_device whenever the\n"
+        "simulator runs: --method sim or both),\n"
         "as printed, best first, nan last, ties in the order strategies are enumerated\n"
         "(per tp: 1m, 2m, ..., then 1p1d, 1p2d, ..., 2p1d, ...).  --shard K/N evaluates\n"
         "every N-th strategy of that enumeration and prints them in that order; afdkit\n"

@@ -237,6 +237,11 @@ AFD_API afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p,
 AFD_API double afd_serving_goodput_split(const double *prefill_goodput, double decode_goodput,
                                          unsigned np, unsigned nd);
 
+/* The gap of a closed form against the simulation that checks it:
+ * closed / simulated - 1 (0: they agree; +0.1: the closed form 10% high).
+ * NaN unless both are finite and simulated > 0. */
+AFD_API double afd_closed_gap(double closed, double simulated);
+
 #ifdef __cplusplus
 }
 #endif

@@ -76,10 +76,36 @@
  * requests (token-dependent services), or for a token-dependent service
  * repeated k > 1 times a gamma law with the mean and SCV of the k-fold sum.
  *
+ *
+ * ---- Spacing: stages that never wait
+ *
+ * Let G(k) be a lower bound on a_n - a_{n-k} for the arrival times a_n of a
+ * stage (G = 0 for Poisson arrivals).  A stage of c servers, FCFS (or
+ * least-work, rr, jsq), whose every service is at most S_max <= G(c), never
+ * queues: when request n arrives, the requests that may still be in service
+ * arrived in (a_n - S_max, a_n), and there are at most c - 1 of them since
+ * the c-th before n came G(c) >= S_max earlier; by induction on n no request
+ * waits, so every server a request is routed to is free.  The stage is then
+ * exact: W = 0, and for a constant service S its departures are its arrivals
+ * shifted by S (c_d^2 = c_a^2, the same spacing; the stage adds the constant S
+ * to the end-to-end law, which convolves only the other stages, so a tandem
+ * with one random stage is exact end to end).  Whether it waits or not, a
+ * constant-service FCFS stage starts request n no sooner than S after request
+ * n - c (s_n = max(a_n, s_{n-c} + S)) and no sooner after request n - k than
+ * the arrivals are apart (max(x, y) - max(u, v) >= min(x - u, y - v), by
+ * induction), so its departures have
+ *   G_out(k) = max(G_in(k), floor(k / c) S);
+ * a stage with random service, per-server queues (rr, jsq) that wait, or a
+ * heavy-light split may reorder or merge the stream, and resets G to 0.
+ * Example: 1 x 0.1 s then 2 x 0.18 s then 1 x 0.08 s at any stable rate:
+ * G(1) = 0.1, G(2) = 0.2 after the first stage, so the others never wait and
+ * the sojourn is the M/D/1 sojourn at the first plus 0.26 s.
+ *
  * The end-to-end row adds the stages: the mean sojourn is the sum of the
  * stage means; its distribution is the convolution of the stage sojourn laws
  * as if they were independent (exact for a tandem of M/M/1 queues, Reich
- * 1957; an approximation otherwise), computed on a grid of 4096 cells, which
+ * 1957, and where all but one stage are constant delays; an approximation
+ * otherwise), computed on a grid of 4096 cells, which
  * adds up to (stages/2) cells of discretisation error to the quantile.
  * docs/pipeline.md measures every approximation against the simulator.
  */

@@ -107,6 +107,8 @@ typedef struct afd_taichi_lengths {
     double output_q[AFD_TAICHI_PQ]; /* G at the same probabilities (0: all E[G]) */
     double output_mean;            /* E[G] >= 1 */
     double theta, nu;              /* Lemma 4.1, tokens */
+    const afd_workload *workload;  /* the whole prompt-length law (NULL: all E[P]); not
+                                      owned: it must outlive these lengths */
 } afd_taichi_lengths;
 
 /* The statistics above from a workload (a trace read with its rows kept, or
@@ -117,6 +119,11 @@ typedef struct afd_taichi_lengths {
  * lengths. */
 AFD_API afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
                                          afd_taichi_lengths *out);
+
+/* P(P > k), the prompt-length tail of the whole law: the geometric model on
+ * {1, 2, ...} with mean mu exactly, (1 - 1/mu)^floor(k); a trace's kept rows
+ * (the empirical law); fixed lengths, 1 if E[P] > k else 0.  NaN for NULL. */
+AFD_API double afd_taichi_prompt_tail(const afd_taichi_lengths *L, double k);
 
 /* ---- Decode memory of an instance, and the flow across its watermark.
  * The decodes on an instance are an M/G/infinity population (Poisson with
@@ -229,7 +236,10 @@ typedef struct afd_taichi_result {
  *       and ND / D_D (least-queued routing, Algorithm 2, equalises the
  *       queues' loads), each kind an M/D/n queue.  The split, x and the
  *       decode populations are solved by damped fixed-point iteration.
- *  (T4) attainment = P(TTFT <= ttft_slo) P(TPOT <= tpot_slo) (independent).
+ *  (T4) attainment = P(TTFT <= ttft_slo) P(TPOT <= tpot_slo) (independent),
+ *       with P(TTFT <= ttft_slo) at most 1 - afd_taichi_zero_load_miss (the
+ *       requests whose own prefill misses the SLO, over the whole prompt
+ *       law, not only the quantiles above).
  * AFD_EUNSTABLE (limit set, attainment 0) when a kind cannot keep up
  * (load >= 1, more than decode_bmax decodes, prompt tokens beyond the
  * chunk's budget S - 1 - nbar, or rho >= 1); AFD_EINVAL for bad
@@ -238,6 +248,17 @@ typedef struct afd_taichi_result {
  * spread of G (a short decode meets more interference per token).  Error
  * against the simulator: docs/taichi.md. */
 AFD_API afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out);
+
+/* The zero-load miss: the fraction of requests whose own prefill alone
+ * takes longer than ttft_slo in every mode, P(f + pb P + pc P^2 > ttft_slo)
+ * with f = min(prefill_a, decode_beta) (a request's prompt tokens cost
+ * pb P + pc P^2 whether in one batch or in chunks, which telescope, plus at
+ * least one iteration's fixed time: a prefill batch's prefill_a or a mixed
+ * step's decode_beta), over the whole prompt-length law.  No request that
+ * misses alone can meet the SLO under load, so the TTFT attainment is at most
+ * 1 - this at every rate, and the goodput at a target above it is 0.  NaN
+ * for bad parameters. */
+AFD_API double afd_taichi_zero_load_miss(const afd_taichi_params *p);
 
 /* An upper bound of the stable rate: N / (pb E[P] + pc E[P^2] + m cd)
  * (every instance busy with no fixed costs).  NaN for bad parameters. */

@@ -579,3 +579,10 @@ afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_
     out->tpot_q = tbar + gsl_cdf_ugaussian_Pinv(q) * sd / m;
     return AFD_OK;
 }
+
+double afd_closed_gap(double closed, double simulated)
+{
+    if (!isfinite(closed) || !isfinite(simulated) || !(simulated > 0))
+        return NAN;
+    return closed / simulated - 1;
+}

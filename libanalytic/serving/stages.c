@@ -139,6 +139,7 @@ typedef struct pool {
     double pw, rate, wq; /* otherwise P(W > 0), conditional rate, mean */
     double rho, cd2;
     int exact;
+    int nowait; /* its arrivals are spaced so that no request ever waits */
 } pool;
 
 static double wait_cdf(const pool *p, double t)
@@ -203,6 +204,14 @@ static afd_status pool_solve(pool *p, const char *name, afd_error *err)
         return AFD_OK;
     a = p->lambda * m;
     p->rho = a / c;
+    if (p->nowait) { /* the spacing rule (afd_stages.h): W = 0 for every request */
+        p->exact = p->s.kind == LAW_POINT;
+        if (p->s.kind != LAW_POINT)
+            p->cd2 = 1 + (1 - p->rho * p->rho) * (p->ca2 - 1) +
+                     p->rho * p->rho * (cs2 - 1) / sqrt(c); /* QNA eq. (39) */
+        p->rate = 1;
+        return AFD_OK;
+    }
     if (!(p->rho < 1))
         return afd_priv_fail(err, AFD_EUNSTABLE, 0, 0,
                              "stage '%s' is unstable: rho = lambda E[S] / c = %.6g >= 1", name,
@@ -324,7 +333,7 @@ static afd_status stage_quantile(const stage_model *m, int sojourn, double p, do
 }
 
 static afd_status stage_build(const afd_pipeline_problem *pb, const afd_stage *st, double ca2,
-                              stage_model *m, afd_error *err)
+                              double spacing, stage_model *m, afd_error *err)
 {
     double lambda = pb->lambda;
     afd_status s;
@@ -364,6 +373,11 @@ static afd_status stage_build(const afd_pipeline_problem *pb, const afd_stage *s
             m->pool[0].lambda = lambda;
             m->pool[0].ca2 = ca2;
         }
+        {
+            const law *l = &m->pool[0].s;
+            double smax = l->kind == LAW_POINT ? l->mean : l->kind == LAW_EMP ? l->v[l->n - 1] : INFINITY;
+            m->pool[0].nowait = spacing > 0 && smax <= spacing * (1 + 1e-12);
+        }
     }
     for (k = 0; k < m->npools; k++)
         if ((s = pool_solve(&m->pool[k], st->name, err)) != AFD_OK) {
@@ -386,6 +400,49 @@ static void stage_free(stage_model *m)
     int k;
     for (k = 0; k < 2; k++)
         pool_free(&m->pool[k]);
+}
+
+/* ---- the spacing of the arrivals (afd_stages.h, "Spacing"): G(k), a lower
+ * bound on the time between any arrival and the k-th after it, is the largest
+ * floor(k / c) S over the constant stages (c servers, service S, FCFS order)
+ * since the last stage that may reorder or merge the stream; 0 for Poisson. */
+
+typedef struct spacing_term {
+    int c;
+    double s;
+} spacing_term;
+
+static double spacing(const spacing_term *sp, size_t nsp, int k)
+{
+    double g = 0;
+    size_t j;
+    for (j = 0; j < nsp; j++) {
+        double v = (double)(k / sp[j].c) * sp[j].s;
+        g = v > g ? v : g;
+    }
+    return g;
+}
+
+/* a stage whose every request waits 0 and is served for the same time */
+static int is_constant(const stage_model *m)
+{
+    return m->npools == 1 && m->pool[0].nowait && m->pool[0].s.kind == LAW_POINT;
+}
+
+/* The spacing of a stage's departures: constant service in FCFS order adds
+ * floor(k / c) S (a request starts no sooner than S after the c-th before
+ * it); a constant delay on every request keeps the spacing; anything else
+ * (random services, per-server queues that may overtake, a split) forgets
+ * it. */
+static size_t spacing_next(const afd_stage *st, const stage_model *m, spacing_term *sp, size_t nsp)
+{
+    if (m->npools == 1 && m->pool[0].s.kind == LAW_POINT &&
+        (st->routing == AFD_ROUTE_FCFS || st->routing == AFD_ROUTE_LEAST_WORK)) {
+        sp[nsp].c = st->servers;
+        sp[nsp].s = m->pool[0].s.mean;
+        return nsp + 1;
+    }
+    return is_constant(m) ? nsp : 0;
 }
 
 /* ---- the end-to-end row: convolution on a grid */
@@ -439,7 +496,9 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
 {
     const afd_stages *sg = pb->stages;
     stage_model *m;
-    double ca2 = 1, hi_sum = 0, h;
+    double ca2 = 1, hi_sum = 0, h, shift = 0;
+    spacing_term *sp = NULL;
+    size_t nsp = 0, nvar = 0, last_var = 0;
     double *acc_w = NULL, *acc_s = NULL, *tmp = NULL, *pmf = NULL;
     afd_status st = AFD_OK;
     size_t i, n;
@@ -454,13 +513,18 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
     if (!(pb->lambda > 0) || !isfinite(pb->lambda) || !(pb->p > 0 && pb->p < 1))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0, "lambda must be > 0 and p in (0, 1)");
     m = calloc(n, sizeof *m);
-    if (m == NULL)
+    sp = malloc(n * sizeof *sp);
+    if (m == NULL || sp == NULL) {
+        free(m);
+        free(sp);
         return AFD_ENOMEM;
+    }
 
     for (i = 0; i < n; i++) {
         afd_stage_result *r = &out[i];
         double smean = 0, var = 0, cd2 = 0, scale;
-        if ((st = stage_build(pb, &sg->stage[i], ca2, &m[i], err)) != AFD_OK) {
+        if ((st = stage_build(pb, &sg->stage[i], ca2, spacing(sp, nsp, sg->stage[i].servers), &m[i],
+                              err)) != AFD_OK) {
             n = i + 1; /* free what was built */
             goto done;
         }
@@ -488,6 +552,10 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
         r->service_scv = smean > 0 ? var / (smean * smean) : 0;
         r->rho = pb->lambda * smean / sg->stage[i].servers;
         r->sojourn_mean = r->wait_mean + smean;
+        if (is_constant(&m[i])) { /* departures: the arrivals shifted by S */
+            cd2 = ca2;
+            r->exact = 1;
+        }
         r->cd2 = cd2;
         scale = r->sojourn_mean > 0 ? r->sojourn_mean : 1;
         if (m[i].npools == 1 && m[i].pool[0].exact_mdc) { /* exact quantiles */
@@ -502,12 +570,17 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
                    (st = stage_quantile(&m[i], 1, pb->p, scale, &r->sojourn_p)) != AFD_OK) {
             goto fail_num;
         }
-        {
+        if (is_constant(&m[i])) {
+            shift += smean;
+        } else {
             double q_hi;
             if ((st = stage_quantile(&m[i], 1, 1 - 1e-7, scale, &q_hi)) != AFD_OK)
                 goto fail_num;
             hi_sum += q_hi;
+            nvar++;
+            last_var = i;
         }
+        nsp = spacing_next(&sg->stage[i], &m[i], sp, nsp);
         ca2 = cd2;
     }
 
@@ -524,11 +597,17 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
         t->ca2 = 1;
         t->cd2 = ca2;
         t->service_scv = NAN;
-        if (n == 1) {
-            t->wait_p = out[0].wait_p;
-            t->sojourn_p = out[0].sojourn_p;
+        if (n == 1)
             t->service_scv = out[0].service_scv;
-            t->exact = out[0].exact;
+        t->exact = 1;
+        for (i = 0; i < n; i++)
+            t->exact &= out[i].exact;
+        if (nvar == 0) { /* every stage a constant delay */
+            t->wait_p = 0;
+            t->sojourn_p = shift;
+        } else if (nvar == 1) { /* one random stage, the others constant delays */
+            t->wait_p = out[last_var].wait_p;
+            t->sojourn_p = out[last_var].sojourn_p + shift;
         } else {
             t->exact = 0;
             acc_w = calloc(GRID, sizeof *acc_w);
@@ -539,21 +618,26 @@ afd_status afd_pipeline_solve(const afd_pipeline_problem *pb, afd_stage_result *
                 st = AFD_ENOMEM;
                 goto done;
             }
+            size_t j = 0;
             h = 1.02 * hi_sum / GRID;
             for (i = 0; i < n; i++) {
+                if (is_constant(&m[i]))
+                    continue;
                 grid_pmf(&m[i], 0, h, pmf);
-                if (i == 0)
+                if (j == 0)
                     memcpy(acc_w, pmf, GRID * sizeof *pmf);
                 else
                     convolve(acc_w, pmf, tmp);
                 grid_pmf(&m[i], 1, h, pmf);
-                if (i == 0)
+                if (j == 0)
                     memcpy(acc_s, pmf, GRID * sizeof *pmf);
                 else
                     convolve(acc_s, pmf, tmp);
+                j++;
             }
-            t->wait_p = grid_quantile(acc_w, h, (int)n, pb->p);
-            t->sojourn_p = grid_quantile(acc_s, h, (int)n, pb->p);
+            t->exact = 0;
+            t->wait_p = grid_quantile(acc_w, h, (int)nvar, pb->p);
+            t->sojourn_p = grid_quantile(acc_s, h, (int)nvar, pb->p) + shift;
             /* a total wait of exactly 0 at the quantile is 0, not a midpoint */
             {
                 double at0 = 1;
@@ -574,6 +658,7 @@ done:
     for (i = 0; i < n; i++)
         stage_free(&m[i]);
     free(m);
+    free(sp);
     free(acc_w);
     free(acc_s);
     free(tmp);

@@ -79,6 +79,7 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
     size_t i;
     out->prompt_mean = out->prompt_m2 = out->prompt_max = NAN;
     out->output_mean = out->theta = out->nu = NAN;
+    out->workload = w;
     for (i = 0; i < AFD_TAICHI_PQ; i++)
         out->prompt_q[i] = out->output_q[i] = 0;
     if (w == NULL) {
@@ -177,6 +178,47 @@ afd_status afd_decode_memory(double decodes, double decode_rate, double theta, d
     out->flow_share = gsl_cdf_ugaussian_Q((mark - jump - out->mean) / out->sd);
     out->flow_rate = out->flow_share * decode_rate;
     return AFD_OK;
+}
+
+double afd_taichi_prompt_tail(const afd_taichi_lengths *L, double k)
+{
+    const afd_workload *w;
+    size_t i, n = 0;
+    if (L == NULL || isnan(k))
+        return NAN;
+    w = L->workload;
+    if (w == NULL)
+        return L->prompt_mean > k ? 1 : 0;
+    if (k < 1)
+        return 1; /* every length is at least 1 */
+    if (w->kind == AFD_WORKLOAD_GEOMETRIC) /* P(P > k) = (1 - 1/mu)^k, k integer */
+        return w->mu_p > 1 ? exp(floor(k) * log1p(-1 / w->mu_p)) : 0;
+    if (w->kind != AFD_WORKLOAD_TRACE || w->n_kept == 0 || w->prompt == NULL)
+        return NAN;
+    for (i = 0; i < w->n_kept; i++)
+        n += (double)w->prompt[i] > k;
+    return (double)n / (double)w->n_kept;
+}
+
+double afd_taichi_zero_load_miss(const afd_taichi_params *p)
+{
+    const afd_hw *hw;
+    double f, slack, kmax;
+    if (p == NULL || p->len == NULL || (hw = p->hw) == NULL || !(p->ttft_slo > 0) ||
+        !afd_hw_has_prefill(hw) || !afd_hw_has_decode(hw))
+        return NAN;
+    f = hw->prefill_a < hw->decode_beta ? hw->prefill_a : hw->decode_beta;
+    slack = p->ttft_slo - f;
+    if (!(slack >= 0))
+        return 1;
+    /* the longest prompt within the SLO: the root of pc P^2 + pb P = slack,
+     * in the cancellation-free form 2 slack / (pb + sqrt(pb^2 + 4 pc slack)) */
+    if (hw->prefill_b > 0 || hw->prefill_c > 0)
+        kmax = 2 * slack /
+               (hw->prefill_b + sqrt(hw->prefill_b * hw->prefill_b + 4 * hw->prefill_c * slack));
+    else
+        kmax = INFINITY;
+    return isinf(kmax) ? 0 : afd_taichi_prompt_tail(p->len, floor(kmax));
 }
 
 /* One kind of instance (T1): n instances of chunk S, prompts at lp and
@@ -366,9 +408,11 @@ static int taichi_check(const afd_taichi_params *p)
     return 1;
 }
 
-/* The attainment; with need > 0, it may stop early with an upper bound of
- * the attainment below need (no M/D/c solved), for the goodput search. */
-static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out, double need)
+/* The attainment of the model (T1)-(T4); with need > 0, it may stop early
+ * with an upper bound of the attainment below need (no M/D/c solved), for
+ * the goodput search. */
+static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result *out,
+                                   double need)
 {
     const afd_taichi_config *c;
     const afd_taichi_lengths *L;
@@ -535,6 +579,40 @@ static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out,
     }
     out->attain_ttft = sp * ft_p + (1 - sp) * ft_d;
     out->attainment = out->attain_ttft * out->attain_tpot;
+    return AFD_OK;
+}
+
+/* The model's attainment with its TTFT part capped by the zero-load bound:
+ * a request whose own prefill misses the SLO misses it at any load. */
+static afd_status attainment(const afd_taichi_params *p, afd_taichi_result *out, double need)
+{
+    double ok0, miss;
+    afd_status st;
+    if (p == NULL || !taichi_check(p) || !(p->lambda > 0 && isfinite(p->lambda))) {
+        taichi_nan(out);
+        return AFD_EINVAL;
+    }
+    miss = afd_taichi_zero_load_miss(p);
+    if (isnan(miss)) {
+        taichi_nan(out);
+        return AFD_EINVAL;
+    }
+    ok0 = 1 - miss;
+    if (need > 0 && ok0 < need) { /* an upper bound below need, at any rate */
+        taichi_nan(out);
+        out->attainment = ok0;
+        return AFD_OK;
+    }
+    st = attainment_model(p, out, need);
+    if (st != AFD_OK)
+        return st;
+    if (isnan(out->attain_ttft)) { /* stopped early: an upper bound */
+        if (out->attain_tpot * ok0 < out->attainment)
+            out->attainment = out->attain_tpot * ok0;
+    } else if (out->attain_ttft > ok0) {
+        out->attain_ttft = ok0;
+        out->attainment = out->attain_ttft * out->attain_tpot;
+    }
     return AFD_OK;
 }
 

@@ -420,6 +420,103 @@ static void repeat_is_a_sum(void **state)
     afd_stages_free(&s);
 }
 
+/* ---- deterministic tandems: the spacing rule */
+
+struct md1_arg {
+    double lambda, D, p;
+};
+
+/* M/D/1 waiting-time distribution, Erlang's formula (Tijms, A First Course
+ * in Stochastic Models, 2003, eq. (5.3.9) for c = 1):
+ *   P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} e^{lambda (t - kD)}
+ *               (-lambda (t - kD))^k / k!  */
+static double md1_wait_cdf(double t, void *arg)
+{
+    const struct md1_arg *a = arg;
+    double sum = 0, rho = a->lambda * a->D;
+    int k;
+    for (k = 0; k <= (int)floor(t / a->D); k++) {
+        double u = a->lambda * (t - k * a->D), term = exp(u);
+        int j;
+        for (j = 1; j <= k; j++)
+            term *= -u / j;
+        sum += term;
+    }
+    return (1 - rho) * sum - a->p;
+}
+
+static void deterministic_tandem(void **state)
+{
+    /* a: 1 x 0.1 s, b: 2 x 0.18 s, c: 1 x 0.08 s at lambda = 6.  a is M/D/1;
+     * its departures are at least 0.1 s apart, so the request before any
+     * arrival at b came >= 0.1 s earlier and the second before >= 0.2 s >=
+     * 0.18 s earlier: one of b's two servers is always free; c (0.08 <= 0.1)
+     * likewise.  The sojourn is the M/D/1 sojourn at a plus 0.18 + 0.08:
+     * mean 0.1 + rho D / (2 (1 - rho)) + 0.26 = 0.175 + 0.26 = 0.435 s. */
+    afd_stages s = parse_ok("{\"stages\":[{\"name\":\"a\",\"servers\":1,\"service\":{\"const\":0.1}},"
+                            "{\"name\":\"b\",\"servers\":2,\"service\":{\"const\":0.18}},"
+                            "{\"name\":\"c\",\"servers\":1,\"service\":{\"const\":0.08}}]}");
+    afd_pipeline_problem pb = {0};
+    afd_stage_result r[4];
+    afd_stages_sim_stat sim[4];
+    afd_stages_sim_options o = {20000, 2000, 16, 11, 0};
+    struct md1_arg a = {6, 0.1, 0.9};
+    double wp90, lo = 0, hi = 1;
+    int it;
+    (void)state;
+    /* the M/D/1 wait's 90th percentile by bisection on Erlang's formula
+     * (continuous above the atom 1 - rho = 0.4 at 0) */
+    for (it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (md1_wait_cdf(mid, &a) >= 0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    wp90 = hi;
+    pb.stages = &s;
+    pb.lambda = 6;
+    pb.p = 0.9;
+    assert_int_equal(afd_pipeline_solve(&pb, r, NULL), AFD_OK);
+    assert_close(r[3].sojourn_mean, 0.435, 1e-12, 0);
+    assert_close(r[3].sojourn_p, wp90 + 0.1 + 0.18 + 0.08, 1e-9, 0);
+    assert_close(r[1].wait_mean, 0, 0, 0);
+    assert_close(r[2].wait_mean, 0, 0, 0);
+    assert_close(r[2].ca2, 0.64, 1e-12, 0); /* a's departures, QNA: 1 - rho^2 */
+    assert_int_equal(r[3].exact, 1);
+    assert_int_equal(afd_stages_simulate(&pb, &o, sim, NULL), AFD_OK);
+    assert_within_se(sim[3].sojourn_mean, 0.435, sim[3].sojourn_mean_se, 5);
+    assert_within_se(sim[3].sojourn_p, wp90 + 0.36, sim[3].sojourn_p_se, 5);
+    assert_close(sim[1].wait_mean, 0, 0, 0);
+    assert_close(sim[2].wait_mean, 0, 0, 0);
+    afd_stages_free(&s);
+
+    /* a waiting stage passes its own spacing on: b (1 x 0.15 s behind a
+     * 1 x 0.1 s at lambda = 5) waits, but releases requests >= 0.15 s apart,
+     * so c (1 x 0.14 s) never waits; b's servers taking 0.22 s (2 of them,
+     * > 2 x 0.1) do wait */
+    s = parse_ok("{\"stages\":[{\"servers\":1,\"service\":{\"const\":0.1}},"
+                 "{\"servers\":1,\"service\":{\"const\":0.15}},"
+                 "{\"servers\":1,\"service\":{\"const\":0.14}}]}");
+    pb.lambda = 5;
+    assert_int_equal(afd_pipeline_solve(&pb, r, NULL), AFD_OK);
+    assert_true(r[1].wait_mean > 0.01);
+    assert_close(r[2].wait_mean, 0, 0, 0);
+    assert_int_equal(afd_stages_simulate(&pb, &o, sim, NULL), AFD_OK);
+    assert_true(sim[1].wait_mean > 0.01);
+    assert_close(sim[2].wait_mean, 0, 0, 0);
+    afd_stages_free(&s);
+    s = parse_ok("{\"stages\":[{\"servers\":1,\"service\":{\"const\":0.1}},"
+                 "{\"servers\":2,\"service\":{\"const\":0.22}}]}");
+    pb.lambda = 6;
+    assert_int_equal(afd_pipeline_solve(&pb, r, NULL), AFD_OK);
+    assert_true(r[1].wait_mean > 0);
+    assert_int_equal(r[2].exact, 0);
+    assert_int_equal(afd_stages_simulate(&pb, &o, sim, NULL), AFD_OK);
+    assert_true(sim[1].wait_mean > 5 * sim[1].wait_mean_se);
+    afd_stages_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +529,7 @@ int main(void)
         cmocka_unit_test(heavy_light_exact),
         cmocka_unit_test(thread_count_invariance),
         cmocka_unit_test(repeat_is_a_sum),
+        cmocka_unit_test(deterministic_tandem),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

@@ -401,6 +401,62 @@ static void hybrid_contains(void **state)
         }
 }
 
+/* The zero-load bound over the whole prompt law.  Prefill 20 + 0.1 P +
+ * 1e-5 P^2 ms (a mixed step's fixed time is 30 ms, more than 20): P = 2280
+ * takes 20 + 228 + 51.984 = 299.984 ms <= 300, P = 2281 takes 20 + 228.1 +
+ * 52.0296 = 300.1296 ms > 300.  Geometric prompts of mean 1000 on {1, 2, ...}:
+ * P(P > 2280) = 0.999^2280 = exp(2280 ln 0.999) = 0.10217, so even an idle
+ * system misses 10.2% of the requests: the attainment is at most 0.8978 and
+ * the goodput at the target 0.9 is 0 in every mode (the 32 prompt quantiles
+ * put only 3 of 32 = 9.4% of the mass above 2280). */
+static void zero_load_bound(void **state)
+{
+    afd_hw hw = laws();
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_result r;
+    afd_taichi_config best[3];
+    afd_workload w;
+    const unsigned chunks[] = {256, 512, 1024, 2048};
+    double g[3], miss = pow(0.999, 2280);
+    int i;
+    (void)state;
+    assert_close(miss, 0.10217, 1e-4, 0);
+    assert_int_equal(afd_workload_geometric(1000, 100, &w), AFD_OK);
+    assert_int_equal(afd_taichi_lengths_of(&w, 0, 0, &L), AFD_OK);
+    assert_close(afd_taichi_prompt_tail(&L, 2280), miss, 1e-12, 0);
+    assert_close(afd_taichi_prompt_tail(&L, 2280.7), miss, 1e-12, 0);
+    assert_close(afd_taichi_prompt_tail(&L, 0), 1, 0, 0);
+    p = mode_params(&hw, &L);
+    p.ttft_slo = 300;
+    p.tpot_slo = 100;
+    assert_close(afd_taichi_zero_load_miss(&p), miss, 1e-12, 0);
+    p.ttft_slo = 299.98; /* 2280 takes 299.984: 2279 (299.838) is the longest */
+    assert_close(afd_taichi_zero_load_miss(&p), pow(0.999, 2279), 1e-12, 0);
+    p.ttft_slo = 19.5; /* below the fixed time: every request misses */
+    assert_close(afd_taichi_zero_load_miss(&p), 1, 0, 0);
+    p.ttft_slo = 300;
+    /* the attainment at a light load is capped, and no mode has goodput */
+    p.config.p_heavy = 3;
+    p.config.d_heavy = 1;
+    p.config.chunk_p = (unsigned)ceil(L.prompt_max);
+    p.lambda = 1e-4;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_true(r.attain_ttft <= 1 - miss + 1e-12);
+    assert_true(r.attainment < 0.9);
+    assert_int_equal(afd_taichi_best(&p, 4, chunks, 4, 0.9, 1e-3, best, g), AFD_OK);
+    for (i = 0; i < 3; i++)
+        assert_close(g[i], 0, 0, 0);
+    /* a target below the bound leaves a positive goodput */
+    assert_int_equal(afd_taichi_best(&p, 4, chunks, 4, 0.85, 1e-3, best, g), AFD_OK);
+    assert_true(g[2] > 0);
+    /* fixed lengths: all or nothing */
+    assert_int_equal(afd_taichi_lengths_of(NULL, 2280, 11, &L), AFD_OK);
+    assert_close(afd_taichi_zero_load_miss(&p), 0, 0, 0);
+    assert_int_equal(afd_taichi_lengths_of(NULL, 2281, 11, &L), AFD_OK);
+    assert_close(afd_taichi_zero_load_miss(&p), 1, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +472,7 @@ int main(void)
         cmocka_unit_test(tpot_floor),
         cmocka_unit_test(goodput_by_hand),
         cmocka_unit_test(hybrid_contains),
+        cmocka_unit_test(zero_load_bound),
     };
     RUN_TESTS(tests);
 }
