@@ -57,8 +57,9 @@ static const cli_option sizing_options[] = {
 static const cli_group sizing_group = {"Prefill and decode", sizing_options};
 
 static const cli_option pd_options[] = {
-    {"lambda", 'l', "L", "arrival rates (required): a list 1,2,5:10 per time unit of the "
-     "latencies, rates 5/s, or trace (the trace's own rate)", OPT_LAMBDA},
+    {"lambda", 'l', "L", "arrival rates (required): rates 5/s,10/s, trace (the trace's own "
+     "rate), or a list 1,2,5:10 per second (refused against latencies in ms or us)",
+     OPT_LAMBDA},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group pd_group = {"Options", pd_options};
@@ -69,8 +70,9 @@ static const cli_option goodput_options[] = {
     {"prefill", 0, "LIST", "prefill pool sizes", OPT_PREFILL},
     {"decode", 0, "LIST", "decode pool sizes (every pair with --prefill)", OPT_DECODE},
     {"total", 0, "LIST", "or: every split of N instances into prefill + decode", OPT_TOTAL},
-    {"lambda", 'l', "L", "arrival rates to serve: a list 1,2,5:10 per time unit of the "
-     "latencies, rates 5/s, or trace; adds a block with the pool of fewest GPUs serving each",
+    {"lambda", 'l', "L", "arrival rates to serve: rates 5/s,10/s, trace, or a list 1,2,5:10 "
+     "per second (refused against latencies in ms or us); adds a block with the pool of "
+     "fewest GPUs serving each",
      OPT_LAMBDA},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -440,7 +442,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
     /* the rates in the unit of the times: the latency file's, or seconds */
-    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w, c.wl.trace,
+    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, 0, &w, c.wl.trace,
                          &lambdas);
     if (rc != 0)
         goto out;
@@ -690,7 +692,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     /* the rates in the unit of the times: the latency file's, or seconds */
     if (a.lambda_s != NULL &&
-        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w,
+        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, 0, &w,
                               c.wl.trace, &lambdas)) != 0)
         goto out;
     if (isnan(a.slots)) {
