@@ -11,6 +11,7 @@
 #include "afd_pd.h"
 #include "afd_queue.h"
 #include "cli.h"
+#include "serve_opts.h"
 
 enum {
     OPT_LAMBDA = OPT_COMMAND, OPT_PA, OPT_PB, OPT_PC, OPT_TTFT, OPT_PCT, OPT_STEP, OPT_TPOT,
@@ -47,11 +48,11 @@ static const cli_option sizing_options[] = {
      OPT_MD},
     {"hw", 0, "FILE", "latency file: prefill law, decode law beta + gamma b + alpha K, unit",
      OPT_HWFILE},
-    {"model", 0, "M", "with --hw: model whose weights and KV cache share decode memory",
-     OPT_MODEL},
-    {"device", 0, "D", "with --hw: device of a decode instance", OPT_DEVICE},
-    {"tp", 0, "T", "with --hw: devices per instance (tensor parallel; default: the tp the "
-     "file's laws were computed at, else 1; another size than the file's is refused)", OPT_TP},
+    {"model", 0, "M", "model whose weights and KV cache share decode memory; without --hw "
+     "its laws come from the estimator (as estimate --out writes them)", OPT_MODEL},
+    {"device", 0, "D", "device of an instance (with --model)", OPT_DEVICE},
+    {"tp", 0, "T", "devices per instance (tensor parallel; default: the tp the --hw file's "
+     "laws were computed at, else 1; another size than the file's is refused)", OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sizing_group = {"Prefill and decode", sizing_options};
@@ -194,6 +195,15 @@ static int latency_law(const char *cmd, struct args *a)
          * this command's instances, unless --tp says another (refused) */
         if ((rc = cli_hw_tp(cmd, a->hw, &a->law_hw, a->have_tp, &a->tp)) != 0)
             return rc;
+    } else if (a->model != NULL && a->device != NULL) {
+        /* --model M --device D [--tp T]: the laws estimate --out would write
+         * for them, and the same model and device size the decode memory */
+        double kv_ms, kv_cap;
+        if ((rc = cli_serve_laws(cmd, a->model, a->device, a->tp, &a->law_hw, &kv_ms, &kv_cap)) !=
+            0)
+            return rc;
+        a->hw = "the estimator's laws";
+        unit = a->law_hw.unit;
     }
     /* the prefill law's coefficients: times (per token, per squared token)
      * in the file's unit, or seconds without one; a unit converts */
@@ -215,7 +225,7 @@ static int latency_law(const char *cmd, struct args *a)
             if (a->pabc_s[k] == NULL)
                 *pdst[k] = file[k];
     } else if (a->model != NULL || a->device != NULL)
-        return cli_usage_error(cmd, "--model and --device size decode memory with --hw FILE");
+        return cli_usage_error(cmd, "--model and --device go together");
     if ((a->model != NULL || a->device != NULL) && a->hw != NULL &&
         !afd_hw_has_decode(&a->law_hw))
         return cli_usage_error(cmd, "--model and --device size decode memory with the decode "
@@ -684,7 +694,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "give --prefill LIST and --decode LIST, or --total LIST");
         goto out;
     }
-    if (isnan(a.slots) && a.hw == NULL) {
+    if (isnan(a.slots) && a.hw == NULL && a.model == NULL) {
         rc = cli_usage_error(cmd, "--slots-per-instance N is required");
         goto out;
     }
