@@ -380,11 +380,32 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
 /* ------------------------------------------------------------------- pd */
 
 /* One arrival rate's sizing (block 1 of pd). */
+/* The pools of goodput: the prefill law, the SLOs and the decode sizing of
+ * the options; the instances are set per pool. */
+static void goodput_pool(const struct args *a, const afd_workload *w, const afd_service_law *law,
+                         afd_pd_pool *pool)
+{
+    memset(pool, 0, sizeof *pool);
+    pool->prefill = law;
+    pool->workload = w;
+    pool->percentile = a->pct;
+    pool->ttft_slo = a->ttft;
+    pool->mg = !a->md;
+    pool->decode_step = a->dlaw.beta;
+    pool->decode_gamma = a->dlaw.gamma;
+    pool->decode_alpha = a->dlaw.alpha;
+    pool->tpot_slo = a->tpot;
+    pool->slots_per_instance = a->slots;
+    pool->slot_quantile = a->slotq;
+    pool->kv_budget_tokens = isnan(a->kvbudget) ? 0 : a->kvbudget / a->kvb;
+}
+
 struct pd_row {
     afd_ttft mg, md;
     afd_decode_need need;
     afd_decode_pool pool;
     double gpus;
+    double capacity; /* the goodput of the sized pools (afd_pd_goodput) */
 };
 
 static int size_one(const char *cmd, const struct args *a, const afd_workload *w,
@@ -438,6 +459,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     size_t li;
     int rc, many;
     cli_progress prog;
+    afd_pd_pool gpool;
 
     args_init(&a, cmd);
     memset(&w, 0, sizeof w);
@@ -482,6 +504,23 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_progress_update(&prog, (double)(li + 1), (double)lambdas.n, "rates");
     }
     cli_progress_end(&prog);
+    /* capacity: the largest rate the sized pools sustain, the goodput of
+     * (prefill, decode_instances) as the goodput command finds it */
+    goodput_pool(&a, &w, &law, &gpool);
+    for (li = 0; li < lambdas.n; li++) {
+        int lim;
+        rows[li].capacity = NAN; /* no decode pool sized (no --slots-per-instance) */
+        if (!isfinite(rows[li].pool.instances))
+            continue;
+        gpool.prefill_instances = (unsigned)(a.md ? rows[li].md.c : rows[li].mg.c);
+        gpool.decode_instances = (unsigned)rows[li].pool.instances;
+        if ((st = afd_pd_goodput(&gpool, &rows[li].capacity, &lim)) != AFD_OK) {
+            rc = cli_runtime_error(cmd, "capacity of %u + %u instances: %s",
+                                   gpool.prefill_instances, gpool.decode_instances,
+                                   afd_strerror(st));
+            goto out;
+        }
+    }
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -503,7 +542,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                        a.law_slots.binding == 1 ? "tpot" : a.law_slots.binding == 2 ? "kv" : "none");
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", kvq_col,
-                    "decode_instances", "tpot", "gpus", "goodput_per_gpu", tpotq_col);
+                    "decode_instances", "tpot", "gpus", "goodput_per_gpu", tpotq_col, "capacity",
+                    "capacity_per_gpu");
     for (li = 0; li < lambdas.n; li++) {
         const struct pd_row *r = &rows[li];
         cli_table_real(t, lambdas.v[li]);
@@ -522,6 +562,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_table_real(t, r->gpus);
         cli_table_real(t, lambdas.v[li] / r->gpus);
         cli_table_real(t, r->need.step_q);
+        cli_table_real(t, r->capacity);
+        cli_table_real(t, r->capacity / r->gpus);
         cli_table_end_row(t);
     }
 
@@ -623,7 +665,7 @@ const cli_command cli_cmd_pd = {
         "Prints two blocks.  First one row:\n"
         "  lambda prefill prefill_md ttft_p90 ttft_p90_md service_mean service_scv\n"
         "  decode_slots decode_slots_p99 kv_gb kv_gb_p99 decode_instances tpot gpus\n"
-        "  goodput_per_gpu tpot_p99\n"
+        "  goodput_per_gpu tpot_p99 capacity capacity_per_gpu\n"
         "then the prefill curve: c rho wq_p90_md ttft_p90_md ttft_p90.\n"
         "--lambda takes a list (1,2,5:10: one row per rate, and the curve of each with a\n"
         "last column lambda), rates with units (5/s) or trace, the rate of the trace's\n"
@@ -647,7 +689,10 @@ const cli_command cli_cmd_pd = {
         "quantile of the compound Poisson KV load (the count exact, the sum of its slots'\n"
         "loads of mean theta and sd nu normal).  decode_instances needs\n"
         "--slots-per-instance (and --kv-budget to count memory, against kv_gb_p99);\n"
-        "goodput_per_gpu = L / gpus.\n"
+        "goodput_per_gpu = L / gpus is the offered rate per GPU, not what the pools can\n"
+        "carry: capacity is the largest rate the sized pools (prefill, decode_instances)\n"
+        "sustain, the goodput of that pool (afdkit goodput), and capacity_per_gpu =\n"
+        "capacity / gpus; rates per unit of the times, as lambda.\n"
         "With the decode law of --hw the step of a batch of b is beta + (gamma + alpha\n"
         "theta) b: N decode instances sharing L each hold n = (L/N) E[D] beta / (1 -\n"
         "(L/N) E[D] (gamma + alpha theta)) on average (Little's law), decode_slots = N n,\n"
@@ -753,19 +798,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
             }
     }
 
-    memset(&pool, 0, sizeof pool);
-    pool.prefill = &law;
-    pool.workload = &w;
-    pool.percentile = a.pct;
-    pool.ttft_slo = a.ttft;
-    pool.mg = !a.md;
-    pool.decode_step = a.dlaw.beta;
-    pool.decode_gamma = a.dlaw.gamma;
-    pool.decode_alpha = a.dlaw.alpha;
-    pool.tpot_slo = a.tpot;
-    pool.slots_per_instance = a.slots;
-    pool.slot_quantile = a.slotq;
-    pool.kv_budget_tokens = isnan(a.kvbudget) ? 0 : a.kvbudget / a.kvb;
+    goodput_pool(&a, &w, &law, &pool);
     cli_progress_init(&prog, cmd, "splits", c.out.quiet);
     cli_progress_update(&prog, 0, (double)npairs, "splits");
     for (i = 0; i < npairs; i++) {
