@@ -587,6 +587,11 @@ typedef struct cli_part {
  * is '{', JSON Lines.  0, or the exit code (2: not a part's table, 1: out of
  * memory) with the message in p->msg.  Nothing is printed. */
 int cli_part_parse(cli_part *p);
+/* A warning for each of the first nlaws laws of fit (AFD_FIT_PREFILL,
+ * AFD_FIT_DECODE, AFD_FIT_ATTENTION, AFD_FIT_FFN) off the estimator by more
+ * than AFD_ESTIMATE_FIT_WARN (cli/hw_opts.c). */
+void cli_warn_fit(const char *cmd, const afd_estimate_fit *fit, int nlaws);
+
 /* Free what p holds (text included). */
 void cli_part_free(cli_part *p);
 
