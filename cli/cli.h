@@ -187,6 +187,12 @@ int cli_threads(const char *cmd, const char *opt, const char *arg, unsigned *out
  * is the file's unit. */
 int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
 int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
+/* cli_time where the user stated the unit of a bare number (--unit U): a
+ * bare number is read in unit, never refused. */
+int cli_time_in(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
+/* Refuses arg, a list of bare numbers, as rates in unit when unit is stated
+ * and is not the second: 0, or the exit code after the message. */
+int cli_bare_rate(const char *cmd, const char *opt, const char *arg, const char *unit);
 
 #define CLI_LIST_MAX 1000000
 
@@ -375,10 +381,12 @@ int cli_lambda_is_trace(const char *arg);
 /* The rates of a --lambda argument, per unit of time (afd_unit_seconds):
  * "trace" (the rate of w's timestamps, one value; w may be NULL otherwise),
  * a list "1,2,5:10" of bare numbers per unit, or rates with units
- * "5/s,300/min" (cli_rate).  Every value > 0.  Returns 0 or the exit code
- * after printing an error; free out with cli_list_free. */
+ * "5/s,300/min" (cli_rate).  Bare numbers are refused against a unit other
+ * than the second (cli_bare_rate) unless bare_in_unit says the user stated
+ * the unit (--unit U).  Every value > 0.  Returns 0 or the exit code after
+ * printing an error; free out with cli_list_free. */
 int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const char *unit,
-                    const afd_workload *w, const char *trace, cli_list *out);
+                    int bare_in_unit, const afd_workload *w, const char *trace, cli_list *out);
 /* Warn when the trace's dispersion indices put Poisson arrivals more than 5
  * standard errors away at some window, saying by how much; the warning ends
  * with INSTEAD, what the command offers beside the Poisson formulas. */
@@ -579,6 +587,11 @@ typedef struct cli_part {
  * is '{', JSON Lines.  0, or the exit code (2: not a part's table, 1: out of
  * memory) with the message in p->msg.  Nothing is printed. */
 int cli_part_parse(cli_part *p);
+/* A warning for each of the first nlaws laws of fit (AFD_FIT_PREFILL,
+ * AFD_FIT_DECODE, AFD_FIT_ATTENTION, AFD_FIT_FFN) off the estimator by more
+ * than AFD_ESTIMATE_FIT_WARN (cli/hw_opts.c). */
+void cli_warn_fit(const char *cmd, const afd_estimate_fit *fit, int nlaws);
+
 /* Free what p holds (text included). */
 void cli_part_free(cli_part *p);
 

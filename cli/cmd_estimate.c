@@ -128,30 +128,6 @@ static void model_meta(cli_table *t, const afd_model *m)
 
 /* Warn about every law whose fit is off by more than AFD_ESTIMATE_FIT_WARN
  * somewhere on its grid, naming the law, the error and where. */
-static void warn_fit(const char *cmd, const afd_estimate_fit *fit)
-{
-    static const char *const what[AFD_FIT_N] = {
-        "the prefill law a + b sum P + c sum P^2", "the decode law beta + gamma b + alpha K",
-        "the Attention law alpha_a K + beta_a", "the FFN law alpha_f n + beta_f"};
-    int k;
-    for (k = 0; k < AFD_FIT_N; k++) {
-        const afd_estimate_fit_law *l = &fit->law[k];
-        if (!(l->max_rel_err > AFD_ESTIMATE_FIT_WARN))
-            continue;
-        if (k == AFD_FIT_FFN)
-            cli_warn(cmd, "%s is off the estimator by %.15g%% at aggregated batch %g (fitted "
-                          "over %g to %g sequences; warned above %g%%)",
-                     what[k], nearbyint(100 * l->max_rel_err), l->at_batch, l->lo_batch, l->hi_batch,
-                     100 * AFD_ESTIMATE_FIT_WARN);
-        else
-            cli_warn(cmd, "%s is off the estimator by %.15g%% at batch %g, %s %g (fitted over "
-                          "batches %g to %g; warned above %g%%)",
-                     what[k], nearbyint(100 * l->max_rel_err), l->at_batch,
-                     k == AFD_FIT_PREFILL ? "prompt" : "context", l->at_seq, l->lo_batch,
-                     l->hi_batch, 100 * AFD_ESTIMATE_FIT_WARN);
-    }
-}
-
 static int run_estimate(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -216,7 +192,7 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
         if (st != AFD_OK)
             return st == AFD_EINVAL ? cli_usage_error(cmd, "%s", err.text)
                                     : cli_runtime_error(cmd, "%s", err.text);
-        warn_fit(cmd, &fit);
+        cli_warn_fit(cmd, &fit, AFD_FIT_N);
         snprintf(comment, sizeof comment,
                  "afdkit estimate: %s on %s, TP %g; laws fitted to BestServe's estimator "
                  "(largest relative error %.3g; AFD coefficients %.3g)", m.name, d.name, a.tp,

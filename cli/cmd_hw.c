@@ -154,6 +154,8 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_model_dims m;
     afd_hw_specs specs;
     afd_hw hw, laws;
+    afd_estimate_fit fit;
+    int have_fit = 0;
     afd_device dev;
     afd_error err;
     char why[600] = "";
@@ -258,12 +260,14 @@ static int run(const cli_command *self, int argc, char **argv)
      * file's unit.  They need the whole device (memory, per-phase
      * efficiencies), so raw Table-2 numbers give none. */
     afd_hw_init(&laws);
+    memset(&fit, 0, sizeof fit);
     if (a.out != NULL && a.device == NULL) {
         snprintf(why, sizeof why, "no prefill or decode laws: they come from the estimator, "
                                   "which needs --device NAME|FILE (memory, per-phase "
                                   "efficiencies), not the Table-2 numbers alone");
     } else if (a.out != NULL) {
-        afd_status st = afd_estimate_laws(&desc, &dev, a.tp, &laws, &err);
+        afd_status st = afd_estimate_laws_fit(&desc, &dev, a.tp, &laws, &fit, &err);
+        have_fit = st == AFD_OK;
         if (st != AFD_OK && a.have_tp)
             return st == AFD_EINVAL ? cli_usage_error(cmd, "--tp %g: %s", a.tp, err.text)
                                     : cli_runtime_error(cmd, "%s", err.text);
@@ -291,6 +295,8 @@ static int run(const cli_command *self, int argc, char **argv)
             return cli_runtime_error(cmd, "internal error: hw file text too long");
         if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
             return rc;
+        if (have_fit) /* the file holds the prefill and decode laws of the fit */
+            cli_warn_fit(cmd, &fit, AFD_FIT_DECODE + 1);
         if (why[0] != '\0')
             cli_warn(cmd, "%s", why);
         else if (a.overrides || a.have_dims_any)

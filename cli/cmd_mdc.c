@@ -151,7 +151,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     if (service_arg != NULL) {
         char ex[200];
-        rc = cli_time(cmd, "service", service_arg, unit, &service);
+        rc = cli_time_in(cmd, "service", service_arg, unit, &service);
         if (rc == 0 && !(service > 0 && isfinite(service)))
             rc = cli_usage_error(cmd, "--service must be > 0: '%s'",
                                  cli_excerpt(service_arg, ex, sizeof ex));
@@ -186,7 +186,7 @@ static int run(const cli_command *self, int argc, char **argv)
         if (trace != NULL)
             rc = cli_workload_load(cmd, &wa, CLI_WL_NO_SE_WARNING, 0, &out, &w);
         if (rc == 0)
-            rc = cli_lambda_list(cmd, "lambda", lambda_arg, unit, trace != NULL ? &w : NULL,
+            rc = cli_lambda_list(cmd, "lambda", lambda_arg, unit, 1, trace != NULL ? &w : NULL,
                                  trace, &lambdas);
         afd_workload_free(&w);
         if (rc != 0) {

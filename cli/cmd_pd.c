@@ -11,6 +11,7 @@
 #include "afd_pd.h"
 #include "afd_queue.h"
 #include "cli.h"
+#include "serve_opts.h"
 
 enum {
     OPT_LAMBDA = OPT_COMMAND, OPT_PA, OPT_PB, OPT_PC, OPT_TTFT, OPT_PCT, OPT_STEP, OPT_TPOT,
@@ -47,18 +48,19 @@ static const cli_option sizing_options[] = {
      OPT_MD},
     {"hw", 0, "FILE", "latency file: prefill law, decode law beta + gamma b + alpha K, unit",
      OPT_HWFILE},
-    {"model", 0, "M", "with --hw: model whose weights and KV cache share decode memory",
-     OPT_MODEL},
-    {"device", 0, "D", "with --hw: device of a decode instance", OPT_DEVICE},
-    {"tp", 0, "T", "with --hw: devices per instance (tensor parallel; default: the tp the "
-     "file's laws were computed at, else 1; another size than the file's is refused)", OPT_TP},
+    {"model", 0, "M", "model whose weights and KV cache share decode memory; without --hw "
+     "its laws come from the estimator (as estimate --out writes them)", OPT_MODEL},
+    {"device", 0, "D", "device of an instance (with --model)", OPT_DEVICE},
+    {"tp", 0, "T", "devices per instance (tensor parallel; default: the tp the --hw file's "
+     "laws were computed at, else 1; another size than the file's is refused)", OPT_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group sizing_group = {"Prefill and decode", sizing_options};
 
 static const cli_option pd_options[] = {
-    {"lambda", 'l', "L", "arrival rates (required): a list 1,2,5:10 per time unit of the "
-     "latencies, rates 5/s, or trace (the trace's own rate)", OPT_LAMBDA},
+    {"lambda", 'l', "L", "arrival rates (required): rates 5/s,10/s, trace (the trace's own "
+     "rate), or a list 1,2,5:10 per second (refused against latencies in ms or us)",
+     OPT_LAMBDA},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group pd_group = {"Options", pd_options};
@@ -69,8 +71,9 @@ static const cli_option goodput_options[] = {
     {"prefill", 0, "LIST", "prefill pool sizes", OPT_PREFILL},
     {"decode", 0, "LIST", "decode pool sizes (every pair with --prefill)", OPT_DECODE},
     {"total", 0, "LIST", "or: every split of N instances into prefill + decode", OPT_TOTAL},
-    {"lambda", 'l', "L", "arrival rates to serve: a list 1,2,5:10 per time unit of the "
-     "latencies, rates 5/s, or trace; adds a block with the pool of fewest GPUs serving each",
+    {"lambda", 'l', "L", "arrival rates to serve: rates 5/s,10/s, trace, or a list 1,2,5:10 "
+     "per second (refused against latencies in ms or us); adds a block with the pool of "
+     "fewest GPUs serving each",
      OPT_LAMBDA},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -192,6 +195,15 @@ static int latency_law(const char *cmd, struct args *a)
          * this command's instances, unless --tp says another (refused) */
         if ((rc = cli_hw_tp(cmd, a->hw, &a->law_hw, a->have_tp, &a->tp)) != 0)
             return rc;
+    } else if (a->model != NULL && a->device != NULL) {
+        /* --model M --device D [--tp T]: the laws estimate --out would write
+         * for them, and the same model and device size the decode memory */
+        double kv_ms, kv_cap;
+        if ((rc = cli_serve_laws(cmd, a->model, a->device, a->tp, &a->law_hw, &kv_ms, &kv_cap)) !=
+            0)
+            return rc;
+        a->hw = "the estimator's laws";
+        unit = a->law_hw.unit;
     }
     /* the prefill law's coefficients: times (per token, per squared token)
      * in the file's unit, or seconds without one; a unit converts */
@@ -213,7 +225,7 @@ static int latency_law(const char *cmd, struct args *a)
             if (a->pabc_s[k] == NULL)
                 *pdst[k] = file[k];
     } else if (a->model != NULL || a->device != NULL)
-        return cli_usage_error(cmd, "--model and --device size decode memory with --hw FILE");
+        return cli_usage_error(cmd, "--model and --device go together");
     if ((a->model != NULL || a->device != NULL) && a->hw != NULL &&
         !afd_hw_has_decode(&a->law_hw))
         return cli_usage_error(cmd, "--model and --device size decode memory with the decode "
@@ -368,11 +380,32 @@ static int prepare(const char *cmd, struct args *a, cli_common *c, afd_workload 
 /* ------------------------------------------------------------------- pd */
 
 /* One arrival rate's sizing (block 1 of pd). */
+/* The pools of goodput: the prefill law, the SLOs and the decode sizing of
+ * the options; the instances are set per pool. */
+static void goodput_pool(const struct args *a, const afd_workload *w, const afd_service_law *law,
+                         afd_pd_pool *pool)
+{
+    memset(pool, 0, sizeof *pool);
+    pool->prefill = law;
+    pool->workload = w;
+    pool->percentile = a->pct;
+    pool->ttft_slo = a->ttft;
+    pool->mg = !a->md;
+    pool->decode_step = a->dlaw.beta;
+    pool->decode_gamma = a->dlaw.gamma;
+    pool->decode_alpha = a->dlaw.alpha;
+    pool->tpot_slo = a->tpot;
+    pool->slots_per_instance = a->slots;
+    pool->slot_quantile = a->slotq;
+    pool->kv_budget_tokens = isnan(a->kvbudget) ? 0 : a->kvbudget / a->kvb;
+}
+
 struct pd_row {
     afd_ttft mg, md;
     afd_decode_need need;
     afd_decode_pool pool;
     double gpus;
+    double capacity; /* the goodput of the sized pools (afd_pd_goodput) */
 };
 
 static int size_one(const char *cmd, const struct args *a, const afd_workload *w,
@@ -426,6 +459,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     size_t li;
     int rc, many;
     cli_progress prog;
+    afd_pd_pool gpool;
 
     args_init(&a, cmd);
     memset(&w, 0, sizeof w);
@@ -440,7 +474,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
     if ((rc = prepare(cmd, &a, &c, &w, &law)) != 0)
         goto out;
     /* the rates in the unit of the times: the latency file's, or seconds */
-    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w, c.wl.trace,
+    rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, 0, &w, c.wl.trace,
                          &lambdas);
     if (rc != 0)
         goto out;
@@ -470,6 +504,23 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_progress_update(&prog, (double)(li + 1), (double)lambdas.n, "rates");
     }
     cli_progress_end(&prog);
+    /* capacity: the largest rate the sized pools sustain, the goodput of
+     * (prefill, decode_instances) as the goodput command finds it */
+    goodput_pool(&a, &w, &law, &gpool);
+    for (li = 0; li < lambdas.n; li++) {
+        int lim;
+        rows[li].capacity = NAN; /* no decode pool sized (no --slots-per-instance) */
+        if (!isfinite(rows[li].pool.instances))
+            continue;
+        gpool.prefill_instances = (unsigned)(a.md ? rows[li].md.c : rows[li].mg.c);
+        gpool.decode_instances = (unsigned)rows[li].pool.instances;
+        if ((st = afd_pd_goodput(&gpool, &rows[li].capacity, &lim)) != AFD_OK) {
+            rc = cli_runtime_error(cmd, "capacity of %u + %u instances: %s",
+                                   gpool.prefill_instances, gpool.decode_instances,
+                                   afd_strerror(st));
+            goto out;
+        }
+    }
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -491,7 +542,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                        a.law_slots.binding == 1 ? "tpot" : a.law_slots.binding == 2 ? "kv" : "none");
     cli_table_begin(t, "lambda", "prefill", "prefill_md", ttft_col, ttft_md_col, "service_mean",
                     "service_scv", "decode_slots", slots_col, "kv_gb", kvq_col,
-                    "decode_instances", "tpot", "gpus", "goodput_per_gpu", tpotq_col);
+                    "decode_instances", "tpot", "gpus", "goodput_per_gpu", tpotq_col, "capacity",
+                    "capacity_per_gpu");
     for (li = 0; li < lambdas.n; li++) {
         const struct pd_row *r = &rows[li];
         cli_table_real(t, lambdas.v[li]);
@@ -510,6 +562,8 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_table_real(t, r->gpus);
         cli_table_real(t, lambdas.v[li] / r->gpus);
         cli_table_real(t, r->need.step_q);
+        cli_table_real(t, r->capacity);
+        cli_table_real(t, r->capacity / r->gpus);
         cli_table_end_row(t);
     }
 
@@ -611,7 +665,7 @@ const cli_command cli_cmd_pd = {
         "Prints two blocks.  First one row:\n"
         "  lambda prefill prefill_md ttft_p90 ttft_p90_md service_mean service_scv\n"
         "  decode_slots decode_slots_p99 kv_gb kv_gb_p99 decode_instances tpot gpus\n"
-        "  goodput_per_gpu tpot_p99\n"
+        "  goodput_per_gpu tpot_p99 capacity capacity_per_gpu\n"
         "then the prefill curve: c rho wq_p90_md ttft_p90_md ttft_p90.\n"
         "--lambda takes a list (1,2,5:10: one row per rate, and the curve of each with a\n"
         "last column lambda), rates with units (5/s) or trace, the rate of the trace's\n"
@@ -635,7 +689,10 @@ const cli_command cli_cmd_pd = {
         "quantile of the compound Poisson KV load (the count exact, the sum of its slots'\n"
         "loads of mean theta and sd nu normal).  decode_instances needs\n"
         "--slots-per-instance (and --kv-budget to count memory, against kv_gb_p99);\n"
-        "goodput_per_gpu = L / gpus.\n"
+        "goodput_per_gpu = L / gpus is the offered rate per GPU, not what the pools can\n"
+        "carry: capacity is the largest rate the sized pools (prefill, decode_instances)\n"
+        "sustain, the goodput of that pool (afdkit goodput), and capacity_per_gpu =\n"
+        "capacity / gpus; rates per unit of the times, as lambda.\n"
         "With the decode law of --hw the step of a batch of b is beta + (gamma + alpha\n"
         "theta) b: N decode instances sharing L each hold n = (L/N) E[D] beta / (1 -\n"
         "(L/N) E[D] (gamma + alpha theta)) on average (Little's law), decode_slots = N n,\n"
@@ -682,7 +739,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         rc = cli_usage_error(cmd, "give --prefill LIST and --decode LIST, or --total LIST");
         goto out;
     }
-    if (isnan(a.slots) && a.hw == NULL) {
+    if (isnan(a.slots) && a.hw == NULL && a.model == NULL) {
         rc = cli_usage_error(cmd, "--slots-per-instance N is required");
         goto out;
     }
@@ -690,7 +747,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         goto out;
     /* the rates in the unit of the times: the latency file's, or seconds */
     if (a.lambda_s != NULL &&
-        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, &w,
+        (rc = cli_lambda_list(cmd, "lambda", a.lambda_s, a.unit, 0, &w,
                               c.wl.trace, &lambdas)) != 0)
         goto out;
     if (isnan(a.slots)) {
@@ -741,19 +798,7 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
             }
     }
 
-    memset(&pool, 0, sizeof pool);
-    pool.prefill = &law;
-    pool.workload = &w;
-    pool.percentile = a.pct;
-    pool.ttft_slo = a.ttft;
-    pool.mg = !a.md;
-    pool.decode_step = a.dlaw.beta;
-    pool.decode_gamma = a.dlaw.gamma;
-    pool.decode_alpha = a.dlaw.alpha;
-    pool.tpot_slo = a.tpot;
-    pool.slots_per_instance = a.slots;
-    pool.slot_quantile = a.slotq;
-    pool.kv_budget_tokens = isnan(a.kvbudget) ? 0 : a.kvbudget / a.kvb;
+    goodput_pool(&a, &w, &law, &pool);
     cli_progress_init(&prog, cmd, "splits", c.out.quiet);
     cli_progress_update(&prog, 0, (double)npairs, "splits");
     for (i = 0; i < npairs; i++) {

@@ -288,7 +288,7 @@ static int run(const cli_command *self, int argc, char **argv)
         if (cli_shard_take(&c.out, k))
             s[i++] = s[k];
     n = i;
-    cli_progress_init(&prog, cmd, "strategies", c.out.quiet);
+    cli_progress_init(&prog, cmd, "evaluated", c.out.quiet);
     nt = afd_mc_threads(x.threads);
     (void)nt; /* unused without OpenMP */
     CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")

@@ -140,3 +140,30 @@ int cli_batch(const char *cmd, const char *arg, double *B)
     *B = (double)v;
     return 0;
 }
+
+/* A warning per law of fit off the estimator by more than
+ * AFD_ESTIMATE_FIT_WARN, the first nlaws of AFD_FIT_PREFILL, AFD_FIT_DECODE,
+ * AFD_FIT_ATTENTION, AFD_FIT_FFN (estimate --out, hw --out). */
+void cli_warn_fit(const char *cmd, const afd_estimate_fit *fit, int nlaws)
+{
+    static const char *const what[AFD_FIT_N] = {
+        "the prefill law a + b sum P + c sum P^2", "the decode law beta + gamma b + alpha K",
+        "the Attention law alpha_a K + beta_a", "the FFN law alpha_f n + beta_f"};
+    int k;
+    for (k = 0; k < nlaws && k < AFD_FIT_N; k++) {
+        const afd_estimate_fit_law *l = &fit->law[k];
+        if (!(l->max_rel_err > AFD_ESTIMATE_FIT_WARN))
+            continue;
+        if (k == AFD_FIT_FFN)
+            cli_warn(cmd, "%s is off the estimator by %.15g%% at aggregated batch %g (fitted "
+                          "over %g to %g sequences; warned above %g%%)",
+                     what[k], nearbyint(100 * l->max_rel_err), l->at_batch, l->lo_batch, l->hi_batch,
+                     100 * AFD_ESTIMATE_FIT_WARN);
+        else
+            cli_warn(cmd, "%s is off the estimator by %.15g%% at batch %g, %s %g (fitted over "
+                          "batches %g to %g; warned above %g%%)",
+                     what[k], nearbyint(100 * l->max_rel_err), l->at_batch,
+                     k == AFD_FIT_PREFILL ? "prompt" : "context", l->at_seq, l->lo_batch,
+                     l->hi_batch, 100 * AFD_ESTIMATE_FIT_WARN);
+    }
+}

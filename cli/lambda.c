@@ -14,7 +14,7 @@ int cli_lambda_is_trace(const char *arg)
 }
 
 int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const char *unit,
-                    const afd_workload *w, const char *trace, cli_list *out)
+                    int bare_in_unit, const afd_workload *w, const char *trace, cli_list *out)
 {
     char ex[200];
     out->n = 0;
@@ -41,7 +41,10 @@ int cli_lambda_list(const char *cmd, const char *opt, const char *arg, const cha
     }
     if (strchr(arg, '/') == NULL) {
         size_t k;
-        int rc = cli_list_parse(cmd, opt, arg, 0, -1e300, 1e300, out);
+        int rc = bare_in_unit ? 0 : cli_bare_rate(cmd, opt, arg, unit);
+        if (rc != 0)
+            return rc;
+        rc = cli_list_parse(cmd, opt, arg, 0, -1e300, 1e300, out);
         if (rc != 0)
             return rc;
         for (k = 0; k < out->n; k++)

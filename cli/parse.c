@@ -51,20 +51,81 @@ static int unit_error(const char *cmd, const char *opt, const char *arg, const c
     return cli_usage_error(cmd, "--%s: %s: '%s' (%s)", opt, status_word_of(st, arg), ex, what);
 }
 
-int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
+/* A bare number against a unit other than the second would be read in that
+ * unit: "5" against a model in ms is 5 per millisecond, which nobody means by
+ * accident. It is refused, naming both readings, so that a bare number is
+ * never silently reinterpreted. In seconds, or against a file that states no
+ * unit or one with no conversion to seconds (cycles), a bare number has one
+ * reading and stays accepted, as 0 does in any unit. */
+static int bare_error(const char *cmd, const char *opt, const char *arg, const char *unit,
+                      int rate, int is_bare)
 {
-    afd_status st = afd_parse_time(arg, unit, out);
+    char ex[200];
+    double sec;
+    if (!is_bare || afd_unit_seconds(unit, &sec) != AFD_OK || sec == 1)
+        return 0;
+    cli_excerpt(arg, ex, sizeof ex);
+    if (rate)
+        return cli_usage_error(cmd,
+                               "--%s: '%s' has no unit and the latency model is in %s: write "
+                               "%s/s or %s/%s",
+                               opt, ex, unit, ex, ex, unit);
+    return cli_usage_error(cmd,
+                           "--%s: '%s' has no unit and the latency model is in %s: write %ss "
+                           "or %s%s",
+                           opt, ex, unit, ex, ex, unit);
+}
+
+int cli_bare_rate(const char *cmd, const char *opt, const char *arg, const char *unit)
+{
+    char ex[200], first[64];
+    double sec;
+    size_t len = strcspn(arg, ",:");
+    if (arg[len] == '\0')
+        return bare_error(cmd, opt, arg, unit, 1, 1);
+    if (afd_unit_seconds(unit, &sec) != AFD_OK || sec == 1)
+        return 0;
+    /* a list: the readings of its first item, as rates with units take no ranges */
+    if (len >= sizeof first)
+        len = sizeof first - 1;
+    memcpy(first, arg, len);
+    first[len] = '\0';
+    return cli_usage_error(cmd,
+                           "--%s: '%s' has no unit and the latency model is in %s: give each "
+                           "rate its unit, as %s/s or %s/%s",
+                           opt, cli_excerpt(arg, ex, sizeof ex), unit, first, first, unit);
+}
+
+static int time_or_rate(const char *cmd, const char *opt, const char *arg, const char *unit,
+                        int rate, int bare_in_unit, double *out)
+{
+    afd_status st;
+    double x;
+    int rc = bare_in_unit ? 0
+                          : bare_error(cmd, opt, arg, unit, rate,
+                                       afd_parse_double(arg, &x) == AFD_OK && x != 0);
+    if (rc != 0)
+        return rc;
+    st = rate ? afd_parse_rate(arg, unit, out) : afd_parse_time(arg, unit, out);
     return st == AFD_OK ? 0
                         : unit_error(cmd, opt, arg, unit, st,
-                                     "a duration: 2s, 150ms, 800us, or a bare number");
+                                     rate ? "a rate: 5/s, 300/min, or a bare number"
+                                          : "a duration: 2s, 150ms, 800us, or a bare number");
+}
+
+int cli_time(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
+{
+    return time_or_rate(cmd, opt, arg, unit, 0, 0, out);
 }
 
 int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
 {
-    afd_status st = afd_parse_rate(arg, unit, out);
-    return st == AFD_OK ? 0
-                        : unit_error(cmd, opt, arg, unit, st,
-                                     "a rate: 5/s, 300/min, or a bare number");
+    return time_or_rate(cmd, opt, arg, unit, 1, 0, out);
+}
+
+int cli_time_in(const char *cmd, const char *opt, const char *arg, const char *unit, double *out)
+{
+    return time_or_rate(cmd, opt, arg, unit, 0, 1, out);
 }
 
 int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
