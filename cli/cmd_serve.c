@@ -117,6 +117,7 @@ static const struct {
     {OPT_SV_KVB, A_DISAGG | A_TAICHI},
     {OPT_SV_NET, A_DISAGG | A_TAICHI},
     {OPT_SV_KVLAT, A_DISAGG | A_TAICHI},
+    {OPT_SV_ROUTER, A_DISAGG},
     {OPT_TC_NP, A_TAICHI},
     {OPT_TC_ND, A_TAICHI},
     {OPT_TC_SP, A_TAICHI},

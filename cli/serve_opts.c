@@ -28,6 +28,13 @@ static const cli_option arch_options[] = {
      OPT_SV_NET},
     {"kv-latency", 0, "T", "disagg, taichi: fixed time per KV transfer (default 0)",
      OPT_SV_KVLAT},
+    {"router", 0, "R",
+     "disagg: how arrivals reach the prefill instances: global (one shared queue, the "
+     "ideal bound; default), random (gateway policy random), round-robin (vLLM production "
+     "stack, Ray Serve RoundRobinRouter, Vidur), least-requests (fewest queued + running), "
+     "least-tokens (fewest prompt tokens to prefill, Ray Serve KV-aware without a cache), "
+     "power-of-two (gateway power_of_two, Ray Serve LLM's default)",
+     OPT_SV_ROUTER},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_serve_arch_group = {"Architecture", arch_options};
@@ -144,6 +151,19 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_KVB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->kv_bytes);
     case OPT_SV_NET: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->net_gbps);
     case OPT_SV_KVLAT: a->kv_latency = arg; return 0;
+    case OPT_SV_ROUTER: {
+        static const char *const names[] = {"global", "random", "round-robin",
+                                            "least-requests", "least-tokens", "power-of-two"};
+        size_t k;
+        for (k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (strcmp(arg, names[k]) == 0) {
+                a->router = (afd_serve_router)k;
+                return 0;
+            }
+        return cli_usage_error(cmd, "--router: unknown router '%s' (global, random, round-robin, "
+                                    "least-requests, least-tokens, power-of-two)",
+                               arg);
+    }
     case OPT_SV_LAMBDA: a->lambda = arg; return 0;
     case OPT_SV_TTFT: a->ttft_slo = arg; return 0;
     case OPT_SV_TPOT: a->tpot_slo = arg; return 0;
@@ -334,6 +354,7 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     cf->prefill = (unsigned)a->prefill;
     cf->decode = (unsigned)a->decode;
     cf->prefill_bmax = (unsigned)a->prefill_bmax;
+    cf->router = a->router;
     cf->decode_bmax = (unsigned)a->decode_bmax;
     /* a batch past the law's fitted range times steps the fit never saw */
     if (su->hw.decode_batch_max > 0 && cf->decode_bmax > su->hw.decode_batch_max)

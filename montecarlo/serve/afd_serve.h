@@ -73,6 +73,7 @@
  *   stream 1  lengths of request n: uniform 2n (trace row, or P of the
  *             geometric model) and 2n + 1 (D of the geometric model)
  *   stream 2  the policy's own stream (afd_serve_u01), read in order.
+ *   stream 3  the router's draws for request n: uniforms 2n and 2n + 1.
  *
  * Times are in the unit of the latency laws (afd_hw.unit); rates in its
  * inverse.
@@ -111,6 +112,18 @@ typedef struct afd_serve_request {
     uint64_t word;    /* free for the policy */
 } afd_serve_request;
 
+/* How a pool of instances receives its requests (see serve_router.c for the
+ * deployment each one models).  GLOBAL is one queue that every instance of
+ * the pool serves: the ideal bound, not a deployment. */
+typedef enum afd_serve_router {
+    AFD_SERVE_ROUTE_GLOBAL = 0,
+    AFD_SERVE_ROUTE_RANDOM,
+    AFD_SERVE_ROUTE_ROUND_ROBIN,
+    AFD_SERVE_ROUTE_LEAST_REQUESTS,
+    AFD_SERVE_ROUTE_LEAST_TOKENS,
+    AFD_SERVE_ROUTE_POWER_OF_TWO
+} afd_serve_router;
+
 /* Architecture-level knobs shared by the built-in policies.  A policy reads
  * the ones it needs and checks them in init; `extra` carries what a later
  * policy needs beyond these. */
@@ -125,6 +138,7 @@ typedef struct afd_serve_config {
                               pseudo batch size max(floor((b + 1) / tau), 1); 0: per step */
     double kv_time_per_token; /* disagg: KV transfer time per prompt token (>= 0) */
     double kv_time_fixed;     /* disagg: fixed part of a transfer (>= 0) */
+    afd_serve_router router;  /* disagg prefill pool: queue per instance, chosen at arrival */
     const void *extra;        /* policy-specific, NULL for the built-in ones */
 } afd_serve_config;
 

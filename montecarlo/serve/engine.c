@@ -215,6 +215,11 @@ double afd_serve_u01(afd_serve_engine *e)
     return afd_philox_next(&e->policy_rng);
 }
 
+double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
+{
+    return afd_philox_u01(e->p->seed, 3, 2 * e->index[r] + k);
+}
+
 double afd_serve_prefill_time(const afd_serve_engine *e, double sum_p, double sum_p2)
 {
     return e->hw->prefill_a + e->hw->prefill_b * sum_p + e->hw->prefill_c * sum_p2;

@@ -22,6 +22,9 @@
  * mode is the reference.
  * Routing: the idle instance most recently freed (prefill, per-step
  * decode); requests with one output token leave after their prefill.
+ * With a router other than global (serve_router.c), each prefill instance
+ * has its own FIFO queue, filled at arrival by the router, and batches
+ * from it alone.
  */
 #include <config.h>
 
@@ -43,6 +46,13 @@ typedef struct disagg {
     unsigned char *stepping;
     unsigned *d_idle, n_d_idle; /* idle decode instances (per-step mode) */
     unsigned *boxes;            /* busy boxes (pseudo mode) */
+    /* routed prefill (router != global): per instance its queue, its
+     * requests queued or in prefill and their prompt tokens, busy flag */
+    serve_fifo *pqi;
+    unsigned *p_req;
+    uint64_t *p_tok;
+    unsigned char *p_busy;
+    uint64_t rr;
 } disagg;
 
 static void fini(void *state)
@@ -53,6 +63,13 @@ static void fini(void *state)
         return;
     serve_fifo_free(&s->pq);
     serve_fifo_free(&s->dq);
+    if (s->pqi != NULL)
+        for (i = 0; i < s->c.prefill; i++)
+            serve_fifo_free(&s->pqi[i]);
+    free(s->pqi);
+    free(s->p_req);
+    free(s->p_tok);
+    free(s->p_busy);
     if (s->dec != NULL)
         for (i = 0; i < s->c.decode; i++)
             serve_decoder_free(&s->dec[i]);
@@ -81,6 +98,10 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     }
     if (serve_batch_limits(cfg, err) != AFD_OK)
         return AFD_EINVAL;
+    if (cfg->router > AFD_SERVE_ROUTE_POWER_OF_TWO) {
+        snprintf(err->text, sizeof err->text, "unknown router %d", (int)cfg->router);
+        return AFD_EINVAL;
+    }
     if (!(cfg->pseudo_tau >= 0 && isfinite(cfg->pseudo_tau)) ||
         !(cfg->kv_time_per_token >= 0 && isfinite(cfg->kv_time_per_token)) ||
         !(cfg->kv_time_fixed >= 0 && isfinite(cfg->kv_time_fixed))) {
@@ -98,7 +119,12 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->stepping = calloc(cfg->decode, 1);
     s->d_idle = malloc(cfg->decode * sizeof *s->d_idle);
     s->boxes = calloc(cfg->decode, sizeof *s->boxes);
-    if (serve_batches_init(&s->batch, cfg->prefill, cfg->prefill_bmax) != 0 ||
+    s->pqi = calloc(cfg->prefill, sizeof *s->pqi);
+    s->p_req = calloc(cfg->prefill, sizeof *s->p_req);
+    s->p_tok = calloc(cfg->prefill, sizeof *s->p_tok);
+    s->p_busy = calloc(cfg->prefill, 1);
+    if (s->pqi == NULL || s->p_req == NULL || s->p_tok == NULL || s->p_busy == NULL ||
+        serve_batches_init(&s->batch, cfg->prefill, cfg->prefill_bmax) != 0 ||
         s->link_free == NULL || s->p_idle == NULL || s->dec == NULL || s->stepping == NULL ||
         s->d_idle == NULL || s->boxes == NULL) {
         fini(s);
@@ -114,7 +140,9 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 
 static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
 {
-    double time = serve_batches_form(&s->batch, i, &s->pq, e);
+    serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pqi[i];
+    double time = serve_batches_form(&s->batch, i, q, e);
+    s->p_busy[i] = 1;
     afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
 }
 
@@ -177,6 +205,19 @@ static void decode_arrive(disagg *s, afd_serve_engine *e, uint32_t r)
 static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     disagg *s = state;
+    if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
+        serve_route_load load = {s->p_req, s->p_tok};
+        unsigned i = serve_route(s->c.router, e, r, s->c.prefill, &load, &s->rr);
+        if (serve_fifo_push(&s->pqi[i], r) != 0) {
+            afd_serve_fail(e, AFD_ENOMEM);
+            return;
+        }
+        s->p_req[i]++;
+        s->p_tok[i] += afd_serve_req(e, r)->prompt;
+        if (!s->p_busy[i])
+            start_prefill(s, e, i);
+        return;
+    }
     if (serve_fifo_push(&s->pq, r) != 0) {
         afd_serve_fail(e, AFD_ENOMEM);
         return;
@@ -198,6 +239,10 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
             uint32_t r = batch[j];
             const afd_serve_request *q = afd_serve_req(e, r);
             afd_serve_first_token(e, r);
+            if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
+                s->p_req[a]--;
+                s->p_tok[a] -= q->prompt;
+            }
             if (q->output <= 1) {
                 afd_serve_finish(e, r);
             } else {
@@ -211,10 +256,15 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
                 }
             }
         }
-        if (s->pq.n > 0)
+        s->p_busy[a] = 0;
+        if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
+            if (s->pqi[a].n > 0)
+                start_prefill(s, e, a);
+        } else if (s->pq.n > 0) {
             start_prefill(s, e, a);
-        else
+        } else {
             s->p_idle[s->n_p_idle++] = a;
+        }
         break;
     }
     case EV_KV_DONE:

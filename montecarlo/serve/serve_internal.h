@@ -101,4 +101,20 @@ int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r);
  * finished prefills move to done[].  *any is set when a token was given. */
 double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budget, int *any);
 
+/* Uniform k (0 or 1) of the router's stream for the request in slot r:
+ * addressed by its arrival number, so independent of the event order. */
+double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k);
+
+/* What a router sees of instance i when request r arrives: the requests it
+ * queues and runs, and the prompt tokens of those not yet prefilled. */
+typedef struct serve_route_load {
+    const unsigned *requests;
+    const uint64_t *tokens;
+} serve_route_load;
+
+/* The instance (0 .. n - 1) that router `how` (not GLOBAL) gives request r;
+ * *rr is the round-robin counter kept by the caller. */
+unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,
+                     const serve_route_load *load, uint64_t *rr);
+
 #endif /* AFD_SERVE_INTERNAL_H */

@@ -82,6 +82,68 @@ static void mdc_ttft(void **state)
     afd_mdc_free(q);
 }
 
+/* Four prefill instances, batch 1, prefill b P with P geometric of mean
+ * m = 1000 on {1, 2, ...}, one output token, load rho = 0.8 per instance.
+ * The engine draws P = ceil(E / theta), E ~ Exp(1), theta = -log(1 - 1/m),
+ * so the service b P is an exponential of mean b / theta rounded up to a
+ * whole token: within one token (1e-3 of the mean) of exponential, far
+ * below the standard errors here.  Then (arrival rate L = 4 rho mu):
+ *   random: each instance sees a Poisson stream L/4: M/G/1, exact by
+ *     Pollaczek-Khinchine W = E[S] + (L/4) E[S^2] / (2 (1 - rho)), with
+ *     E[P^2] = (2 - p) / p^2, p = 1/m, of the geometric law;
+ *   round-robin: every 4th arrival, Erlang-4 interarrivals: E_4/M/1,
+ *     W = 1 / (mu (1 - sigma)), sigma the root in (0, 1) of
+ *     sigma = A*(mu (1 - sigma)), A*(s) = (L / (L + s))^4 (Kleinrock,
+ *     Queueing Systems I, Section 6.4, the G/M/1 queue);
+ *   global: one queue, M/M/4, W = C(4, a) / (4 mu - L) + 1 / mu with
+ *     Erlang's C formula, a = L / mu (Kleinrock, Section 3.5).
+ * least-requests and power-of-two see the queue lengths, so they lie
+ * between global and round-robin. */
+static double routed_ttft(afd_serve_router how, double *se)
+{
+    afd_hw hw = laws(0, 1e-3, 0, 0.01, 0, 0);
+    afd_serve_params p = base(&hw, "disagg");
+    afd_workload w;
+    afd_serve_result r;
+    assert_int_equal(afd_workload_geometric(1000, 1, &w), AFD_OK);
+    p.workload = &w;
+    p.config.prefill = 4;
+    p.config.router = how;
+    p.lambda = 0.8 * 4 / 1.0;
+    p.requests = 400000;
+    p.warmup = 4000;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(r.unstable, 0);
+    *se = r.ttft.mean_se;
+    return r.ttft.mean;
+}
+
+static void routers_against_exact_queues(void **state)
+{
+    const double m = 1000, pr = 1 / m, b = 1e-3, rho = 0.8, mu = 1 / (b * m), L = 4 * rho * mu;
+    double es = b * m, es2 = b * b * (2 - pr) / (pr * pr);
+    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t;
+    int k;
+    (void)state;
+    for (k = 0; k < 500; k++) /* a contraction on (0, 1) for rho < 1 */
+        sigma = pow(L / (L + mu * (1 - sigma)), 4);
+    for (k = 0; k < 4; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    } /* term = a^4 / 4! */
+    erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
+    t = routed_ttft(AFD_SERVE_ROUTE_RANDOM, &se);
+    assert_within_se(t, es + L / 4 * es2 / (2 * (1 - rho)), se, 5);
+    t_rr = routed_ttft(AFD_SERVE_ROUTE_ROUND_ROBIN, &se);
+    assert_within_se(t_rr, 1 / (mu * (1 - sigma)), se, 5);
+    t_glob = routed_ttft(AFD_SERVE_ROUTE_GLOBAL, &se);
+    assert_within_se(t_glob, erlang_c / (4 * mu - L) + 1 / mu, se, 5);
+    t = routed_ttft(AFD_SERVE_ROUTE_LEAST_REQUESTS, &se);
+    assert_true(t > t_glob && t < t_rr);
+    t = routed_ttft(AFD_SERVE_ROUTE_POWER_OF_TWO, &se);
+    assert_true(t > t_glob && t < t_rr);
+}
+
 /* Requests 1000 time units apart never meet: each sees an empty system.
  * TTFT = a + b P + c P^2; decode step j (j = 1 .. G-1) holds P + j tokens,
  * so TPOT = beta + gamma + alpha (P + G/2). */
@@ -564,6 +626,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(md1_ttft),
         cmocka_unit_test(mdc_ttft),
+        cmocka_unit_test(routers_against_exact_queues),
         cmocka_unit_test(single_request_timelines),
         cmocka_unit_test(shared_batch),
         cmocka_unit_test(stability),
