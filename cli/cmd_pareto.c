@@ -99,35 +99,41 @@ static int by_cost(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* The closed-form goodput (or capacity) of one strategy, requests/s. */
+/* The closed-form parameters of a strategy of a prefill (colloc: a
+ * instances) and b decode instances. */
+static void strategy(const struct ctx *x, const afd_hw *hw, int colloc, unsigned a, unsigned b,
+                     unsigned bmax, double kv_time, afd_serving_params *q)
+{
+    memset(q, 0, sizeof *q);
+    q->hw = hw;
+    q->prompt = (double)x->a.prompt;
+    q->output = (double)x->a.output;
+    q->instances = colloc ? a : 0;
+    q->prefill = colloc ? 0 : a;
+    q->decode = colloc ? 0 : b;
+    q->prefill_bmax = (unsigned)x->a.prefill_bmax;
+    q->decode_bmax = bmax;
+    q->kv_time = kv_time;
+    q->quantile = 0.9;
+    q->lambda = 1;
+}
+
+/* The closed-form capacity of one strategy, or its goodput from those of
+ * every size (afd_serving_goodput_colloc_sizes, afd_serving_goodput_stages),
+ * requests/s. */
 static int evaluate(const struct ctx *x, const afd_hw *hw, point *p, unsigned a, unsigned b,
-                    unsigned bmax, double kv_time, double ttft, double tpot, const char *cmd)
+                    unsigned bmax, double kv_time, const double *colloc_g,
+                    const double *prefill_g, double decode_g, const char *cmd)
 {
     afd_serving_params q;
-    int limit;
     double g;
-    afd_status st;
-    memset(&q, 0, sizeof q);
-    q.hw = hw;
-    q.prompt = (double)x->a.prompt;
-    q.output = (double)x->a.output;
-    q.instances = p->colloc ? a : 0;
-    q.prefill = p->colloc ? 0 : a;
-    q.decode = p->colloc ? 0 : b;
-    q.prefill_bmax = (unsigned)x->a.prefill_bmax;
-    q.decode_bmax = bmax;
-    q.kv_time = kv_time;
-    q.quantile = 0.9;
-    q.lambda = 1;
+    strategy(x, hw, p->colloc, a, b, bmax, kv_time, &q);
     if (x->throughput) {
         g = afd_serving_capacity(&q, p->colloc);
         if (isnan(g))
             return cli_runtime_error(cmd, "%s %s tp %u: no capacity", p->device, p->name, p->tp);
     } else {
-        st = afd_serving_goodput(&q, p->colloc, ttft, tpot, 0.01, &g, &limit);
-        if (st != AFD_OK)
-            return cli_runtime_error(cmd, "%s %s tp %u: %s", p->device, p->name, p->tp,
-                                     afd_strerror(st));
+        g = p->colloc ? colloc_g[a - 1] : afd_serving_goodput_split(prefill_g, decode_g, a, b);
     }
     p->value = g * 1e3; /* the laws are in ms */
     return 0;
@@ -146,6 +152,7 @@ static int run(const cli_command *self, int argc, char **argv)
     size_t n = 0, cap = 0, k, nd = 0, i;
     char names[MAX_DEVICE_KINDS][256];
     double ttft = NAN, tpot = NAN, *cost = NULL, *val = NULL;
+    double *colloc_g = NULL, *prefill_g = NULL, decode_g = NAN;
     int *front = NULL, rc;
     cli_table *t;
     cli_progress prog;
@@ -226,6 +233,32 @@ static int run(const cli_command *self, int argc, char **argv)
             /* the KV cache of one request crosses tp links of net_gbps (ms) */
             kv_time = (double)x.a.prompt * afd_kv_bytes_per_token(&m, tp) /
                       (tp * d.net_gbps * 1e9) * 1e3;
+            /* the goodputs of every size at once: collocated, and each
+             * stage of the disaggregated system alone (one search per
+             * prefill size and one for the decode stage, not one per split) */
+            if (!x.throughput) {
+                afd_serving_params q;
+                double *g1 = realloc(colloc_g, per * sizeof *colloc_g);
+                double *g2 = g1 == NULL ? NULL : realloc(prefill_g, per * sizeof *prefill_g);
+                if (g1 != NULL)
+                    colloc_g = g1;
+                if (g2 == NULL) {
+                    rc = cli_runtime_error(cmd, "out of memory");
+                    goto out;
+                }
+                prefill_g = g2;
+                strategy(&x, &hw, 0, 1, 1, (unsigned)bmax, kv_time, &q);
+                st = x.colloc ? afd_serving_goodput_colloc_sizes(&q, ttft, tpot, 0.01, per,
+                                                                 colloc_g)
+                              : AFD_OK;
+                if (st == AFD_OK && x.disagg && per >= 2)
+                    st = afd_serving_goodput_stages(&q, ttft, tpot, 0.01, per - 1, prefill_g,
+                                                    &decode_g);
+                if (st != AFD_OK) {
+                    rc = cli_runtime_error(cmd, "%s tp %u: %s", d.name, tp, afd_strerror(st));
+                    goto out;
+                }
+            }
             for (a = 1; a <= per; a++)
                 for (b = 0; a + b <= per; b++) {
                     point *p;
@@ -250,7 +283,8 @@ static int run(const cli_command *self, int argc, char **argv)
                     p->tp = tp;
                     p->n = tp * (a + b);
                     p->price = p->n * d.price_per_hour;
-                    rc = evaluate(&x, &hw, p, a, b, (unsigned)bmax, kv_time, ttft, tpot, cmd);
+                    rc = evaluate(&x, &hw, p, a, b, (unsigned)bmax, kv_time, colloc_g, prefill_g,
+                                  decode_g, cmd);
                     cli_progress_update(&prog, ++done, 0, "configurations");
                     if (rc != 0) {
                         cli_progress_end(&prog);
@@ -338,6 +372,8 @@ static int run(const cli_command *self, int argc, char **argv)
 out:
     cli_progress_end(&prog);
     free(pts);
+    free(colloc_g);
+    free(prefill_g);
     free(cost);
     free(val);
     free(front);
@@ -367,7 +403,8 @@ const cli_command cli_cmd_pareto = {
         "the dominated configurations with frontier 0.  Rows with equal price are sorted\n"
         "by value, best first.  A configuration of value 0 serves nothing and is never\n"
         "on the frontier; when none has a positive value, the answer is infeasible\n"
-        "(exit 1, no table).",
+        "(exit 1, no table).  The goodputs are searched once per size (a split's is the\n"
+        "smaller of its prefill and decode stages'), not once per configuration.",
     .groups = pa_groups,
     .run = run,
 };

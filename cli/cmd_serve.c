@@ -480,6 +480,8 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     }
     ms = su.unit_seconds * 1e3;
+    /* an unstable run that is not printed ends at its last arrival */
+    su.params.stop_unstable = !a->allow_unstable;
     cli_progress_init(&prog, cmd, "simulating", c.out.quiet);
     st = afd_serve_run(&su.params, &r, &err);
     cli_progress_end(&prog);

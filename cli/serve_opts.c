@@ -47,7 +47,8 @@ static const cli_option run_options[] = {
      "fixed prompt and output tokens, or op1..op4 (8192,512 2048,64 1024,64 256,2048)",
      OPT_SV_LENGTHS},
     {"requests", 0, "N", "requests measured (default 10000)", OPT_SV_REQUESTS},
-    {"warmup", 0, "N", "requests simulated first and discarded (default 1000)", OPT_SV_WARMUP},
+    {"warmup", 0, "N", "requests simulated first and discarded, at most 2^27 (default 1000)",
+     OPT_SV_WARMUP},
     {"batches", 0, "K", "batches for the standard errors (default 32)", OPT_SV_BATCHES},
     {"seed", 0, "S", "random seed (default 1)", OPT_SV_SEED},
     {"ttft-slo", 0, "T", "time-to-first-token SLO, e.g. 1500ms", OPT_SV_TTFT},
@@ -150,7 +151,9 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_REQUESTS:
         a->have_requests = 1;
         return cli_integer(cmd, opt->name, arg, 2, (int64_t)AFD_SERVE_MAX_REQUESTS, &a->requests);
-    case OPT_SV_WARMUP: a->have_warmup = 1; return cli_integer(cmd, opt->name, arg, 0, INT64_C(1) << 40, &a->warmup);
+    case OPT_SV_WARMUP:
+        a->have_warmup = 1;
+        return cli_integer(cmd, opt->name, arg, 0, (int64_t)AFD_SERVE_MAX_WARMUP, &a->warmup);
     case OPT_SV_BATCHES: return cli_integer(cmd, opt->name, arg, 2, 100000, &a->batches);
     case OPT_SV_SEED: return cli_integer(cmd, opt->name, arg, 0, INT64_MAX, &a->seed);
     case OPT_SV_UNSTABLE: a->allow_unstable = 1; return 0;

@@ -200,6 +200,43 @@ AFD_API afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, 
                                        double tpot_slo, double rel_tol, double *goodput,
                                        int *limit);
 
+/* The disaggregated goodput of every split at once.  In afd_serving_disagg
+ * the prefill stage's TTFT depends on NP (and lambda) only and the decode
+ * stage's TPOT on lambda / ND only, so a rate is feasible for (NP, ND) iff
+ * it is for NP prefill instances alone and lambda / ND is for one decode
+ * instance alone; with feasibility monotone in lambda (as
+ * afd_serving_goodput assumes),
+ *     goodput(NP, ND) = min(G_P(NP), ND G_D),
+ * G_P(NP) the largest rate whose TTFT quantile NP prefill instances keep
+ * within ttft_slo (stable), G_D the largest rate whose TPOT quantile (with
+ * the KV transfer, p->kv_time / (G - 1)) one decode instance keeps within
+ * tpot_slo (+inf for G = 1).  Fills prefill_goodput[i] = G_P(i + 1) for
+ * i < n and *decode_goodput = G_D: at most n + 1 bisections
+ * (afd_goodput_bisect up to the stage's capacity, to rel_tol, 0 if the
+ * lightest load fails; the prefill sizes by pooling as in
+ * afd_serving_goodput_colloc_sizes) where a search of every split needs one
+ * per split, n (n + 1) / 2.  p->prefill and p->decode are ignored.  Errors
+ * as afd_serving_goodput. */
+AFD_API afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_slo,
+                                              double tpot_slo, double rel_tol, unsigned n,
+                                              double *prefill_goodput, double *decode_goodput);
+
+/* The collocated goodput (afd_serving_goodput, colloc) of 1 .. n
+ * instances: goodput[i] for i + 1 (p->instances ignored).  The closed form
+ * depends on N only through the M/D/(N k) prefill wait at the load per
+ * instance, whose quantile falls as N grows at the same load (pooling), so
+ * goodput(N + 1) >= (N + 1) goodput(N) / N: each search starts there and is
+ * skipped once that is within rel_tol of the capacity, which makes the cost
+ * of all n nearly that of the few smallest.  Errors as afd_serving_goodput. */
+AFD_API afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p, double ttft_slo,
+                                                    double tpot_slo, double rel_tol, unsigned n,
+                                                    double *goodput);
+
+/* min(prefill_goodput[np - 1], nd decode_goodput): the goodput of np prefill
+ * and nd decode instances from afd_serving_goodput_stages (np, nd >= 1). */
+AFD_API double afd_serving_goodput_split(const double *prefill_goodput, double decode_goodput,
+                                         unsigned np, unsigned nd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -234,21 +234,26 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
     return AFD_OK;
 }
 
+/* Decode time per request at the full batch, (G - 1) t(B) / B. */
+static double decode_per_request(const afd_serving_params *p)
+{
+    const afd_hw *hw = p->hw;
+    double tb = hw->decode_beta + p->decode_bmax * (hw->decode_gamma +
+                                                    hw->decode_alpha * (p->prompt + p->output / 2));
+    return (p->output - 1) * tb / p->decode_bmax;
+}
+
 double afd_serving_capacity(const afd_serving_params *p, int colloc)
 {
-    const afd_hw *hw;
-    double best = 0, m, tb, dec;
+    double best = 0, m, dec;
     unsigned k;
     if (p == NULL || check(p) != AFD_OK || (colloc ? p->instances < 1 : p->prefill < 1 ||
                                                                            p->decode < 1))
         return NAN;
-    hw = p->hw;
     m = p->output - 1;
-    tb = hw->decode_beta + p->decode_bmax * (hw->decode_gamma +
-                                             hw->decode_alpha * (p->prompt + p->output / 2));
-    dec = m * tb / p->decode_bmax; /* decode time per request at the full batch */
+    dec = decode_per_request(p);
     for (k = 1; k <= p->prefill_bmax; k++) {
-        double s = batch_time(hw, k, p->prompt) / k, rate;
+        double s = batch_time(p->hw, k, p->prompt) / k, rate;
         rate = colloc ? p->instances / (s + dec) : p->prefill / s;
         if (rate > best)
             best = rate;
@@ -322,6 +327,171 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
     }
     *limit = c.limit;
     return st;
+}
+
+/* One stage of the disaggregated system alone (afd_serving_goodput_stages). */
+struct stage_ctx {
+    afd_serving_params p;
+    int decode_stage;
+    double slo;
+    afd_status failure;
+};
+
+static int stage_feasible(double lambda, void *ctx)
+{
+    struct stage_ctx *c = ctx;
+    afd_serving_result r;
+    afd_status st;
+    set_nan(&r);
+    c->p.lambda = lambda;
+    if (c->decode_stage)
+        st = decode(&c->p, lambda, 0, &r);
+    else
+        st = prefill(&c->p, c->p.prefill, &r);
+    if (st == AFD_EUNSTABLE)
+        return 0;
+    if (st != AFD_OK) {
+        c->failure = st;
+        return -1;
+    }
+    if (c->decode_stage) /* as afd_serving_disagg: the transfer spread over G - 1 steps */
+        return !(r.tpot_q + c->p.kv_time / (c->p.output - 1) > c->slo);
+    return !(r.ttft_q > c->slo);
+}
+
+static afd_status stage_goodput(struct stage_ctx *c, double cap, double rel_tol, double *g)
+{
+    afd_status st;
+    c->failure = AFD_OK;
+    st = afd_goodput_bisect(stage_feasible, c, cap * 1e-4, cap, rel_tol, g);
+    return st == AFD_ENUMERIC ? c->failure : st;
+}
+
+/* The goodput of 1 .. n instances (*size set before each search), each of
+ * capacity rate: out[i] for i + 1.  Pooling: at the same load per server
+ * the M/D/(c k) wait quantile falls as c grows (and what else the closed
+ * forms compute depends on the load per instance only), so i + 1 instances
+ * keep the SLOs at i + 1 times the per-instance goodput of i; the search
+ * starts there, and needs no evaluation once that is within rel_tol of the
+ * capacity.  Should the start fail (the pooling premise broken by the best
+ * batch chosen), the search starts from 1e-4 of the capacity. */
+static afd_status by_size(afd_feasible_fn feasible, void *ctx, unsigned *size,
+                          afd_status *failure, double rate, double rel_tol, unsigned n,
+                          double *out)
+{
+    unsigned i;
+    afd_status st;
+    for (i = 0; i < n; i++) {
+        double hi = (i + 1) * rate, lo = i > 0 ? out[i - 1] * (i + 1) / i : 0;
+        *size = i + 1;
+        *failure = AFD_OK;
+        if (lo > 0 && hi - lo <= rel_tol * hi) {
+            out[i] = lo;
+            continue;
+        }
+        if (lo > 0) {
+            /* upward from lo in steps that double, the first one just
+             * beyond rel_tol, then the bisection between the last two */
+            double step = rel_tol / (1 - rel_tol), up = lo;
+            int f = feasible(lo, ctx);
+            while (f == 1) {
+                lo = up;
+                up = lo * (1 + step);
+                if (!(up < hi)) {
+                    up = hi;
+                    break;
+                }
+                f = feasible(up, ctx);
+                step *= 2;
+            }
+            if (f < 0)
+                return *failure;
+            if (up > lo) {
+                st = afd_goodput_bisect(feasible, ctx, lo, up, rel_tol, &out[i]);
+                if (st != AFD_OK)
+                    return st == AFD_ENUMERIC ? *failure : st;
+                if (out[i] > 0)
+                    continue;
+            }
+        }
+        st = afd_goodput_bisect(feasible, ctx, hi * 1e-4, hi, rel_tol, &out[i]);
+        if (st != AFD_OK)
+            return st == AFD_ENUMERIC ? *failure : st;
+    }
+    return AFD_OK;
+}
+
+afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_slo,
+                                      double tpot_slo, double rel_tol, unsigned n,
+                                      double *prefill_goodput, double *decode_goodput)
+{
+    struct stage_ctx c;
+    double rate = 0;
+    afd_status st;
+    unsigned i, k;
+    *decode_goodput = NAN;
+    for (i = 0; prefill_goodput != NULL && i < n; i++)
+        prefill_goodput[i] = NAN;
+    if (p == NULL || (n > 0 && prefill_goodput == NULL) || !(ttft_slo > 0) || !(tpot_slo > 0))
+        return AFD_EINVAL;
+    c.p = *p;
+    c.p.lambda = 1; /* for the check only */
+    c.p.prefill = c.p.decode = 1;
+    if (c.p.quantile == 0)
+        c.p.quantile = 0.9;
+    if (check(&c.p) != AFD_OK)
+        return AFD_EINVAL;
+    /* decode: one instance, capacity 1 / ((G - 1) t(B) / B) (afd_serving_capacity) */
+    if (c.p.output > 1) {
+        c.decode_stage = 1;
+        c.slo = tpot_slo;
+        if ((st = stage_goodput(&c, 1 / decode_per_request(&c.p), rel_tol, decode_goodput)) !=
+            AFD_OK)
+            return st;
+    } else {
+        *decode_goodput = INFINITY;
+    }
+    /* prefill: i + 1 instances, capacity (i + 1) max_k k / S(k) */
+    c.decode_stage = 0;
+    c.slo = ttft_slo;
+    for (k = 1; k <= c.p.prefill_bmax; k++)
+        if (k / batch_time(c.p.hw, k, c.p.prompt) > rate)
+            rate = k / batch_time(c.p.hw, k, c.p.prompt);
+    return by_size(stage_feasible, &c, &c.p.prefill, &c.failure, rate, rel_tol, n,
+                   prefill_goodput);
+}
+
+afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p, double ttft_slo,
+                                            double tpot_slo, double rel_tol, unsigned n,
+                                            double *goodput)
+{
+    struct cf_ctx c;
+    double rate;
+    unsigned i;
+    for (i = 0; goodput != NULL && i < n; i++)
+        goodput[i] = NAN;
+    if (p == NULL || (n > 0 && goodput == NULL) || !(ttft_slo > 0) || !(tpot_slo > 0))
+        return AFD_EINVAL;
+    c.p = *p;
+    c.p.lambda = 1; /* for the check only */
+    c.p.instances = 1;
+    rate = afd_serving_capacity(&c.p, 1); /* N instances: N times one's */
+    if (!(rate > 0) || !isfinite(rate))
+        return AFD_EINVAL;
+    c.colloc = 1;
+    c.ttft_slo = ttft_slo;
+    c.tpot_slo = tpot_slo;
+    c.limit = AFD_SERVING_LIMIT_NONE;
+    return by_size(cf_feasible, &c, &c.p.instances, &c.failure, rate, rel_tol, n, goodput);
+}
+
+double afd_serving_goodput_split(const double *prefill_goodput, double decode_goodput,
+                                 unsigned np, unsigned nd)
+{
+    double d = nd * decode_goodput;
+    if (prefill_goodput == NULL || np < 1 || nd < 1)
+        return NAN;
+    return prefill_goodput[np - 1] < d ? prefill_goodput[np - 1] : d;
 }
 
 /* ------------------------------------------------ chunked prefill (Sarathi)

@@ -52,9 +52,12 @@
  * G output tokens takes G - 1 decode steps.  The first `warmup` requests (in
  * arrival order) are simulated and discarded.  Means and the 50th, 90th and
  * 99th percentiles of the measured requests are reported with batch-means
- * standard errors: the measured requests are cut into K consecutive batches
- * in arrival order, se = sd(batch values) / sqrt(K) (sectioning, as
- * afd_queue_sim).  A percentile is the empirical ceil(q n)-th smallest.
+ * standard errors: all the measured requests are cut into K consecutive
+ * batches in arrival order, of floor(n / K) requests or one more, and se is
+ * that of the batch values weighted by their sizes (the ratio estimate's,
+ * Cochran 1977 Sec. 6.4; with equal sizes sd(batch values) / sqrt(K),
+ * sectioning as afd_queue_sim; engine.c derives it).  A percentile is the
+ * empirical ceil(q n)-th smallest.
  *
  * Instability.  A finite run of an unstable system always finishes, with
  * percentiles that grow with the run length.  The engine counts the requests
@@ -90,6 +93,8 @@ extern "C" {
 
 /* Requests measured are at most this many (three doubles kept each). */
 #define AFD_SERVE_MAX_REQUESTS (UINT64_C(1) << 27)
+/* Requests simulated and discarded first: at most as many as measured. */
+#define AFD_SERVE_MAX_WARMUP AFD_SERVE_MAX_REQUESTS
 #define AFD_SERVE_MAX_INSTANCES 4096u
 #define AFD_SERVE_BATCHES 32u /* default number of batches for the standard errors */
 
@@ -156,10 +161,16 @@ typedef struct afd_serve_params {
     uint32_t prompt, output;
     const afd_workload *workload;
     uint64_t requests;     /* measured, >= batches */
-    uint64_t warmup;       /* simulated first and discarded */
+    uint64_t warmup;       /* simulated first and discarded, <= AFD_SERVE_MAX_WARMUP */
     unsigned batches;      /* K >= 2 (0: AFD_SERVE_BATCHES) */
     double ttft_slo, tpot_slo; /* for the attainment; +inf or NaN: none */
     uint64_t seed;
+    /* Nonzero: end the run at the last arrival when the backlog trend (see
+     * Instability above) already flags it unstable, without draining the
+     * backlog (which takes time in proportion to the work piled up): the
+     * result then has unstable, growth, backlog, events and end_time set and
+     * every statistic NaN.  0: always run to the end. */
+    int stop_unstable;
 } afd_serve_params;
 
 typedef struct afd_serve_stat {
@@ -173,7 +184,7 @@ typedef struct afd_serve_result {
                                          requests excluded) */
     double attainment, attainment_se; /* fraction meeting both SLOs (a dropped
                                          request meets neither) */
-    uint64_t completed;               /* measured requests (K floor(requests / K)) */
+    uint64_t completed;               /* measured requests (= requests) */
     uint64_t tpot_count;              /* of which with output >= 2 */
     int unstable;                     /* see the design note */
     double growth;                    /* fraction of the arrivals of the last two

@@ -314,85 +314,99 @@ static double quantile(double *x, size_t n, double q)
     return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
 }
 
-static void mean_se(const double *x, unsigned k, double *mean, double *se)
+/* Batch means of unequal sizes: batch b holds n_b values (n_b = 0: none)
+ * with mean x_b.  The overall mean is the ratio estimate sum n_b x_b / sum
+ * n_b, and its variance estimate (Cochran, Sampling Techniques, 3rd ed.
+ * 1977, Sec. 6.4, the ratio estimate's v(R) with f = 0; the delta method
+ * on sum y_b / sum n_b, y_b = n_b x_b) is
+ *     se^2 = sum_b (n_b / nbar)^2 (x_b - mean)^2 / (K (K - 1)),
+ * nbar = sum n_b / K over the K batches with values.  With equal sizes
+ * the weights are 1 and this is sd(x_b)^2 / K.  A batch percentile is
+ * asymptotically the percentile plus the batch mean of its influence
+ * function (Bahadur's representation), so the same formula gives its
+ * standard error. */
+static void mean_se(const double *x, const double *n_b, unsigned k, double *mean, double *se)
 {
-    double m = 0, v = 0;
+    double m = 0, v = 0, tot = 0, nbar;
     unsigned b, n = 0;
     for (b = 0; b < k; b++)
-        if (!isnan(x[b])) {
-            m += x[b];
+        if (n_b[b] > 0 && !isnan(x[b])) {
+            tot += n_b[b];
             n++;
         }
     if (n < 2) {
+        for (b = 0; b < k; b++)
+            if (n_b[b] > 0 && !isnan(x[b]))
+                m = x[b];
         *mean = n == 1 ? m : NAN;
         *se = NAN;
         return;
     }
+    nbar = tot / n;
+    for (b = 0; b < k; b++)
+        if (n_b[b] > 0 && !isnan(x[b]))
+            m += n_b[b] / nbar * x[b];
     m /= n;
     for (b = 0; b < k; b++)
-        if (!isnan(x[b]))
-            v += (x[b] - m) * (x[b] - m);
+        if (n_b[b] > 0 && !isnan(x[b])) {
+            double d = n_b[b] / nbar * (x[b] - m);
+            v += d * d;
+        }
     *mean = m;
     *se = sqrt(v / (n - 1) / n);
 }
 
-/* Statistics of x[0..m) (NaN entries skipped), batch b = [b len, (b+1) len).
- * Reorders x. */
+/* Batch b of m requests cut into k: [start(b), start(b + 1)), sizes
+ * floor(m / k) or one more. */
+static size_t batch_start(uint64_t m, unsigned k, unsigned b)
+{
+    return (size_t)(m / k * b + m % k * b / k);
+}
+
+/* Statistics of x[0..m) (NaN entries skipped), batch b = [batch_start(b),
+ * batch_start(b + 1)).  Reorders x. */
 static afd_status summarize(double *x, uint64_t m, unsigned k, double *scratch,
                             afd_serve_stat *s, uint64_t *count)
 {
     static const double qs[3] = {0.5, 0.9, 0.99};
-    double *bm = scratch, *bq = scratch + k, *val[3], *se[3];
-    size_t len = (size_t)(m / k), j, n_all;
+    double *bm = scratch, *bq = scratch + k, *cnt = scratch + 2 * (size_t)k, *val[3], *se[3];
+    size_t j, n_all, at;
     unsigned b, qi;
+    double sum;
     val[0] = &s->p50, val[1] = &s->p90, val[2] = &s->p99;
     se[0] = &s->p50_se, se[1] = &s->p90_se, se[2] = &s->p99_se;
-    /* compact each batch's finite values to its front, keep the counts */
-    {
-        size_t *cnt = malloc(k * sizeof *cnt);
-        if (cnt == NULL)
-            return AFD_ENOMEM;
-        n_all = 0;
-        for (b = 0; b < k; b++) {
-            double *y = x + (size_t)b * len, sum = 0;
-            size_t c = 0;
-            for (j = 0; j < len; j++)
-                if (!isnan(y[j])) {
-                    sum += y[j];
-                    y[c++] = y[j];
-                }
-            cnt[b] = c;
-            bm[b] = c ? sum / (double)c : NAN;
-            n_all += c;
-        }
-        *count = n_all;
-        mean_se(bm, k, &s->mean, &s->mean_se);
-        for (qi = 0; qi < 3; qi++) {
-            for (b = 0; b < k; b++)
-                bq[b] = cnt[b] ? quantile(x + (size_t)b * len, cnt[b], qs[qi]) : NAN;
-            mean_se(bq, k, val[qi], se[qi]);
-        }
-        if (n_all == 0) {
-            free(cnt);
-            stat_nan(s);
-            return AFD_OK;
-        }
-        /* the overall mean and quantiles from all values: gather them */
-        {
-            size_t at = 0;
-            double sum = 0;
-            for (b = 0; b < k; b++) {
-                memmove(x + at, x + (size_t)b * len, cnt[b] * sizeof *x);
-                at += cnt[b];
-            }
-            for (j = 0; j < n_all; j++)
+    /* compact each batch's finite values to the front of x, in batch order
+     * (a batch's values never move up past its start), keep the counts */
+    n_all = 0;
+    for (b = 0; b < k; b++) {
+        size_t lo = batch_start(m, k, b), hi = batch_start(m, k, b + 1), c = 0;
+        sum = 0;
+        for (j = lo; j < hi; j++)
+            if (!isnan(x[j])) {
                 sum += x[j];
-            s->mean = sum / (double)n_all;
-            for (qi = 0; qi < 3; qi++)
-                *val[qi] = quantile(x, n_all, qs[qi]);
-        }
-        free(cnt);
+                x[n_all + c++] = x[j];
+            }
+        cnt[b] = (double)c;
+        bm[b] = c ? sum / (double)c : NAN;
+        n_all += c;
     }
+    *count = n_all;
+    mean_se(bm, cnt, k, &s->mean, &s->mean_se);
+    for (qi = 0; qi < 3; qi++) {
+        for (b = 0, at = 0; b < k; at += (size_t)cnt[b], b++)
+            bq[b] = cnt[b] > 0 ? quantile(x + at, (size_t)cnt[b], qs[qi]) : NAN;
+        mean_se(bq, cnt, k, val[qi], se[qi]);
+    }
+    if (n_all == 0) {
+        stat_nan(s);
+        return AFD_OK;
+    }
+    /* the overall mean and quantiles from all values */
+    for (j = 0, sum = 0; j < n_all; j++)
+        sum += x[j];
+    s->mean = sum / (double)n_all;
+    for (qi = 0; qi < 3; qi++)
+        *val[qi] = quantile(x, n_all, qs[qi]);
     return AFD_OK;
 }
 
@@ -419,8 +433,8 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
         BAD("batches must be >= 2");
     if (p->requests < k || p->requests > AFD_SERVE_MAX_REQUESTS)
         BAD("requests must be in [%u, %llu]", k, (unsigned long long)AFD_SERVE_MAX_REQUESTS);
-    if (p->warmup > (UINT64_C(1) << 40))
-        BAD("warm-up too long");
+    if (p->warmup > AFD_SERVE_MAX_WARMUP)
+        BAD("warm-up must be in [0, %llu]", (unsigned long long)AFD_SERVE_MAX_WARMUP);
     if (p->times != NULL) {
         size_t i;
         if (p->n_times < p->warmup + p->requests)
@@ -473,7 +487,7 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     uint64_t total, n = 0;
     uint64_t bk[3] = {0, 0, 0};
     double next_arrival, *scratch = NULL;
-    int have_state = 0;
+    int have_state = 0, stopped = 0;
 
     if (err == NULL)
         err = &err_local;
@@ -489,13 +503,13 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     e.p = p;
     e.hw = p->hw;
     e.first = p->warmup;
-    e.m = (p->requests / k) * k;
+    e.m = p->requests; /* every one, in k batches of floor(m / k) or one more */
     total = p->warmup + p->requests;
     e.ttft = malloc((size_t)e.m * sizeof *e.ttft);
     e.tpot = malloc((size_t)e.m * sizeof *e.tpot);
     e.e2e = malloc((size_t)e.m * sizeof *e.e2e);
     e.flags = calloc((size_t)e.m, sizeof *e.flags);
-    scratch = malloc(2 * (size_t)k * sizeof *scratch);
+    scratch = malloc(3 * (size_t)k * sizeof *scratch);
     if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || e.flags == NULL ||
         scratch == NULL) {
         st = AFD_ENOMEM;
@@ -533,12 +547,21 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
                 bk[0] = e.in_system;
             else if (n == 2 * (total / 3))
                 bk[1] = e.in_system;
-            if (n == total)
+            if (n == total) {
                 bk[2] = out->backlog = e.in_system;
-            else
+                if (p->stop_unstable) {
+                    trend(bk, total, out);
+                    if (out->unstable) {
+                        e.events++;
+                        stopped = 1;
+                        break;
+                    }
+                }
+            } else {
                 next_arrival = p->times ? p->times[n]
                                         : next_arrival -
                                               log(afd_philox_u01(p->seed, 0, n)) / p->lambda;
+            }
             e.events++;
             p->policy->arrive(state, &e, r);
         } else if (e.heap.n > 0) {
@@ -554,6 +577,11 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     st = e.status;
     if (st != AFD_OK)
         goto done;
+    if (stopped) { /* unstable, reported without the statistics */
+        out->events = e.events;
+        out->end_time = e.now;
+        goto done;
+    }
     if (e.in_system != 0) { /* a policy that left requests behind is a defect */
         snprintf(err->text, sizeof err->text, "%s: %llu requests never finished",
                  p->policy->name, (unsigned long long)e.in_system);
@@ -562,45 +590,47 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     }
 
     {
-        size_t len = (size_t)(e.m / k), j;
+        size_t j;
         unsigned b;
-        double *bat = scratch;
+        double *bat = scratch, *len = scratch + 2 * (size_t)k;
         double tslo = p->ttft_slo > 0 ? p->ttft_slo : INFINITY;
         double pslo = p->tpot_slo > 0 ? p->tpot_slo : INFINITY;
         uint64_t cnt, ok = 0, dropped = 0, marked = 0;
+        for (b = 0; b < k; b++)
+            len[b] = (double)(batch_start(e.m, k, b + 1) - batch_start(e.m, k, b));
         /* attainment per batch, before the arrays are reordered; a dropped
          * request misses its SLO */
         for (b = 0; b < k; b++) {
             uint64_t good = 0;
-            for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++) {
+            for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++) {
                 int met = !(e.flags[j] & FLAG_DROPPED) && !(e.ttft[j] > tslo) &&
                           !(e.tpot[j] > pslo);
                 good += met;
             }
-            bat[b] = (double)good / (double)len;
+            bat[b] = (double)good / len[b];
             ok += good;
         }
-        mean_se(bat, k, &out->attainment, &out->attainment_se);
+        mean_se(bat, len, k, &out->attainment, &out->attainment_se);
         out->attainment = (double)ok / (double)e.m;
         /* the fractions dropped and of a nonzero class, batch by batch */
         for (b = 0; b < k; b++) {
             uint64_t n_drop = 0;
-            for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++)
+            for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++)
                 n_drop += (e.flags[j] & FLAG_DROPPED) != 0;
-            bat[b] = (double)n_drop / (double)len;
+            bat[b] = (double)n_drop / len[b];
             dropped += n_drop;
         }
-        mean_se(bat, k, &out->drop_frac, &out->drop_frac_se);
+        mean_se(bat, len, k, &out->drop_frac, &out->drop_frac_se);
         out->dropped = dropped;
         out->drop_frac = (double)dropped / (double)e.m;
         for (b = 0; b < k; b++) {
             uint64_t n_cls = 0;
-            for (j = (size_t)b * len; j < (size_t)(b + 1) * len; j++)
+            for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++)
                 n_cls += (e.flags[j] & FLAG_CLASS) != 0;
-            bat[b] = (double)n_cls / (double)len;
+            bat[b] = (double)n_cls / len[b];
             marked += n_cls;
         }
-        mean_se(bat, k, &out->class_frac, &out->class_frac_se);
+        mean_se(bat, len, k, &out->class_frac, &out->class_frac_se);
         out->class_frac = (double)marked / (double)e.m;
         out->completed = e.m;
         if ((st = summarize(e.ttft, e.m, k, scratch, &out->ttft, &cnt)) != AFD_OK ||

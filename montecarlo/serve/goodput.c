@@ -37,6 +37,7 @@ afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double 
         return AFD_EINVAL;
     c.p = *p;
     c.p.times = NULL;
+    c.p.stop_unstable = 1; /* an unstable rate fails whatever its statistics */
     c.ttft_slo = ttft_slo;
     c.tpot_slo = tpot_slo;
     c.failure = AFD_OK;
@@ -79,9 +80,11 @@ afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, do
         return AFD_EINVAL;
     c.p = *p;
     c.p.times = NULL;
+    c.p.stop_unstable = 1; /* an unstable rate fails whatever its attainment */
     c.target = target;
     c.failure = AFD_OK;
     st = afd_goodput_bisect(attain_feasible, &c, lo, hi, rel_tol, goodput);
+    c.p.stop_unstable = p->stop_unstable; /* the slope needs the attainments */
     if (st != AFD_OK)
         return st == AFD_ENUMERIC ? c.failure : st;
     g = *goodput;

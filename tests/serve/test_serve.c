@@ -217,6 +217,21 @@ static void stability(void **state)
                         (unsigned long long)r.backlog);
         assert_int_equal(r.unstable, 1);
         assert_true(r.growth > 0.1);
+        /* stop_unstable: the same verdict from the same backlog counts at
+         * the last arrival, without draining (fewer events), no statistics */
+        p.stop_unstable = 1;
+        assert_int_equal(afd_serve_run(&p, &r2, NULL), AFD_OK);
+        assert_int_equal(r2.unstable, 1);
+        assert_true(r2.growth == r.growth);
+        assert_int_equal(r2.backlog, r.backlog);
+        assert_true(r2.events < r.events);
+        assert_true(isnan(r2.ttft.p90) && isnan(r2.throughput));
+        /* and a stable run is the run without it, bit for bit */
+        p.lambda = 5;
+        assert_int_equal(afd_serve_run(&p, &r2, NULL), AFD_OK);
+        p.stop_unstable = 0;
+        assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+        assert_true(memcmp(&r, &r2, sizeof r) == 0);
     }
 }
 
@@ -245,6 +260,10 @@ static void errors(void **state)
     p.requests = 1;
     assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
     p.requests = 100;
+    p.warmup = AFD_SERVE_MAX_WARMUP + 1; /* more than can be measured */
+    assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);
+    assert_non_null(strstr(err.text, "warm-up"));
+    p.warmup = 0;
     afd_hw_init(&none);
     p.hw = &none;
     assert_int_equal(afd_serve_run(&p, &r, &err), AFD_EINVAL);

@@ -114,6 +114,47 @@ static void errors(void **state)
     assert_string_equal(afd_serving_limit_name(0), "none");
 }
 
+/* The goodputs of every size and split at once against one search per
+ * configuration (afd_serving_goodput): both are bisections to rel_tol of
+ * the same root, each within rel_tol below it, so they agree within
+ * rel_tol (plus a little for the brackets' different upper ends).  Laws
+ * where TTFT binds the prefill stage and TPOT the decode stage, batch 4. */
+static void goodput_sizes(void **state)
+{
+    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
+    afd_serving_params p = params(&hw, 1, 2048, 64);
+    const double ttft = 0.5, tpot = 0.04, tol = 0.01;
+    enum { N = 7 };
+    double colloc[N], pre[N - 1], dec, g;
+    unsigned a, b;
+    int limit;
+    (void)state;
+    p.prefill_bmax = 4;
+    p.decode_bmax = 16;
+    p.kv_time = 0.05;
+    assert_int_equal(afd_serving_goodput_colloc_sizes(&p, ttft, tpot, tol, N, colloc), AFD_OK);
+    assert_int_equal(afd_serving_goodput_stages(&p, ttft, tpot, tol, N - 1, pre, &dec), AFD_OK);
+    for (a = 1; a <= N; a++) {
+        p.instances = a;
+        assert_int_equal(afd_serving_goodput(&p, 1, ttft, tpot, tol, &g, &limit), AFD_OK);
+        assert_true(g > 0);
+        assert_close(colloc[a - 1], g, 1.5 * tol, 0);
+        for (b = 1; a + b <= N; b++) {
+            p.prefill = a;
+            p.decode = b;
+            assert_int_equal(afd_serving_goodput(&p, 0, ttft, tpot, tol, &g, &limit), AFD_OK);
+            assert_true(g > 0);
+            assert_close(afd_serving_goodput_split(pre, dec, a, b), g, 1.5 * tol, 0);
+        }
+    }
+    /* one output token: no decode stage, the prefill stage alone binds */
+    p.output = 1;
+    assert_int_equal(afd_serving_goodput_stages(&p, ttft, tpot, tol, 2, pre, &dec), AFD_OK);
+    assert_true(isinf(dec));
+    assert_true(isnan(afd_serving_goodput_split(pre, dec, 0, 1)));
+    assert_int_equal(afd_serving_goodput_stages(&p, 0, tpot, tol, 2, pre, &dec), AFD_EINVAL);
+}
+
 /* Against the simulator, disaggregated, compute-bound prefill (batch 4,
  * decode 16): TTFT P90 within 15% and TPOT mean within 3%, the errors
  * afd_serving.h states. */
@@ -195,6 +236,7 @@ int main(void)
         cmocka_unit_test(decode_fixed_point),
         cmocka_unit_test(colloc_share),
         cmocka_unit_test(errors),
+        cmocka_unit_test(goodput_sizes),
         cmocka_unit_test(chunked_hand),
         cmocka_unit_test(against_simulator),
     };
