@@ -232,12 +232,16 @@ static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_servin
         q.prompt_mean = p->prompt;
         q.output_mean = p->output;
     } else if (p->workload->kind == AFD_WORKLOAD_TRACE) {
-        size_t i, n = p->workload->n_kept;
-        for (i = 0; i < n; i++) {
-            double x = p->workload->prompt[i] ? (double)p->workload->prompt[i] : 1;
-            q.prompt_mean += x / (double)n;
-            q.prompt_m2 += x * x / (double)n;
-            q.output_mean += (double)p->workload->decode[i] / (double)n;
+        size_t i, m = afd_workload_entries(p->workload);
+        double n = 0;
+        for (i = 0; i < m; i++)
+            n += (double)afd_workload_entry(p->workload, i).count;
+        for (i = 0; i < m; i++) { /* rows, or pairs standing for count rows each */
+            afd_workload_pair e = afd_workload_entry(p->workload, i);
+            double x = e.prompt ? (double)e.prompt : 1, c = (double)e.count;
+            q.prompt_mean += c * x / n;
+            q.prompt_m2 += c * x * x / n;
+            q.output_mean += c * (double)e.decode / n;
         }
     } else { /* geometric on {1, 2, ...}: E[P^2] = mu (2 mu - 1) */
         q.prompt_mean = p->workload->mu_p;
@@ -327,13 +331,22 @@ static int closed_twotier(const char *cmd, const cli_serve_setup *su,
         q.n = 1;
         q.output_mean = p->output;
     } else {
-        q.n = p->workload->n_kept;
+        /* the closed form weighs each prompt 1/n: one per request (a pair's
+         * prompt count times) */
+        size_t j, m = afd_workload_entries(p->workload);
+        q.n = 0;
+        for (j = 0; j < m; j++)
+            q.n += (size_t)afd_workload_entry(p->workload, j).count;
         v = malloc(q.n * sizeof *v);
         if (v == NULL)
             return cli_runtime_error(cmd, "out of memory");
-        for (i = 0; i < q.n; i++) {
-            v[i] = p->workload->prompt[i] ? (double)p->workload->prompt[i] : 1;
-            q.output_mean += (double)p->workload->decode[i] / (double)q.n;
+        for (j = 0, i = 0; j < m; j++) {
+            afd_workload_pair e = afd_workload_entry(p->workload, j);
+            uint64_t c;
+            for (c = 0; c < e.count; c++, i++) {
+                v[i] = e.prompt ? (double)e.prompt : 1;
+                q.output_mean += (double)e.decode / (double)q.n;
+            }
         }
         q.prompts = v;
     }
@@ -670,7 +683,10 @@ const cli_command cli_cmd_serve = {
         "flow mark --watermark x capacity; twotier prefills a prompt that does not fit\n"
         "alone on an HP instance holding nothing.\n"
         "\n"
-        "Arrivals are Poisson at --lambda, or with --arrivals trace the rows of --trace\n"
+        "Arrivals are Poisson at --lambda, each request's lengths drawn from --trace's\n"
+        "distinct (P, G) pairs by their counts (the law of a random row; 32 bytes per\n"
+        "distinct pair held, whatever the number of rows), or with --arrivals trace the\n"
+        "rows of --trace (every row held)\n"
         "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"
         "default, or the stretch that makes the rate --lambda), every row simulated once,\n"
         "the first --warmup (default 0 here) discarded.\n"

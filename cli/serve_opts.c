@@ -381,7 +381,10 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
         if (c->wl.trace == NULL && !c->wl.geometric)
             return cli_usage_error(cmd, "no request lengths: give --lengths P,G, --trace FILE "
                                         "or --geometric --mu-p MP --mu-d MD");
-        if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, 1, &c->out, &su->wl)) != 0)
+        if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS,
+                                     /* Poisson arrivals draw requests by count */
+                                     a->replay ? CLI_KEEP_ROWS : CLI_KEEP_PAIRS, &c->out,
+                                     &su->wl)) != 0)
             return rc;
         su->have_wl = 1;
         p->workload = &su->wl;

@@ -67,10 +67,30 @@ const char *afd_taichi_mode_name(afd_taichi_mode mode)
                                        : "hybrid";
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* (value, count) of the kept requests, ordered by value */
+typedef struct valcount {
+    uint64_t v, c;
+} valcount;
+
+static int cmp_valcount(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    uint64_t x = ((const valcount *)a)->v, y = ((const valcount *)b)->v;
     return (x > y) - (x < y);
+}
+
+/* q[i] = the value of row floor((i + 0.5) / AFD_TAICHI_PQ n) (0-based) of the
+ * n = sum c requests sorted by value; vc is sorted here. */
+static void count_quantiles(valcount *vc, size_t m, uint64_t n, double *q)
+{
+    size_t i, j = 0;
+    uint64_t below = 0; /* requests in vc[0 .. j) */
+    qsort(vc, m, sizeof *vc, cmp_valcount);
+    for (i = 0; i < AFD_TAICHI_PQ; i++) {
+        uint64_t r = (uint64_t)((i + 0.5) / AFD_TAICHI_PQ * (double)n);
+        while (j + 1 < m && below + vc[j].c <= r)
+            below += vc[j++].c;
+        q[i] = (double)vc[j].v;
+    }
 }
 
 afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
@@ -109,35 +129,37 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             k = w->mu_d > 1 ? ceil(log1p(-u) / log1p(-1 / w->mu_d)) : 1;
             out->output_q[i] = k < 1 ? 1 : k;
         }
-    } else if (w->kind == AFD_WORKLOAD_TRACE && w->n_kept > 0 && w->prompt != NULL &&
-               w->decode != NULL) {
-        double s1 = 0, s2 = 0, sg = 0, mx = 0;
-        uint64_t *sorted = malloc(w->n_kept * sizeof *sorted);
-        if (sorted == NULL)
+    } else if (w->kind == AFD_WORKLOAD_TRACE && afd_workload_entries(w) > 0) {
+        /* the kept rows, or the distinct pairs each standing for count rows */
+        double s1 = 0, s2 = 0, sg = 0, mx = 0, n = 0;
+        size_t m = afd_workload_entries(w);
+        valcount *vc = m <= SIZE_MAX / sizeof *vc ? malloc(m * sizeof *vc) : NULL;
+        if (vc == NULL)
             return AFD_ENOMEM;
-        memcpy(sorted, w->prompt, w->n_kept * sizeof *sorted);
-        qsort(sorted, w->n_kept, sizeof *sorted, cmp_u64);
-        for (i = 0; i < AFD_TAICHI_PQ; i++)
-            out->prompt_q[i] =
-                (double)sorted[(size_t)((i + 0.5) / AFD_TAICHI_PQ * (double)w->n_kept)];
-        memcpy(sorted, w->decode, w->n_kept * sizeof *sorted);
-        qsort(sorted, w->n_kept, sizeof *sorted, cmp_u64);
-        for (i = 0; i < AFD_TAICHI_PQ; i++)
-            out->output_q[i] =
-                (double)sorted[(size_t)((i + 0.5) / AFD_TAICHI_PQ * (double)w->n_kept)];
-        free(sorted);
-        for (i = 0; i < w->n_kept; i++) {
-            double pp = (double)w->prompt[i];
-            s1 += pp;
-            s2 += pp * pp;
-            sg += (double)w->decode[i];
+        for (i = 0; i < m; i++) {
+            afd_workload_pair e = afd_workload_entry(w, i);
+            double pp = (double)e.prompt, c = (double)e.count;
+            s1 += c * pp;
+            s2 += c * pp * pp;
+            sg += c * (double)e.decode;
+            n += c;
             if (pp > mx)
                 mx = pp;
+            vc[i].v = e.prompt;
+            vc[i].c = e.count;
         }
-        out->prompt_mean = s1 / (double)w->n_kept;
-        out->prompt_m2 = s2 / (double)w->n_kept;
+        count_quantiles(vc, m, (uint64_t)n, out->prompt_q);
+        for (i = 0; i < m; i++) {
+            afd_workload_pair e = afd_workload_entry(w, i);
+            vc[i].v = e.decode;
+            vc[i].c = e.count;
+        }
+        count_quantiles(vc, m, (uint64_t)n, out->output_q);
+        free(vc);
+        out->prompt_mean = s1 / n;
+        out->prompt_m2 = s2 / n;
         out->prompt_max = mx;
-        out->output_mean = sg / (double)w->n_kept;
+        out->output_mean = sg / n;
         if (!(out->prompt_mean >= 1))
             return AFD_EINVAL;
     } else {

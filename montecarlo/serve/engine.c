@@ -9,6 +9,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "afd_philox.h"
+#include "mc_internal.h"
 #include "serve_internal.h"
 
 /* ------------------------------------------------------------------ fifo */
@@ -135,6 +136,7 @@ struct afd_serve_engine {
     double now;
     afd_status status;
     afd_event_heap heap;
+    afd_priv_picker picker; /* the trace's entries by count (Poisson arrivals) */
     /* request slots */
     afd_serve_request *req;
     uint64_t *index; /* arrival number of the request in each slot */
@@ -273,23 +275,24 @@ static uint32_t geometric(double mu, double u)
     return k < 1 ? 1 : k > 4e9 ? 4000000000u : (uint32_t)k;
 }
 
-static void lengths(const afd_serve_params *p, uint64_t n, uint32_t *prompt, uint32_t *output)
+/* A trace's request n: row n in order (cycling) with replayed times, else an
+ * entry drawn by count (pk: kept rows, or the distinct pairs, whose draw is
+ * the row draw of the same trace sorted by (P, D); afd_priv_picker). */
+static void lengths(const afd_serve_params *p, const afd_priv_picker *pk, uint64_t n,
+                    uint32_t *prompt, uint32_t *output)
 {
     const afd_workload *w = p->workload;
     if (w == NULL) {
         *prompt = p->prompt;
         *output = p->output;
     } else if (w->kind == AFD_WORKLOAD_TRACE) {
-        size_t row;
-        if (p->times != NULL) {
-            row = (size_t)(n % w->n_kept);
-        } else {
-            row = (size_t)(afd_philox_u01(p->seed, 1, 2 * n) * (double)w->n_kept);
-            if (row >= w->n_kept)
-                row = w->n_kept - 1;
-        }
-        *prompt = w->prompt[row] ? (uint32_t)w->prompt[row] : 1; /* an empty prompt as 1 token */
-        *output = (uint32_t)w->decode[row];
+        afd_workload_pair r;
+        if (p->times != NULL)
+            r = afd_workload_entry(w, (size_t)(n % w->n_kept));
+        else
+            r = afd_workload_entry(w, afd_priv_picker_draw(pk, afd_philox_u01(p->seed, 1, 2 * n)));
+        *prompt = r.prompt ? (uint32_t)r.prompt : 1; /* an empty prompt as 1 token */
+        *output = (uint32_t)r.decode;
     } else {
         *prompt = geometric(w->mu_p, afd_philox_u01(p->seed, 1, 2 * n));
         *output = geometric(w->mu_d, afd_philox_u01(p->seed, 1, 2 * n + 1));
@@ -456,11 +459,15 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
             BAD("prompt and output tokens must be >= 1");
     } else if (w->kind == AFD_WORKLOAD_TRACE) {
         size_t i;
-        if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+        if (p->times != NULL ? w->n_kept == 0 || w->prompt == NULL || w->decode == NULL
+                             : afd_workload_entries(w) == 0)
             return AFD_EEMPTY;
-        for (i = 0; i < w->n_kept; i++)
-            if (w->prompt[i] > 1000000000u || w->decode[i] > 1000000000u || w->decode[i] < 1)
-                BAD("trace request %zu: lengths beyond 10^9 tokens or no output", i + 1);
+        for (i = 0; i < afd_workload_entries(w); i++) {
+            afd_workload_pair r = afd_workload_entry(w, i);
+            if (r.prompt > 1000000000u || r.decode > 1000000000u || r.decode < 1)
+                BAD("trace %s %zu: lengths beyond 10^9 tokens or no output",
+                    w->pairs != NULL ? "pair" : "request", i + 1);
+        }
     } else if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         if (!(w->mu_p >= 1 && w->mu_d >= 1 && w->mu_p < 1e9 && w->mu_d < 1e9))
             BAD("geometric means must be in [1, 1e9)");
@@ -520,6 +527,9 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
         st = AFD_ENOMEM;
         goto done;
     }
+    if (p->workload != NULL && p->workload->kind == AFD_WORKLOAD_TRACE && p->times == NULL &&
+        (st = afd_priv_picker_init(&e.picker, p->workload, 0)) != AFD_OK)
+        goto done;
     afd_philox_cursor_init(&e.policy_rng, p->seed, 2, 0);
     st = p->policy->init(&e, &p->config, &state, err);
     if (st != AFD_OK)
@@ -542,7 +552,7 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
             q->deadline = INFINITY;
             q->cls = 0;
             q->word = 0;
-            lengths(p, n, &q->prompt, &q->output);
+            lengths(p, &e.picker, n, &q->prompt, &q->output);
             e.index[r] = n;
             if (n == p->warmup)
                 e.t0 = e.now;
@@ -653,6 +663,7 @@ done:
     if (have_state)
         p->policy->fini(state);
     afd_event_heap_free(&e.heap);
+    afd_priv_picker_free(&e.picker);
     free(e.req);
     free(e.index);
     free(e.free_slots);

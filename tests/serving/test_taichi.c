@@ -170,6 +170,43 @@ static void memory(void **state)
     assert_int_equal(afd_decode_memory(4, 0.002, 1005, 1, 0, 1, -1, &k), AFD_EINVAL);
 }
 
+/* A trace kept as rows or as distinct pairs with counts gives the same
+ * lengths: nine rows (1000, 11) and one (5000, 11): E[P] = 14000 / 10 = 1400,
+ * E[P^2] = (9 10^6 + 25 10^6) / 10 = 3.4 10^6; quantile i is row
+ * floor((i + 1/2) 10 / 32) of the sorted ten: rows 0..8 are 1000 (i <= 28,
+ * floor(28.5 10 / 32) = 8), row 9 is 5000 (i >= 29, floor(29.5 10 / 32) = 9). */
+static void lengths_of_pairs(void **state)
+{
+    uint64_t pr[10] = {1000, 1000, 5000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, de[10];
+    afd_workload_pair pairs[2] = {{1000, 11, 9}, {5000, 11, 1}};
+    afd_taichi_lengths L[2];
+    afd_workload w[2];
+    int k, i;
+    (void)state;
+    for (i = 0; i < 10; i++)
+        de[i] = 11;
+    memset(w, 0, sizeof w);
+    for (k = 0; k < 2; k++) {
+        w[k].kind = AFD_WORKLOAD_TRACE;
+        w[k].stats.theta = 1405;
+        w[k].stats.nu = 1;
+    }
+    w[0].n_kept = 10;
+    w[0].prompt = pr;
+    w[0].decode = de;
+    w[1].n_pairs = 2;
+    w[1].pairs = pairs;
+    for (k = 0; k < 2; k++) {
+        assert_int_equal(afd_taichi_lengths_of(&w[k], 0, 0, &L[k]), AFD_OK);
+        assert_true(fabs(L[k].prompt_mean - 1400) < 1e-12 && L[k].prompt_max == 5000);
+        assert_true(fabs(L[k].prompt_m2 - 3.4e6) < 1e-6 && L[k].output_mean == 11);
+        for (i = 0; i < AFD_TAICHI_PQ; i++) {
+            assert_true(L[k].prompt_q[i] == (i <= 28 ? 1000 : 5000));
+            assert_true(L[k].output_q[i] == 11);
+        }
+    }
+}
+
 /* The flow share against the simulator's flows: one P-heavy instance of
  * chunk 2048, one decode-only D-heavy instance of 12,000 KV tokens (mark
  * 11,400), P = 1000, G = 101, 3 requests/s: E[K] = 10138 with sd 3264, so
@@ -469,6 +506,7 @@ int main(void)
         cmocka_unit_test(flows_against_simulator),
         cmocka_unit_test(disagg_by_hand),
         cmocka_unit_test(agg_by_hand),
+        cmocka_unit_test(lengths_of_pairs),
         cmocka_unit_test(tpot_floor),
         cmocka_unit_test(goodput_by_hand),
         cmocka_unit_test(hybrid_contains),
