@@ -205,7 +205,8 @@ afd_status afd_decode_memory(double decodes, double decode_rate, double theta, d
 double afd_taichi_prompt_tail(const afd_taichi_lengths *L, double k)
 {
     const afd_workload *w;
-    size_t i, n = 0;
+    size_t i;
+    double n = 0, tot = 0;
     if (L == NULL || isnan(k))
         return NAN;
     w = L->workload;
@@ -215,11 +216,16 @@ double afd_taichi_prompt_tail(const afd_taichi_lengths *L, double k)
         return 1; /* every length is at least 1 */
     if (w->kind == AFD_WORKLOAD_GEOMETRIC) /* P(P > k) = (1 - 1/mu)^k, k integer */
         return w->mu_p > 1 ? exp(floor(k) * log1p(-1 / w->mu_p)) : 0;
-    if (w->kind != AFD_WORKLOAD_TRACE || w->n_kept == 0 || w->prompt == NULL)
+    if (w->kind != AFD_WORKLOAD_TRACE || afd_workload_entries(w) == 0)
         return NAN;
-    for (i = 0; i < w->n_kept; i++)
-        n += (double)w->prompt[i] > k;
-    return (double)n / (double)w->n_kept;
+    /* the kept rows, or the distinct pairs each standing for count rows */
+    for (i = 0; i < afd_workload_entries(w); i++) {
+        afd_workload_pair e = afd_workload_entry(w, i);
+        tot += (double)e.count;
+        if ((double)e.prompt > k)
+            n += (double)e.count;
+    }
+    return n / tot;
 }
 
 double afd_taichi_zero_load_miss(const afd_taichi_params *p)
