@@ -16,6 +16,14 @@
 #endif
 
 /* Fill err (if not NULL) with line, column and a formatted message; returns st. */
+/* Select the columns names[0..n) of an open CSV (workload/csv.c), in that
+ * order: names[j] for j < nreq must be there once; the first optional one
+ * (j >= nreq) that is absent ends the selection.  *nsel: how many were
+ * selected.  AFD_EPARSE on line 1 naming the column and the header. */
+struct afd_csv;
+afd_status afd_priv_csv_select_names(struct afd_csv *c, const char *const *names, size_t n,
+                                     size_t nreq, size_t *nsel, afd_error *err);
+
 afd_status afd_priv_fail(afd_error *err, afd_status st, long line, long column,
                          const char *fmt, ...) AFD_PRINTF(5, 6);
 

@@ -37,7 +37,7 @@ afd_status afd_forward_read(const char *path, afd_forward *out, afd_error *err)
     static const char *const names[F_N] = {"model", "tp", "phase", "batch",
                                            "tokens", "ms", "lm_head_ms"};
     afd_csv *c;
-    size_t cols[F_N], ncol = F_N, cap = 0, j;
+    size_t ncol = F_N, cap = 0, j;
     afd_csv_field f[F_N];
     afd_status st;
     long line;
@@ -48,22 +48,10 @@ afd_status afd_forward_read(const char *path, afd_forward *out, afd_error *err)
     st = afd_csv_open(path, &c, err);
     if (st != AFD_OK)
         return st;
-    for (j = 0; j < F_N; j++) {
-        char list[160];
-        long k = afd_csv_find_column(c, names[j]);
-        if (k == -1 && j == F_HEAD) { /* lm_head_ms is optional: ms is then all */
-            ncol = F_HEAD;
-            break;
-        }
-        if (k < 0) {
-            st = afd_priv_fail(err, AFD_EPARSE, 1, 0, "%s column '%s' (header has %s)",
-                               k == -1 ? "no" : "more than one", names[j],
-                               afd_csv_header_list(c, list, sizeof list));
-            goto done;
-        }
-        cols[j] = (size_t)k;
-    }
-    afd_csv_select(c, ncol, cols);
+    /* lm_head_ms is optional: ms is then all */
+    st = afd_priv_csv_select_names(c, names, F_N, F_HEAD, &ncol, err);
+    if (st != AFD_OK)
+        goto done;
     while ((st = afd_csv_next(c, f, &line, err)) == AFD_OK) {
         afd_forward_row r;
         double v[F_N] = {0};

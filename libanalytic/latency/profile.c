@@ -37,7 +37,7 @@ static afd_status read_table(const char *path, size_t ncol, const char *const *n
                              afd_error *err)
 {
     afd_csv *c;
-    size_t cols[AFD_CSV_MAX_SELECT], cap = 0, j;
+    size_t cap = 0, j;
     afd_csv_field f[AFD_CSV_MAX_SELECT];
     afd_status st;
     long line;
@@ -48,18 +48,9 @@ static afd_status read_table(const char *path, size_t ncol, const char *const *n
     st = afd_csv_open(path, &c, err);
     if (st != AFD_OK)
         return st;
-    for (j = 0; j < ncol; j++) {
-        char list[160];
-        long k = afd_csv_find_column(c, names[j]);
-        if (k < 0) {
-            st = afd_priv_fail(err, AFD_EPARSE, 1, 0, "%s column '%s' (header has %s)",
-                               k == -1 ? "no" : "more than one", names[j],
-                               afd_csv_header_list(c, list, sizeof list));
-            goto done;
-        }
-        cols[j] = (size_t)k;
-    }
-    afd_csv_select(c, ncol, cols);
+    st = afd_priv_csv_select_names(c, names, ncol, ncol, &j, err);
+    if (st != AFD_OK)
+        goto done;
     while ((st = afd_csv_next(c, f, &line, err)) == AFD_OK) {
         if (*n == cap) {
             size_t ncap = cap ? 2 * cap : 64;

@@ -552,3 +552,26 @@ void afd_csv_close(afd_csv *c)
     free(c->buf);
     free(c);
 }
+
+afd_status afd_priv_csv_select_names(afd_csv *c, const char *const *names, size_t n,
+                                     size_t nreq, size_t *nsel, afd_error *err)
+{
+    size_t cols[AFD_CSV_MAX_SELECT], j;
+    *nsel = 0;
+    if (n > AFD_CSV_MAX_SELECT)
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0, "more than %d columns asked for",
+                             AFD_CSV_MAX_SELECT);
+    for (j = 0; j < n; j++) {
+        char list[160];
+        long k = afd_csv_find_column(c, names[j]);
+        if (k == -1 && j >= nreq) /* an optional column ends the selection */
+            break;
+        if (k < 0)
+            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "%s column '%s' (header has %s)",
+                                 k == -1 ? "no" : "more than one", names[j],
+                                 afd_csv_header_list(c, list, sizeof list));
+        cols[j] = (size_t)k;
+    }
+    *nsel = j;
+    return afd_csv_select(c, j, cols);
+}
