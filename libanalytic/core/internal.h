@@ -21,6 +21,8 @@
  * (j >= nreq) that is absent ends the selection.  *nsel: how many were
  * selected.  AFD_EPARSE on line 1 naming the column and the header. */
 struct afd_csv;
+/* The 1-based line of c's header row (after the blank lines before it). */
+long afd_priv_csv_header_line(const struct afd_csv *c);
 afd_status afd_priv_csv_select_names(struct afd_csv *c, const char *const *names, size_t n,
                                      size_t nreq, size_t *nsel, afd_error *err);
 

@@ -39,6 +39,7 @@ struct afd_csv {
     int eof;           /* nothing beyond data[end] */
     uint64_t consumed; /* bytes before data[pos] */
     long line;         /* 1-based line of data[pos] */
+    long header_line;  /* 1-based line of the header row */
     char **header;
     size_t ncols;
     int reading_header;
@@ -362,6 +363,7 @@ static afd_status read_header(afd_csv *c, afd_error *err)
         return c->sticky;
     if (s == SCAN_END)
         return afd_csv_fail(c, err, AFD_EEMPTY, 1, 0, "empty file: expected a header row");
+    c->header_line = line;
     consume(c, &rec);
     c->slot = malloc(c->ncols);
     if (c->slot == NULL)
@@ -567,11 +569,16 @@ afd_status afd_priv_csv_select_names(afd_csv *c, const char *const *names, size_
         if (k == -1 && j >= nreq) /* an optional column ends the selection */
             break;
         if (k < 0)
-            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "%s column '%s' (header has %s)",
+            return afd_priv_fail(err, AFD_EPARSE, c->header_line, 0, "%s column '%s' (header has %s)",
                                  k == -1 ? "no" : "more than one", names[j],
                                  afd_csv_header_list(c, list, sizeof list));
         cols[j] = (size_t)k;
     }
     *nsel = j;
     return afd_csv_select(c, j, cols);
+}
+
+long afd_priv_csv_header_line(const struct afd_csv *c)
+{
+    return c->header_line;
 }

@@ -117,6 +117,13 @@ static long find_column(const afd_trace *t, const char *name, int exact_only)
     return -1;
 }
 
+/* The line of the header row or of the first JSON object, for the column
+ * selection's messages (blank lines may come before it). */
+static long header_line(const afd_trace *t)
+{
+    return t->json ? t->first_line : afd_priv_csv_header_line(t->csv);
+}
+
 static const char *header_list(const afd_trace *t, char *out, size_t cap)
 {
     size_t o = 0, k;
@@ -144,7 +151,7 @@ static afd_status take(afd_trace *t, int role, long c, const char *asked, afd_er
 {
     char v[200];
     if (c == -2)
-        return afd_priv_fail(err, AFD_EPARSE, 1, 0,
+        return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0,
                              "column '%s' appears more than once in the %s",
                              shown(asked, v, sizeof v), t->json ? "first object" : "header");
     t->have[role] = 1;
@@ -166,7 +173,7 @@ static afd_status select_column(afd_trace *t, int role, const char *given, afd_e
     if (given != NULL) {
         c = find_column(t, given, 0);
         if (c == -1)
-            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown column '%s' (%s has %s)",
+            return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0, "unknown column '%s' (%s has %s)",
                                  shown(given, v, sizeof v),
                                  t->json ? "the first object" : "header",
                                  header_list(t, list, sizeof list));
@@ -175,7 +182,7 @@ static afd_status select_column(afd_trace *t, int role, const char *given, afd_e
     for (k = 0; k < N_KNOWN && c == -1; k++)
         c = find_column(t, known_names[k][role], 0);
     if (c == -1)
-        return afd_priv_fail(err, AFD_EPARSE, 1, 0,
+        return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0,
                              "no %s column recognised (%s has %s); name it with %s",
                              role_name[role], t->json ? "the first object" : "header",
                              header_list(t, list, sizeof list), role_opt[role]);
@@ -199,7 +206,7 @@ static afd_status select_time(afd_trace *t, const afd_trace_options *opt, afd_er
     if (opt != NULL && opt->time_col != NULL) {
         c = find_column(t, opt->time_col, 0);
         if (c == -1)
-            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown time column '%s' (%s has %s)",
+            return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0, "unknown time column '%s' (%s has %s)",
                                  shown(opt->time_col, v, sizeof v), t->json ? "the first object" : "header",
                                  header_list(t, list, sizeof list));
         return take(t, TIME, c, opt->time_col, err);
@@ -229,7 +236,7 @@ static afd_status setup(afd_trace *t, const afd_trace_options *opt, afd_error *e
         (st = select_time(t, opt, err)) != AFD_OK)
         return st;
     if (t->col[PROMPT] == t->col[OUTPUT])
-        return afd_priv_fail(err, AFD_EPARSE, 1, 0,
+        return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0,
                              "the prompt-token and output-token columns are both '%s'",
                              t->shown_name[PROMPT]);
     if (opt != NULL && opt->n_where > AFD_TRACE_MAX_WHERE)
@@ -240,7 +247,7 @@ static afd_status setup(afd_trace *t, const afd_trace_options *opt, afd_error *e
         char list[160], v[200];
         long c = find_column(t, f->column, 0);
         if (c == -1)
-            return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown filter column '%s' (%s has %s)",
+            return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0, "unknown filter column '%s' (%s has %s)",
                                  shown(f->column, v, sizeof v), t->json ? "the first object" : "header",
                                  header_list(t, list, sizeof list));
         if ((st = take(t, WHERE + (int)k, c, f->column, err)) != AFD_OK)
