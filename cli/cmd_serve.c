@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_prefix.h"
 #include "afd_serve.h"
 #include "afd_serve_taichi.h"
 #include "afd_serve_twotier.h"
@@ -396,7 +397,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_status st;
     cli_table *t;
     cli_progress prog;
-    double ms;
+    double ms, hit_che;
     int rc;
 
     cli_common_init(&c);
@@ -495,6 +496,18 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_serve_setup_free(&su);
         return rc;
     }
+    hit_che = NAN;
+    if (su.params.config.prefix_blocks > 0) {
+        afd_lru_che_params lp = {.blocks = su.wl.blocks,
+                                 .block_start = su.wl.block_start,
+                                 .prompt = su.wl.prompt,
+                                 .requests = su.wl.n_kept,
+                                 .ids = su.wl.n_block_ids,
+                                 .block_size = su.params.config.block_size,
+                                 .capacity = su.params.config.prefix_blocks};
+        if (afd_lru_che_hit(&lp, &hit_che, &err) != AFD_OK)
+            cli_warn(cmd, "no characteristic-time hit fraction: %s", err.text);
+    }
     ms = su.unit_seconds * 1e3;
     /* an unstable run that is not printed ends at its last arrival */
     su.params.stop_unstable = !a->allow_unstable;
@@ -554,7 +567,8 @@ static int run(const cli_command *self, int argc, char **argv)
         static const char *const ttcf_names[] = {"p_offload_cf", "attainment_cf", "rho_hp_cf"};
         static const char *const gaps[] = {"gap_ttft_mean", "gap_ttft_p90", "gap_tpot_mean",
                                            "gap_tpot_p90"};
-        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4];
+        static const char *const hit_names[] = {"prefix_hit", "prefix_hit_se", "prefix_hit_che"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4 + 3];
         size_t n = 0, k;
         for (k = 0; k < sizeof base / sizeof base[0]; k++)
             names[n++] = base[k];
@@ -568,6 +582,8 @@ static int run(const cli_command *self, int argc, char **argv)
             names[n++] = tcc[k];
         for (k = 0; x.closed && !is_twotier && k < 4; k++)
             names[n++] = gaps[k];
+        for (k = 0; su.params.config.prefix_blocks > 0 && k < 3; k++)
+            names[n++] = hit_names[k];
         cli_table_begin_array(t, n, names);
     }
     stat_cols(t, &r.ttft, ms, 0);
@@ -612,6 +628,11 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_closed_gap(cf.ttft_q, r.ttft.p90));
         cli_table_real(t, afd_closed_gap(cf.tpot_mean, r.tpot.mean));
         cli_table_real(t, afd_closed_gap(cf.tpot_q, r.tpot.p90));
+    }
+    if (su.params.config.prefix_blocks > 0) {
+        cli_table_real(t, r.prefix_hit);
+        cli_table_real(t, r.prefix_hit_se);
+        cli_table_real(t, hit_che);
     }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);
