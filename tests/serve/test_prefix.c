@@ -293,7 +293,13 @@ static void hand_timeline(void **state)
     size_t a;
     (void)state;
     load_memory(trace, &w);
-    assert_int_equal(w.n_block_ids, 4);
+    { /* hashes 5 6 7, 5 6 9, 5 6 become dense ids in order of first appearance */
+        static const uint32_t ids[] = {0, 1, 2, 0, 1, 3, 0, 1};
+        static const uint64_t start[] = {0, 3, 6, 8};
+        assert_int_equal(w.n_block_ids, 4);
+        assert_memory_equal(w.blocks, ids, sizeof ids);
+        assert_memory_equal(w.block_start, start, sizeof start);
+    }
     for (a = 0; a < 3; a++) {
         uint32_t cap;
         for (cap = 1; cap <= 3; cap++) {
