@@ -425,6 +425,11 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
                                         "has no hash_ids column",
                                    c->wl.trace, a->prefix_blocks > 0 ? "--prefix-cache"
                                                                       : "--router");
+        if (blocks && !a->replay)
+            cli_warn(cmd, "%s: Poisson arrivals draw the trace's %zu rows at random, so a "
+                          "row's blocks recur every %zu requests or so, reuse the trace never "
+                          "had; --arrivals trace replays its own",
+                     c->wl.trace, su->wl.n_kept, su->wl.n_kept);
     }
     if (a->replay && (rc = replay_times(a, c->wl.trace, su)) != 0)
         return rc;
