@@ -90,7 +90,9 @@ typedef struct afd_workload_trace_options {
                                 while reading), whatever the number of rows */
     size_t max_pairs;        /* refuse more distinct pairs than this (0: no limit) */
     int keep_blocks;         /* with keep_rows: keep each row's prompt blocks too
-                                (afd_workload.blocks) when the trace has them */
+                                (afd_workload.blocks) when the trace has them;
+                                otherwise afd_workload_from_trace does not read
+                                the block-hash column (columns.hash_col "") */
     int no_moments;          /* for readers of the rows or pairs only: no theta,
                                 nu or tail index (stats NaN but n, tail_alpha
                                 NaN), so no length is too large (up to 2^64 - 1) */

@@ -462,10 +462,16 @@ afd_status afd_workload_from_trace(const char *path, const afd_workload_trace_op
                                    afd_workload *out, afd_error *err)
 {
     afd_trace *reader;
+    afd_trace_options columns;
     afd_status st;
 
     init(out, AFD_WORKLOAD_TRACE);
-    st = afd_trace_open(path, opt ? &opt->columns : NULL, &reader, err);
+    memset(&columns, 0, sizeof columns);
+    if (opt != NULL)
+        columns = opt->columns;
+    if (opt == NULL || !(opt->keep_rows && opt->keep_blocks))
+        columns.hash_col = ""; /* block hashes unread unless kept */
+    st = afd_trace_open(path, &columns, &reader, err);
     if (st != AFD_OK)
         return st;
     st = afd_workload_from_reader(reader, opt, out, err);
