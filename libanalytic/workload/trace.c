@@ -635,14 +635,10 @@ static afd_status to_u64(afd_trace *t, int role, const struct value *v, long lin
 
 static afd_status hash_push(afd_trace *t, uint64_t id)
 {
-    if (t->n_hash == t->hash_cap) {
-        size_t cap = t->hash_cap ? 2 * t->hash_cap : 256;
-        uint64_t *v = realloc(t->hash, cap * sizeof *v);
-        if (v == NULL)
-            return AFD_ENOMEM;
-        t->hash = v;
-        t->hash_cap = cap;
-    }
+    uint64_t *v = afd_priv_grow(t->hash, &t->hash_cap, t->n_hash + 1, sizeof *v, 256);
+    if (v == NULL)
+        return AFD_ENOMEM;
+    t->hash = v;
     t->hash[t->n_hash++] = id;
     return AFD_OK;
 }

@@ -242,28 +242,19 @@ static afd_status block_keep(block_acc *a, afd_workload *w, const uint64_t *h, s
 {
     size_t k, s;
     afd_status st;
-    if (a->n_start + 2 > a->cap_start) {
-        size_t cap = a->cap_start ? 2 * a->cap_start : 4096;
-        uint64_t *v = realloc(w->block_start, cap * sizeof *v);
-        if (v == NULL)
-            return AFD_ENOMEM;
-        w->block_start = v;
-        a->cap_start = cap;
-    }
+    uint64_t *starts = afd_priv_grow(w->block_start, &a->cap_start, a->n_start + 2,
+                                     sizeof *starts, 4096);
+    uint32_t *ids;
+    if (starts == NULL)
+        return AFD_ENOMEM;
+    w->block_start = starts;
     if (a->n_start == 0)
         w->block_start[a->n_start++] = 0;
-    if (n > SIZE_MAX / 8 - a->n)
-        return AFD_ENOMEM;
-    if (a->n + n > a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 1 << 16;
-        uint32_t *v;
-        while (cap < a->n + n)
-            cap *= 2;
-        v = realloc(w->blocks, cap * sizeof *v);
-        if (v == NULL)
+    if (n > 0) {
+        if (n > SIZE_MAX / 8 - a->n ||
+            (ids = afd_priv_grow(w->blocks, &a->cap, a->n + n, sizeof *ids, 1 << 16)) == NULL)
             return AFD_ENOMEM;
-        w->blocks = v;
-        a->cap = cap;
+        w->blocks = ids;
     }
     for (k = 0; k < n; k++) {
         if (2 * (a->used + 1) > a->slots && (st = block_grow(a)) != AFD_OK)

@@ -228,6 +228,11 @@ double afd_serve_u01(afd_serve_engine *e)
     return afd_philox_next(&e->policy_rng);
 }
 
+const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r)
+{
+    return &e->req[r];
+}
+
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
 {
     return afd_philox_u01(e->p->seed, 3, 2 * e->index[r] + k);

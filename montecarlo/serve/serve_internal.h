@@ -152,6 +152,9 @@ double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budge
  * addressed by its arrival number, so independent of the event order. */
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k);
 
+/* The request in slot r, as a router reads it. */
+const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r);
+
 /* What a router sees of instance i when request r arrives: the requests it
  * queues and runs, and the prompt tokens of those not yet prefilled. */
 typedef struct serve_route_load {

@@ -82,7 +82,7 @@ static unsigned jump_hash(uint64_t key, unsigned n)
 static unsigned cache_aware(const afd_serve_engine *e, uint32_t r, unsigned n,
                             const serve_route_load *load)
 {
-    const afd_serve_request *q = afd_serve_req((afd_serve_engine *)e, r);
+    const afd_serve_request *q = serve_route_req(e, r);
     unsigned i, lo = 0, hi = 0, best = 0;
     uint32_t best_run = 0;
     for (i = 1; i < n; i++) {
@@ -130,7 +130,7 @@ unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r
         b += b >= a;
         return load->requests[b] < load->requests[a] ? b : a;
     case AFD_SERVE_ROUTE_SESSION: {
-        const afd_serve_request *q = afd_serve_req((afd_serve_engine *)e, r);
+        const afd_serve_request *q = serve_route_req(e, r);
         if (q->n_blocks == 0)
             return fewest(n, load, 0);
         return jump_hash(q->blocks[0], n);

@@ -183,6 +183,28 @@ static double replay_hit(const replay *rp, uint64_t cap, uint32_t block)
     return hit / all;
 }
 
+/* One instance of arch with a cache of cap 512-token blocks, batches of one
+ * prefill, replaying w's rows at times[]. */
+static afd_serve_params one_instance(const char *arch, const afd_hw *hw, const afd_workload *w,
+                                     const double *times, uint32_t cap, unsigned chunk)
+{
+    afd_serve_params p;
+    memset(&p, 0, sizeof p);
+    p.policy = afd_serve_policy_find(arch);
+    p.hw = hw;
+    p.config.instances = p.config.prefill = p.config.decode = 1;
+    p.config.prefill_bmax = 1;
+    p.config.decode_bmax = 16;
+    p.config.chunk = chunk;
+    p.config.prefix_blocks = cap;
+    p.config.block_size = 512;
+    p.workload = w;
+    p.times = times;
+    p.n_times = p.requests = w->n_kept;
+    p.ttft_slo = p.tpot_slo = INFINITY;
+    return p;
+}
+
 /* One instance, one prefill at a time, requests in trace order: its
  * prefix_hit is the LRU replay's exactly, for several capacities, whether
  * the instance batches (colloc, disagg with batch 1) or chunks (at a load so
@@ -223,21 +245,8 @@ static void mooncake_replay_exact(void **state)
             double stretch = a == 2 ? 1000 : 1; /* chunked: one prefill at a time */
             for (i = 0; i < w.n_kept; i++)
                 times[i] = (w.time[i] - w.time[0]) * stretch;
-            memset(&p, 0, sizeof p);
-            p.policy = afd_serve_policy_find(arch[a]);
-            p.hw = &hw;
-            p.config.instances = p.config.prefill = p.config.decode = 1;
-            p.config.prefill_bmax = 1;
-            p.config.decode_bmax = 16;
-            p.config.chunk = 2048;
-            p.config.prefix_blocks = caps[c];
-            p.config.block_size = 512;
-            p.workload = &w;
-            p.times = times;
-            p.n_times = w.n_kept;
-            p.requests = w.n_kept;
+            p = one_instance(arch[a], &hw, &w, times, caps[c], 2048);
             p.batches = 8;
-            p.ttft_slo = p.tpot_slo = INFINITY;
             assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
             if (r.prefix_hit != expect)
                 fail_msg("%s, %u blocks: prefix_hit %.17g, replay %.17g", arch[a], caps[c],
@@ -306,21 +315,9 @@ static void hand_timeline(void **state)
             afd_serve_params p;
             afd_serve_result r;
             afd_error err;
-            memset(&p, 0, sizeof p);
-            p.policy = afd_serve_policy_find(arch[a]);
-            p.hw = &hw;
-            p.config.instances = p.config.prefill = p.config.decode = 1;
-            p.config.prefill_bmax = 1;
-            p.config.decode_bmax = 4;
-            p.config.chunk = 4096; /* one chunk: the chunked iteration is the prefill */
-            p.config.prefix_blocks = cap;
-            p.config.block_size = 512;
-            p.workload = &w;
-            p.times = times;
-            p.n_times = 3;
-            p.requests = 3;
+            /* one chunk: the chunked iteration is the prefill */
+            p = one_instance(arch[a], &hw, &w, times, cap, 4096);
             p.batches = 3;
-            p.ttft_slo = p.tpot_slo = INFINITY;
             assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
             if (cap >= 2) {
                 assert_close(r.prefix_hit, 2024.0 / 3500, 1e-15, 0);
