@@ -333,6 +333,45 @@ static void hand_timeline(void **state)
     afd_workload_free(&w);
 }
 
+/* Two conversations, A (block 1) and B (block 2), alternate: twelve
+ * one-block requests of 512 tokens, 10 s apart on four idle prefill
+ * instances.  session and cache-aware keep each conversation on one
+ * instance: only the first request of each misses, hit 10/12.  round-robin
+ * sends A to instances 0 and 2, B to 1 and 3: four misses, hit 8/12. */
+static void routers_keep_conversations(void **state)
+{
+    static const struct {
+        afd_serve_router how;
+        double hit;
+    } want[] = {{AFD_SERVE_ROUTE_SESSION, 10.0 / 12},
+                {AFD_SERVE_ROUTE_CACHE_AWARE, 10.0 / 12},
+                {AFD_SERVE_ROUTE_ROUND_ROBIN, 8.0 / 12}};
+    char trace[2048];
+    double times[12];
+    afd_workload w;
+    afd_hw hw = test_laws("s", 0.2, 1e-3, 0, 0.01, 0, 0);
+    size_t k, o = 0;
+    (void)state;
+    for (k = 0; k < 12; k++) {
+        o += (size_t)snprintf(trace + o, sizeof trace - o,
+                              "{\"input_length\": 512, \"output_length\": 2, \"hash_ids\": [%zu]}\n",
+                              1 + k % 2);
+        times[k] = 10.0 * (double)k;
+    }
+    load_memory(trace, &w);
+    for (k = 0; k < sizeof want / sizeof want[0]; k++) {
+        afd_serve_params p = one_instance("disagg", &hw, &w, times, 4, 512);
+        afd_serve_result r;
+        afd_error err;
+        p.config.prefill = 4;
+        p.config.router = want[k].how;
+        p.batches = 2;
+        assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
+        assert_close(r.prefix_hit, want[k].hit, 1e-15, 0);
+    }
+    afd_workload_free(&w);
+}
+
 /* A run without block hashes cannot have a cache or the routers keyed by
  * them; cache-aware needs a cache. */
 static void errors(void **state)
@@ -426,6 +465,7 @@ int main(void)
         cmocka_unit_test(cache_against_brute_force),
         cmocka_unit_test(mooncake_replay_exact),
         cmocka_unit_test(hand_timeline),
+        cmocka_unit_test(routers_keep_conversations),
         cmocka_unit_test(errors),
         cmocka_unit_test(che_by_hand),
     };
