@@ -363,8 +363,9 @@ enum {                       /* flags of cli_workload_load */
 enum {                 /* the keep_rows argument of cli_workload_load */
     CLI_KEEP_NONE = 0, /* statistics only: memory independent of the trace */
     CLI_KEEP_ROWS = 1, /* every used row (samplers that replay rows in order) */
-    CLI_KEEP_PAIRS = 2 /* the distinct (P, D) with their counts: memory
+    CLI_KEEP_PAIRS = 2, /* the distinct (P, D) with their counts: memory
                           bounded by the distinct pairs, not by the rows */
+    CLI_KEEP_BLOCKS = 3 /* every used row with its prompt blocks (hash_ids) */
 };
 
 /* Build the workload; warns about skipped rows; keep_rows (CLI_KEEP_*) keeps

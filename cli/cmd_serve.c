@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afd_prefix.h"
 #include "afd_serve.h"
 #include "afd_serve_taichi.h"
 #include "afd_serve_twotier.h"
@@ -118,6 +119,8 @@ static const struct {
     {OPT_SV_NET, A_DISAGG | A_TAICHI},
     {OPT_SV_KVLAT, A_DISAGG | A_TAICHI},
     {OPT_SV_ROUTER, A_DISAGG},
+    {OPT_SV_PCACHE, A_COLLOC | A_CHUNKED | A_DISAGG},
+    {OPT_SV_BLOCK, A_COLLOC | A_CHUNKED | A_DISAGG},
     {OPT_TC_NP, A_TAICHI},
     {OPT_TC_ND, A_TAICHI},
     {OPT_TC_SP, A_TAICHI},
@@ -396,7 +399,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_status st;
     cli_table *t;
     cli_progress prog;
-    double ms;
+    double ms, hit_che;
     int rc;
 
     cli_common_init(&c);
@@ -495,6 +498,18 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_serve_setup_free(&su);
         return rc;
     }
+    hit_che = NAN;
+    if (su.params.config.prefix_blocks > 0) {
+        afd_lru_che_params lp = {.blocks = su.wl.blocks,
+                                 .block_start = su.wl.block_start,
+                                 .prompt = su.wl.prompt,
+                                 .requests = su.wl.n_kept,
+                                 .ids = su.wl.n_block_ids,
+                                 .block_size = su.params.config.block_size,
+                                 .capacity = su.params.config.prefix_blocks};
+        if (afd_lru_che_hit(&lp, &hit_che, &err) != AFD_OK)
+            cli_warn(cmd, "no characteristic-time hit fraction: %s", err.text);
+    }
     ms = su.unit_seconds * 1e3;
     /* an unstable run that is not printed ends at its last arrival */
     su.params.stop_unstable = !a->allow_unstable;
@@ -554,7 +569,8 @@ static int run(const cli_command *self, int argc, char **argv)
         static const char *const ttcf_names[] = {"p_offload_cf", "attainment_cf", "rho_hp_cf"};
         static const char *const gaps[] = {"gap_ttft_mean", "gap_ttft_p90", "gap_tpot_mean",
                                            "gap_tpot_p90"};
-        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4];
+        static const char *const hit_names[] = {"prefix_hit", "prefix_hit_se", "prefix_hit_che"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4 + 3];
         size_t n = 0, k;
         for (k = 0; k < sizeof base / sizeof base[0]; k++)
             names[n++] = base[k];
@@ -568,6 +584,8 @@ static int run(const cli_command *self, int argc, char **argv)
             names[n++] = tcc[k];
         for (k = 0; x.closed && !is_twotier && k < 4; k++)
             names[n++] = gaps[k];
+        for (k = 0; su.params.config.prefix_blocks > 0 && k < 3; k++)
+            names[n++] = hit_names[k];
         cli_table_begin_array(t, n, names);
     }
     stat_cols(t, &r.ttft, ms, 0);
@@ -612,6 +630,11 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_closed_gap(cf.ttft_q, r.ttft.p90));
         cli_table_real(t, afd_closed_gap(cf.tpot_mean, r.tpot.mean));
         cli_table_real(t, afd_closed_gap(cf.tpot_q, r.tpot.p90));
+    }
+    if (su.params.config.prefix_blocks > 0) {
+        cli_table_real(t, r.prefix_hit);
+        cli_table_real(t, r.prefix_hit_se);
+        cli_table_real(t, hit_che);
     }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);
@@ -690,6 +713,17 @@ const cli_command cli_cmd_serve = {
         "in order at their own timestamps (row n at (t_n - t_1) X: X = --time-scale, 1 by\n"
         "default, or the stretch that makes the rate --lambda), every row simulated once,\n"
         "the first --warmup (default 0 here) discarded.\n"
+        "\n"
+        "Prefix cache (colloc, chunked, disagg): --prefix-cache BLOCKS gives every\n"
+        "instance that prefills an LRU cache of BLOCKS KV blocks of --block-size tokens\n"
+        "(512, Mooncake's), keyed by the trace's hash_ids (JSON list, or a CSV column of\n"
+        "integers separated by blanks, commas or semicolons).  A request's cached prefix\n"
+        "is the longest run of its leading blocks the instance holds when its prefill\n"
+        "starts, at most its prompt; it prefills the rest (at least its last token), and\n"
+        "its blocks enter the cache when its prefill ends.  Adds prefix_hit (cached over\n"
+        "all prompt tokens), prefix_hit_se and prefix_hit_che (Che's approximation from\n"
+        "the trace's block popularity, for one cache seeing every request).  With\n"
+        "Poisson arrivals the rows are held with their blocks (4 bytes a block).\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"

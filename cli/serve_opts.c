@@ -33,8 +33,19 @@ static const cli_option arch_options[] = {
      "ideal bound; default), random (gateway policy random), round-robin (vLLM production "
      "stack, Ray Serve RoundRobinRouter, Vidur), least-requests (fewest queued + running), "
      "least-tokens (fewest prompt tokens to prefill, Ray Serve KV-aware without a cache), "
-     "power-of-two (gateway power_of_two, Ray Serve LLM's default)",
+     "power-of-two (gateway power_of_two, Ray Serve LLM's default), session (consistent "
+     "hash of the prompt's first block: vLLM production stack SessionRouter, gateway "
+     "consistent_hashing), cache-aware (gateway/vllm-router cache_aware: the longest cached "
+     "prefix when it covers > 0.3 of the prompt, else the fewest requests; needs "
+     "--prefix-cache)",
      OPT_SV_ROUTER},
+    {"prefix-cache", 0, "BLOCKS",
+     "colloc, chunked, disagg (prefill pool): an LRU prefix cache of BLOCKS KV blocks per "
+     "instance, keyed by the trace's hash_ids; a request prefills only the prompt past its "
+     "cached leading blocks (default 0: none)",
+     OPT_SV_PCACHE},
+    {"block-size", 0, "TOKENS",
+     "tokens per KV block of hash_ids (default 512, Mooncake's)", OPT_SV_BLOCK},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_serve_arch_group = {"Architecture", arch_options};
@@ -91,6 +102,7 @@ void cli_serve_init(cli_serve_args *a, const char *cmd)
     a->net_gbps = NAN;
     a->tp = 1;
     a->time_scale = NAN;
+    a->block_size = 512;
 }
 
 /* BestServe's operating points (Section 4.1). */
@@ -152,8 +164,9 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_NET: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->net_gbps);
     case OPT_SV_KVLAT: a->kv_latency = arg; return 0;
     case OPT_SV_ROUTER: {
-        static const char *const names[] = {"global", "random", "round-robin",
-                                            "least-requests", "least-tokens", "power-of-two"};
+        static const char *const names[] = {"global",       "random",       "round-robin",
+                                            "least-requests", "least-tokens", "power-of-two",
+                                            "session",      "cache-aware"};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++)
             if (strcmp(arg, names[k]) == 0) {
@@ -161,9 +174,13 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
                 return 0;
             }
         return cli_usage_error(cmd, "--router: unknown router '%s' (global, random, round-robin, "
-                                    "least-requests, least-tokens, power-of-two)",
+                                    "least-requests, least-tokens, power-of-two, session, "
+                                    "cache-aware)",
                                arg);
     }
+    case OPT_SV_PCACHE:
+        return cli_integer(cmd, opt->name, arg, 0, UINT32_MAX - 1, &a->prefix_blocks);
+    case OPT_SV_BLOCK: return cli_integer(cmd, opt->name, arg, 1, 1 << 24, &a->block_size);
     case OPT_SV_LAMBDA: a->lambda = arg; return 0;
     case OPT_SV_TTFT: a->ttft_slo = arg; return 0;
     case OPT_SV_TPOT: a->tpot_slo = arg; return 0;
@@ -276,6 +293,9 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     afd_serve_config *cf = &p->config;
     double kvlat = 0;
     int rc;
+    /* the prompts' blocks are read for a prefix cache and the routers keyed by them */
+    int blocks = a->prefix_blocks > 0 || a->router == AFD_SERVE_ROUTE_SESSION ||
+                 a->router == AFD_SERVE_ROUTE_CACHE_AWARE;
 
     memset(su, 0, sizeof *su);
     su->kv_capacity = NAN;
@@ -299,6 +319,13 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
                                     "and lengths): give --trace, not --lengths");
     if ((a->model == NULL) != (a->device == NULL))
         return cli_usage_error(cmd, "--model and --device go together");
+    if (blocks && c->wl.trace == NULL)
+        return cli_usage_error(cmd, "%s needs a trace with block hashes: give --trace FILE",
+                               a->prefix_blocks > 0 ? "--prefix-cache" : "--router session and "
+                                                                         "cache-aware");
+    if (a->router == AFD_SERVE_ROUTE_CACHE_AWARE && a->prefix_blocks == 0)
+        return cli_usage_error(cmd, "--router cache-aware reads the instances' prefix caches: "
+                                    "give --prefix-cache BLOCKS");
     if (a->model != NULL && c->hw.hw != NULL)
         return cli_usage_error(cmd, "give either --hw FILE or --model M --device D, not both");
     if (a->model == NULL && c->hw.hw == NULL)
@@ -355,6 +382,8 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     cf->decode = (unsigned)a->decode;
     cf->prefill_bmax = (unsigned)a->prefill_bmax;
     cf->router = a->router;
+    cf->prefix_blocks = (uint32_t)a->prefix_blocks;
+    cf->block_size = (uint32_t)a->block_size;
     cf->decode_bmax = (unsigned)a->decode_bmax;
     /* a batch past the law's fitted range times steps the fit never saw */
     if (su->hw.decode_batch_max > 0 && cf->decode_bmax > su->hw.decode_batch_max)
@@ -382,12 +411,25 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
             return cli_usage_error(cmd, "no request lengths: give --lengths P,G, --trace FILE "
                                         "or --geometric --mu-p MP --mu-d MD");
         if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS,
-                                     /* Poisson arrivals draw requests by count */
-                                     a->replay ? CLI_KEEP_ROWS : CLI_KEEP_PAIRS, &c->out,
-                                     &su->wl)) != 0)
+                                     /* Poisson arrivals draw requests by count, unless
+                                        their blocks matter */
+                                     blocks       ? CLI_KEEP_BLOCKS
+                                     : a->replay ? CLI_KEEP_ROWS
+                                                 : CLI_KEEP_PAIRS,
+                                     &c->out, &su->wl)) != 0)
             return rc;
         su->have_wl = 1;
         p->workload = &su->wl;
+        if (blocks && su->wl.block_start == NULL)
+            return cli_input_error(cmd, "%s: %s needs the prompts' block hashes, and the trace "
+                                        "has no hash_ids column",
+                                   c->wl.trace, a->prefix_blocks > 0 ? "--prefix-cache"
+                                                                      : "--router");
+        if (blocks && !a->replay)
+            cli_warn(cmd, "%s: Poisson arrivals draw the trace's %zu rows at random, so a "
+                          "row's blocks recur every %zu requests or so, reuse the trace never "
+                          "had; --arrivals trace replays its own",
+                     c->wl.trace, su->wl.n_kept, su->wl.n_kept);
     }
     if (a->replay && (rc = replay_times(a, c->wl.trace, su)) != 0)
         return rc;

@@ -14,7 +14,8 @@ enum {
     OPT_SV_DBMAX, OPT_SV_CHUNK, OPT_SV_PSEUDO, OPT_SV_KVB, OPT_SV_NET, OPT_SV_KVLAT,
     OPT_SV_LAMBDA, OPT_SV_LENGTHS, OPT_SV_REQUESTS, OPT_SV_WARMUP, OPT_SV_BATCHES,
     OPT_SV_SEED, OPT_SV_TTFT, OPT_SV_TPOT, OPT_SV_UNSTABLE, OPT_SV_MODEL, OPT_SV_DEVICE,
-    OPT_SV_TP, OPT_SV_ARRIVALS, OPT_SV_TSCALE, OPT_SV_ROUTER, OPT_SV_LAST
+    OPT_SV_TP, OPT_SV_ARRIVALS, OPT_SV_TSCALE, OPT_SV_ROUTER, OPT_SV_PCACHE, OPT_SV_BLOCK,
+    OPT_SV_LAST
 };
 
 typedef struct cli_serve_args {
@@ -23,6 +24,7 @@ typedef struct cli_serve_args {
     int64_t instances, prefill, decode, prefill_bmax, decode_bmax, chunk;
     double pseudo_tau, kv_bytes, net_gbps;
     afd_serve_router router;
+    int64_t prefix_blocks, block_size; /* --prefix-cache (0: none), --block-size */
     const char *lambda, *ttft_slo, *tpot_slo, *kv_latency; /* parsed once the unit is known */
     int64_t prompt, output; /* --lengths, 0 if not given */
     int64_t requests, warmup, batches, seed;

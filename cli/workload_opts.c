@@ -188,7 +188,8 @@ int cli_workload_load(const char *cmd, const cli_workload_args *a, int need, int
         struct progress_ctx pc;
         afd_error err;
         cli_progress_init(&pc.p, cmd, "reading trace", out != NULL && out->quiet);
-        topt.keep_rows = keep_rows == CLI_KEEP_ROWS;
+        topt.keep_rows = keep_rows == CLI_KEEP_ROWS || keep_rows == CLI_KEEP_BLOCKS;
+        topt.keep_blocks = keep_rows == CLI_KEEP_BLOCKS;
         topt.keep_pairs = keep_rows == CLI_KEEP_PAIRS;
         topt.no_moments = (need & CLI_WL_NO_MOMENTS) != 0;
         topt.columns.where = a->where;

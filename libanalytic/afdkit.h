@@ -18,6 +18,7 @@
 #include "afd_workload.h"
 #include "afd_hist.h"
 #include "afd_tail.h"
+#include "afd_prefix.h"
 #include "afd_hw.h"
 #include "afd_ratio.h"
 #include "afd_cost.h"

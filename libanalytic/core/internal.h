@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "afd_status.h"
 
@@ -25,6 +26,26 @@ struct afd_csv;
 long afd_priv_csv_header_line(const struct afd_csv *c);
 afd_status afd_priv_csv_select_names(struct afd_csv *c, const char *const *names, size_t n,
                                      size_t nreq, size_t *nsel, afd_error *err);
+
+/* The array v of *cap elements of size bytes with room for need >= 1: v itself,
+ * or v moved to a capacity doubled from `first` until it holds need
+ * (*cap updated); NULL when out of memory (v, *cap unchanged). */
+static inline void *afd_priv_grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
+{
+    size_t c = *cap ? *cap : first;
+    void *nv;
+    if (need <= *cap)
+        return v;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / size)
+            return NULL;
+        c *= 2;
+    }
+    if (c > SIZE_MAX / size || (nv = realloc(v, c * size)) == NULL)
+        return NULL;
+    *cap = c;
+    return nv;
+}
 
 afd_status afd_priv_fail(afd_error *err, afd_status st, long line, long column,
                          const char *fmt, ...) AFD_PRINTF(5, 6);

@@ -32,6 +32,13 @@
  * or date-time strings "YYYY-MM-DD HH:MM:SS.fffffff" (a 'T' separator and a
  * "Z" or "+HH:MM" offset are accepted; no offset means UTC).
  *
+ * An optional block-hash column gives each row the hashes of its prompt's
+ * KV blocks (the first covering tokens 1..B, the next B+1..2B, ...): named
+ * (hash_col), or recognised by the name hash_ids (Mooncake).  In JSON it is
+ * an array of non-negative integers; in CSV (or a JSON string) the integers
+ * separated by blanks, commas or semicolons, optionally in brackets:
+ * "[0, 1, 2]" or "0 1 2" (empty: no blocks).
+ *
  * Row filters (where) keep only rows whose column equals a value: text
  * compared after trimming blanks (CSV, JSON strings), numbers compared as
  * numbers, JSON true/false/null as those words.  Filtered rows are counted
@@ -78,6 +85,8 @@ typedef struct afd_trace_options {
     const afd_trace_filter *where; /* row filters (all must match), or NULL */
     size_t n_where;                /* at most AFD_TRACE_MAX_WHERE */
     const char *format;            /* "csv" or "jsonl", or NULL: told from the content */
+    const char *hash_col;          /* header name of the block-hash column, NULL to
+                                      recognise hash_ids, "" to ignore block hashes */
 } afd_trace_options;
 
 typedef struct afd_trace_row {
@@ -85,6 +94,9 @@ typedef struct afd_trace_row {
     uint64_t output; /* output (generated) tokens, as written in the file */
     long line;       /* 1-based line on which the record starts */
     double time;     /* arrival time in seconds; NaN without a time column */
+    const uint64_t *hash_ids; /* the prompt's block hashes (valid until the next
+                                 call), NULL without a hash column */
+    size_t n_hash;            /* how many */
 } afd_trace_row;
 
 /* Open path ("-": standard input) and read its header.  opt may be NULL
@@ -112,6 +124,9 @@ AFD_API afd_status afd_trace_next(afd_trace *t, afd_trace_row *row, afd_error *e
 /* Header names of the selected columns, as written in the file. */
 AFD_API const char *afd_trace_prompt_name(const afd_trace *t);
 AFD_API const char *afd_trace_output_name(const afd_trace *t);
+
+/* Header name of the block-hash column, or NULL when there is none. */
+AFD_API const char *afd_trace_hash_name(const afd_trace *t);
 
 /* Header name of the timestamp column, or NULL when there is none. */
 AFD_API const char *afd_trace_time_name(const afd_trace *t);

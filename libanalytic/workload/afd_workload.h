@@ -67,6 +67,14 @@ typedef struct afd_workload {
     size_t n_pairs;          /* distinct (P, D) of the used requests (keep_pairs) */
     afd_workload_pair *pairs; /* those pairs with their counts, sorted by P then
                                  D (the counts sum to stats.n), or NULL */
+    /* keep_blocks: the prompt blocks of the kept requests, from the trace's
+       block-hash column (afd_trace.h), each hash replaced by a dense id
+       0 .. n_block_ids - 1 in order of first appearance (4 bytes a block):
+       request j's blocks are blocks[block_start[j] .. block_start[j + 1]).
+       NULL when not kept or the trace has no hash column. */
+    uint32_t *blocks;
+    uint64_t *block_start;   /* n_kept + 1 offsets */
+    size_t n_block_ids;      /* distinct hashes */
 } afd_workload;
 
 typedef struct afd_workload_trace_options {
@@ -81,6 +89,10 @@ typedef struct afd_workload_trace_options {
                                 of 24 bytes per distinct pair (plus a fixed 12 MiB
                                 while reading), whatever the number of rows */
     size_t max_pairs;        /* refuse more distinct pairs than this (0: no limit) */
+    int keep_blocks;         /* with keep_rows: keep each row's prompt blocks too
+                                (afd_workload.blocks) when the trace has them;
+                                otherwise afd_workload_from_trace does not read
+                                the block-hash column (columns.hash_col "") */
     int no_moments;          /* for readers of the rows or pairs only: no theta,
                                 nu or tail index (stats NaN but n, tail_alpha
                                 NaN), so no length is too large (up to 2^64 - 1) */
@@ -94,7 +106,8 @@ typedef struct afd_workload_trace_options {
  * values are too large for the exact accumulator (never with no_moments); AFD_EEMPTY when no data
  * row or no usable row remains; AFD_ELIMIT when keep_rows exceeds max_rows
  * or keep_pairs max_pairs;
- * AFD_ENOMEM when memory runs out.  err->line is the offending line (0 when no single line is to
+ * AFD_ELIMIT also when keep_blocks meets more than 2^32 - 1 distinct
+ * hashes; AFD_ENOMEM when memory runs out.  err->line is the offending line (0 when no single line is to
  * blame).  On error *out holds no memory. */
 AFD_API afd_status afd_workload_from_trace(const char *path,
                                            const afd_workload_trace_options *opt,

@@ -22,7 +22,10 @@
 #include "afd_trace.h"
 #include "internal.h"
 
-enum { PROMPT = 0, OUTPUT = 1, TIME = 2, WHERE = 3, NROLES = WHERE + AFD_TRACE_MAX_WHERE };
+enum { PROMPT = 0, OUTPUT = 1, TIME = 2, HASH = 3, WHERE = 4, NROLES = WHERE + AFD_TRACE_MAX_WHERE };
+
+/* The block-hash column recognised without one named (Mooncake's). */
+#define KNOWN_HASH "hash_ids"
 
 /* Column-name pairs recognised without --prompt-col/--output-col. */
 static const char *const known_names[][2] = {
@@ -80,6 +83,8 @@ struct afd_trace {
     size_t n_where;
     double time_seconds;      /* seconds per unit of numeric times */
     uint64_t filtered;
+    uint64_t *hash;           /* the current row's block hashes */
+    size_t n_hash, hash_cap;
 };
 
 /* ---------------------------------------------------------------- header */
@@ -225,6 +230,24 @@ static afd_status select_time(afd_trace *t, const afd_trace_options *opt, afd_er
     return AFD_OK; /* no timestamps: fine */
 }
 
+/* The block-hash column: named, recognised as KNOWN_HASH, or ignored (""). */
+static afd_status select_hash(afd_trace *t, const afd_trace_options *opt, afd_error *err)
+{
+    char list[160], v[200];
+    const char *given = opt != NULL ? opt->hash_col : NULL;
+    long c;
+    if (given != NULL && given[0] == '\0')
+        return AFD_OK;
+    c = find_column(t, given != NULL ? given : KNOWN_HASH, 0);
+    if (c == -1 && given != NULL)
+        return afd_priv_fail(err, AFD_EPARSE, 1, 0, "unknown hash column '%s' (%s has %s)",
+                             shown(given, v, sizeof v), t->json ? "the first object" : "header",
+                             header_list(t, list, sizeof list));
+    if (c == -1)
+        return AFD_OK; /* no block hashes: fine */
+    return take(t, HASH, c, given != NULL ? given : KNOWN_HASH, err);
+}
+
 static afd_status setup(afd_trace *t, const afd_trace_options *opt, afd_error *err)
 {
     afd_status st;
@@ -233,7 +256,8 @@ static afd_status setup(afd_trace *t, const afd_trace_options *opt, afd_error *e
 
     if ((st = select_column(t, PROMPT, opt ? opt->prompt_col : NULL, err)) != AFD_OK ||
         (st = select_column(t, OUTPUT, opt ? opt->output_col : NULL, err)) != AFD_OK ||
-        (st = select_time(t, opt, err)) != AFD_OK)
+        (st = select_time(t, opt, err)) != AFD_OK ||
+        (st = select_hash(t, opt, err)) != AFD_OK)
         return st;
     if (t->col[PROMPT] == t->col[OUTPUT])
         return afd_priv_fail(err, AFD_EPARSE, header_line(t), 0,
@@ -616,6 +640,83 @@ static afd_status to_u64(afd_trace *t, int role, const struct value *v, long lin
     return fail(t, err, AFD_EPARSE, line, "column '%s' is not an integer: '%s'", name, shown);
 }
 
+static afd_status hash_push(afd_trace *t, uint64_t id)
+{
+    uint64_t *v = afd_priv_grow(t->hash, &t->hash_cap, t->n_hash + 1, sizeof *v, 256);
+    if (v == NULL)
+        return AFD_ENOMEM;
+    t->hash = v;
+    t->hash[t->n_hash++] = id;
+    return AFD_OK;
+}
+
+static int list_sep(char c)
+{
+    return c == ' ' || c == '\t' || c == ',' || c == ';';
+}
+
+/* The block hashes of a row into t->hash: a JSON array of non-negative
+ * integers, or text (a CSV field, a JSON string) holding such integers
+ * separated by blanks, commas or semicolons, optionally within one pair of
+ * brackets ("[1, 2, 3]", "1 2 3"); empty: no blocks. */
+static afd_status to_hashes(afd_trace *t, const struct value *v, long line, afd_error *err)
+{
+    const char *name = t->shown_name[HASH];
+    char shown[200];
+    size_t k = 0, n;
+    const char *p;
+    t->n_hash = 0;
+    if (v->missing)
+        return fail(t, err, AFD_EPARSE, line, "key '%s' is missing", name);
+    if (v->j != NULL) {
+        size_t i;
+        json_t *x;
+        if (!json_is_array(v->j))
+            return fail(t, err, AFD_EPARSE, line, "column '%s' is not a list of block hashes",
+                        name);
+        json_array_foreach(v->j, i, x) {
+            if (!json_is_integer(x) || json_integer_value(x) < 0)
+                return fail(t, err, AFD_EPARSE, line,
+                            "column '%s': entry %zu is not a non-negative integer", name, i + 1);
+            if (hash_push(t, (uint64_t)json_integer_value(x)) != AFD_OK)
+                return fail(t, err, AFD_ENOMEM, line, "out of memory");
+        }
+        return AFD_OK;
+    }
+    p = v->p;
+    n = v->n;
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    while (k < n && (p[k] == ' ' || p[k] == '\t'))
+        k++;
+    if (k < n && p[k] == '[') {
+        if (p[n - 1] != ']')
+            goto bad;
+        k++;
+        n--;
+    }
+    while (k < n) {
+        size_t j;
+        uint64_t id;
+        while (k < n && list_sep(p[k]))
+            k++;
+        for (j = k; j < n && !list_sep(p[j]); j++)
+            ;
+        if (j == k)
+            break;
+        if (v->escaped || afd_parse_u64(p + k, j - k, &id) != AFD_OK)
+            goto bad;
+        if (hash_push(t, id) != AFD_OK)
+            return fail(t, err, AFD_ENOMEM, line, "out of memory");
+        k = j;
+    }
+    return AFD_OK;
+bad:
+    afd_priv_show(v->p, v->n, shown, sizeof shown);
+    return fail(t, err, AFD_EPARSE, line,
+                "column '%s' is not a list of non-negative integers: '%s'", name, shown);
+}
+
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (H. Hinnant's days_from_civil). */
 static long long days_from_civil(long long y, unsigned m, unsigned d)
@@ -819,6 +920,8 @@ afd_status afd_trace_next(afd_trace *t, afd_trace_row *row, afd_error *err)
         row->prompt = row->output = 0;
         row->line = 0;
         row->time = NAN;
+        row->hash_ids = NULL;
+        row->n_hash = 0;
         st = next_values(t, val, &line, &hold, err);
         if (st != AFD_OK)
             return st;
@@ -833,6 +936,10 @@ afd_status afd_trace_next(afd_trace *t, afd_trace_row *row, afd_error *err)
             (st = to_u64(t, OUTPUT, &val[OUTPUT], line, &row->output, err)) == AFD_OK &&
             t->have[TIME])
             st = to_time(t, &val[TIME], line, &row->time, err);
+        if (st == AFD_OK && t->have[HASH] && (st = to_hashes(t, &val[HASH], line, err)) == AFD_OK) {
+            row->hash_ids = t->hash;
+            row->n_hash = t->n_hash;
+        }
         json_decref(hold);
         if (st != AFD_OK) {
             row->prompt = row->output = 0;
@@ -852,6 +959,11 @@ const char *afd_trace_prompt_name(const afd_trace *t)
 const char *afd_trace_output_name(const afd_trace *t)
 {
     return t->name[OUTPUT];
+}
+
+const char *afd_trace_hash_name(const afd_trace *t)
+{
+    return t->have[HASH] ? t->name[HASH] : NULL;
 }
 
 const char *afd_trace_time_name(const afd_trace *t)
@@ -891,5 +1003,6 @@ void afd_trace_close(afd_trace *t)
         free(t->keys[k]);
     free(t->keys);
     free(t->buf);
+    free(t->hash);
     free(t);
 }

@@ -38,6 +38,11 @@ void afd_workload_free(afd_workload *w)
     free(w->decode);
     free(w->time);
     free(w->pairs);
+    free(w->blocks);
+    free(w->block_start);
+    w->blocks = NULL;
+    w->block_start = NULL;
+    w->n_block_ids = 0;
     w->prompt = w->decode = NULL;
     w->time = NULL;
     w->pairs = NULL;
@@ -186,6 +191,89 @@ static afd_status keep(afd_workload *w, size_t *cap, size_t max_rows, uint64_t p
     return AFD_OK;
 }
 
+/* ------------------------------------------------------ prompt blocks */
+
+/* The kept requests' blocks: an arena of dense ids, and while reading an
+ * open-addressing table (linear probing, load <= 1/2) from a trace's hash to
+ * its dense id. */
+typedef struct block_acc {
+    uint64_t *hash;  /* table keys */
+    uint32_t *id;    /* table values + 1 (0: empty slot) */
+    size_t slots, used;
+    size_t n, cap;   /* arena length and capacity */
+    size_t n_start, cap_start;
+} block_acc;
+
+static size_t block_slot(uint64_t h, size_t slots)
+{
+    h ^= h >> 33; /* the finalizer of MurmurHash3 (Appleby) */
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    return (size_t)h & (slots - 1);
+}
+
+static afd_status block_grow(block_acc *a)
+{
+    size_t slots = a->slots ? 2 * a->slots : 1 << 12, k, s;
+    uint64_t *hash = malloc(slots * sizeof *hash);
+    uint32_t *id = calloc(slots, sizeof *id);
+    if (hash == NULL || id == NULL) {
+        free(hash);
+        free(id);
+        return AFD_ENOMEM;
+    }
+    for (k = 0; k < a->slots; k++)
+        if (a->id[k] != 0) {
+            for (s = block_slot(a->hash[k], slots); id[s] != 0; s = (s + 1) & (slots - 1))
+                ;
+            hash[s] = a->hash[k];
+            id[s] = a->id[k];
+        }
+    free(a->hash);
+    free(a->id);
+    a->hash = hash;
+    a->id = id;
+    a->slots = slots;
+    return AFD_OK;
+}
+
+/* Append the blocks of the next kept request to w. */
+static afd_status block_keep(block_acc *a, afd_workload *w, const uint64_t *h, size_t n)
+{
+    size_t k, s;
+    afd_status st;
+    uint64_t *starts = afd_priv_grow(w->block_start, &a->cap_start, a->n_start + 2,
+                                     sizeof *starts, 4096);
+    uint32_t *ids;
+    if (starts == NULL)
+        return AFD_ENOMEM;
+    w->block_start = starts;
+    if (a->n_start == 0)
+        w->block_start[a->n_start++] = 0;
+    if (n > 0) {
+        if (n > SIZE_MAX / 8 - a->n ||
+            (ids = afd_priv_grow(w->blocks, &a->cap, a->n + n, sizeof *ids, 1 << 16)) == NULL)
+            return AFD_ENOMEM;
+        w->blocks = ids;
+    }
+    for (k = 0; k < n; k++) {
+        if (2 * (a->used + 1) > a->slots && (st = block_grow(a)) != AFD_OK)
+            return st;
+        for (s = block_slot(h[k], a->slots); a->id[s] != 0 && a->hash[s] != h[k];
+             s = (s + 1) & (a->slots - 1))
+            ;
+        if (a->id[s] == 0) {
+            if (a->used >= UINT32_MAX - 1)
+                return AFD_ELIMIT;
+            a->hash[s] = h[k];
+            a->id[s] = (uint32_t)++a->used;
+        }
+        w->blocks[a->n++] = a->id[s] - 1;
+    }
+    w->block_start[a->n_start++] = a->n;
+    return AFD_OK;
+}
+
 static void pair_fail(afd_error *err, afd_status st, long line, size_t max)
 {
     if (st == AFD_ELIMIT)
@@ -219,6 +307,9 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     long last_line = 1;
     uint64_t used = 0;
     pair_acc pairs = {0};
+    block_acc blocks = {0};
+    int keep_blocks = opt != NULL && opt->keep_rows && opt->keep_blocks &&
+                      afd_trace_hash_name(reader) != NULL;
     char shown[168]; /* a column name in a message */
 
     if (opt == NULL)
@@ -286,6 +377,12 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
                                                                          : out->n_kept);
             break;
         }
+        if (keep_blocks && (st = block_keep(&blocks, out, row.hash_ids, row.n_hash)) != AFD_OK) {
+            afd_priv_fail(err, st, row.line, 0,
+                          st == AFD_ELIMIT ? "more than 2^32 - 2 distinct block hashes"
+                                           : "out of memory keeping the block hashes");
+            break;
+        }
         if (opt->keep_pairs && (st = pair_add(&pairs, row.prompt, d)) != AFD_OK) {
             pair_fail(err, st, row.line, opt->max_pairs);
             break;
@@ -307,6 +404,15 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
     }
     free(pairs.tab);
     free(pairs.v);
+    free(blocks.hash);
+    free(blocks.id);
+    out->n_block_ids = blocks.used;
+    if (keep_blocks && st == AFD_EOF && blocks.n_start == 0) {
+        /* no kept row: an empty arena */
+        out->block_start = calloc(1, sizeof *out->block_start);
+        if (out->block_start == NULL)
+            st = afd_priv_fail(err, AFD_ENOMEM, 0, 0, "out of memory");
+    }
     if (st == AFD_EOF) {
         st = AFD_OK;
         if (timed)
@@ -347,10 +453,16 @@ afd_status afd_workload_from_trace(const char *path, const afd_workload_trace_op
                                    afd_workload *out, afd_error *err)
 {
     afd_trace *reader;
+    afd_trace_options columns;
     afd_status st;
 
     init(out, AFD_WORKLOAD_TRACE);
-    st = afd_trace_open(path, opt ? &opt->columns : NULL, &reader, err);
+    memset(&columns, 0, sizeof columns);
+    if (opt != NULL)
+        columns = opt->columns;
+    if (opt == NULL || !(opt->keep_rows && opt->keep_blocks))
+        columns.hash_col = ""; /* block hashes unread unless kept */
+    st = afd_trace_open(path, &columns, &reader, err);
     if (st != AFD_OK)
         return st;
     st = afd_workload_from_reader(reader, opt, out, err);

@@ -110,6 +110,12 @@ typedef struct afd_serve_request {
     uint32_t output;  /* G >= 1 output tokens */
     int cls;          /* service class (0 unless a policy assigns one) */
     uint64_t word;    /* free for the policy */
+    /* The prompt's KV blocks (afd_workload.blocks: a trace kept with its
+     * block hashes), or NULL and 0; and the prompt tokens its instance's
+     * prefix cache held when its prefill started (0 without a cache). */
+    const uint32_t *blocks;
+    uint32_t n_blocks;
+    uint32_t cached;
 } afd_serve_request;
 
 /* How a pool of instances receives its requests (see serve_router.c for the
@@ -121,7 +127,9 @@ typedef enum afd_serve_router {
     AFD_SERVE_ROUTE_ROUND_ROBIN,
     AFD_SERVE_ROUTE_LEAST_REQUESTS,
     AFD_SERVE_ROUTE_LEAST_TOKENS,
-    AFD_SERVE_ROUTE_POWER_OF_TWO
+    AFD_SERVE_ROUTE_POWER_OF_TWO,
+    AFD_SERVE_ROUTE_SESSION,
+    AFD_SERVE_ROUTE_CACHE_AWARE
 } afd_serve_router;
 
 /* Architecture-level knobs shared by the built-in policies.  A policy reads
@@ -139,6 +147,12 @@ typedef struct afd_serve_config {
     double kv_time_per_token; /* disagg: KV transfer time per prompt token (>= 0) */
     double kv_time_fixed;     /* disagg: fixed part of a transfer (>= 0) */
     afd_serve_router router;  /* disagg prefill pool: queue per instance, chosen at arrival */
+    /* Prefix cache (prefix_cache.c) of every instance that prefills (colloc,
+     * chunked, disagg's prefill pool): prefix_blocks > 0 blocks of
+     * block_size >= 1 tokens each, LRU; needs a workload with blocks.
+     * 0: none. */
+    uint32_t prefix_blocks;
+    uint32_t block_size;
     const void *extra;        /* policy-specific, NULL for the built-in ones */
 } afd_serve_config;
 
@@ -210,6 +224,10 @@ typedef struct afd_serve_result {
     double drop_frac, drop_frac_se;   /* dropped / completed, batch-means se */
     double class_frac, class_frac_se; /* fraction of measured requests with a
                                          nonzero class when they left */
+    double prefix_hit, prefix_hit_se; /* prompt tokens of the measured requests
+                                         found in the prefix cache over all their
+                                         prompt tokens, batch-means se (NaN
+                                         without a cache) */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy

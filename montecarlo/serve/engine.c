@@ -58,10 +58,11 @@ void serve_chunker_free(serve_chunker *c)
 int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r)
 {
     afd_serve_request *q = afd_serve_req(e, r);
-    q->word = 0;
+    serve_prefix_start(c->pc, e, r);
+    q->word = serve_prefill_from(q);
     if (serve_fifo_push(&c->pre, r) != 0)
         return -1;
-    c->pending += q->prompt;
+    c->pending += q->prompt - q->word;
     return 0;
 }
 
@@ -84,6 +85,7 @@ double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budge
         *any = 1;
         if (q->word == q->prompt) {
             serve_fifo_pop(&c->pre);
+            serve_prefix_done(c->pc, e, r);
             c->done[c->n_done++] = r;
         } else {
             break; /* budget spent on this one */
@@ -147,6 +149,7 @@ struct afd_serve_engine {
     uint64_t first, m; /* measured: arrival numbers first .. first + m - 1 */
     double *ttft, *tpot, *e2e;
     unsigned char *flags; /* per measured request: FLAG_DROPPED, FLAG_CLASS */
+    uint32_t *cached, *prompt; /* per measured request with a prefix cache, or NULL */
     double last_finish;
     double t0; /* arrival of the first measured request */
     afd_philox_cursor policy_rng;
@@ -186,6 +189,10 @@ void afd_serve_finish(afd_serve_engine *e, uint32_t r)
         e->tpot[k] = q->output >= 2 ? (e->now - q->first) / (q->output - 1) : NAN;
         e->e2e[k] = e->now - q->arrival;
         e->flags[k] = q->cls != 0 ? FLAG_CLASS : 0;
+        if (e->cached != NULL) {
+            e->cached[k] = q->cached;
+            e->prompt[k] = q->prompt;
+        }
         if (e->now > e->last_finish)
             e->last_finish = e->now;
     }
@@ -201,6 +208,10 @@ void afd_serve_drop(afd_serve_engine *e, uint32_t r)
         size_t k = (size_t)(n - e->first);
         e->ttft[k] = e->tpot[k] = e->e2e[k] = NAN;
         e->flags[k] = (unsigned char)(FLAG_DROPPED | (q->cls != 0 ? FLAG_CLASS : 0));
+        if (e->cached != NULL) {
+            e->cached[k] = q->cached;
+            e->prompt[k] = q->prompt;
+        }
     }
     e->free_slots[e->n_free++] = r;
     e->in_system--;
@@ -215,6 +226,11 @@ void afd_serve_fail(afd_serve_engine *e, afd_status st)
 double afd_serve_u01(afd_serve_engine *e)
 {
     return afd_philox_next(&e->policy_rng);
+}
+
+const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r)
+{
+    return &e->req[r];
 }
 
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
@@ -279,23 +295,29 @@ static uint32_t geometric(double mu, double u)
  * entry drawn by count (pk: kept rows, or the distinct pairs, whose draw is
  * the row draw of the same trace sorted by (P, D); afd_priv_picker). */
 static void lengths(const afd_serve_params *p, const afd_priv_picker *pk, uint64_t n,
-                    uint32_t *prompt, uint32_t *output)
+                    afd_serve_request *q)
 {
     const afd_workload *w = p->workload;
+    q->blocks = NULL;
+    q->n_blocks = 0;
+    q->cached = 0;
     if (w == NULL) {
-        *prompt = p->prompt;
-        *output = p->output;
+        q->prompt = p->prompt;
+        q->output = p->output;
     } else if (w->kind == AFD_WORKLOAD_TRACE) {
         afd_workload_pair r;
-        if (p->times != NULL)
-            r = afd_workload_entry(w, (size_t)(n % w->n_kept));
-        else
-            r = afd_workload_entry(w, afd_priv_picker_draw(pk, afd_philox_u01(p->seed, 1, 2 * n)));
-        *prompt = r.prompt ? (uint32_t)r.prompt : 1; /* an empty prompt as 1 token */
-        *output = (uint32_t)r.decode;
+        size_t j = p->times != NULL ? (size_t)(n % w->n_kept)
+                                    : afd_priv_picker_draw(pk, afd_philox_u01(p->seed, 1, 2 * n));
+        r = afd_workload_entry(w, j);
+        q->prompt = r.prompt ? (uint32_t)r.prompt : 1; /* an empty prompt as 1 token */
+        q->output = (uint32_t)r.decode;
+        if (w->block_start != NULL && w->pairs == NULL) { /* entry j is row j */
+            q->blocks = w->blocks + w->block_start[j];
+            q->n_blocks = (uint32_t)(w->block_start[j + 1] - w->block_start[j]);
+        }
     } else {
-        *prompt = geometric(w->mu_p, afd_philox_u01(p->seed, 1, 2 * n));
-        *output = geometric(w->mu_d, afd_philox_u01(p->seed, 1, 2 * n + 1));
+        q->prompt = geometric(w->mu_p, afd_philox_u01(p->seed, 1, 2 * n));
+        q->output = geometric(w->mu_d, afd_philox_u01(p->seed, 1, 2 * n + 1));
     }
 }
 
@@ -313,6 +335,7 @@ static void set_nan(afd_serve_result *out)
     out->throughput = out->attainment = out->attainment_se = NAN;
     out->drop_frac = out->drop_frac_se = out->class_frac = out->class_frac_se = NAN;
     out->growth = out->end_time = NAN;
+    out->prefix_hit = out->prefix_hit_se = NAN;
 }
 
 static double quantile(double *x, size_t n, double q)
@@ -474,6 +497,19 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
     } else {
         BAD("the workload must give request lengths (a trace or the geometric model)");
     }
+    if (p->config.prefix_blocks > 0 || p->config.router == AFD_SERVE_ROUTE_SESSION ||
+        p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE) {
+        const char *what = p->config.prefix_blocks > 0 ? "a prefix cache" : "this router";
+        if (w == NULL || w->kind != AFD_WORKLOAD_TRACE || w->block_start == NULL ||
+            w->pairs != NULL)
+            BAD("%s needs a trace kept with its block hashes", what);
+        if (w->block_start[w->n_kept] > UINT32_MAX)
+            BAD("%s: more than 2^32 - 1 blocks in the trace", what);
+    }
+    if (p->config.prefix_blocks > 0 && p->config.block_size < 1)
+        BAD("the block size must be >= 1 token");
+    if (p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE && p->config.prefix_blocks == 0)
+        BAD("the cache-aware router needs a prefix cache");
 #undef BAD
     return AFD_OK;
 }
@@ -522,8 +558,12 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     e.e2e = malloc((size_t)e.m * sizeof *e.e2e);
     e.flags = calloc((size_t)e.m, sizeof *e.flags);
     scratch = malloc(3 * (size_t)k * sizeof *scratch);
+    if (p->config.prefix_blocks > 0) {
+        e.cached = calloc((size_t)e.m, sizeof *e.cached);
+        e.prompt = calloc((size_t)e.m, sizeof *e.prompt);
+    }
     if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || e.flags == NULL ||
-        scratch == NULL) {
+        scratch == NULL || (p->config.prefix_blocks > 0 && (e.cached == NULL || e.prompt == NULL))) {
         st = AFD_ENOMEM;
         goto done;
     }
@@ -552,7 +592,7 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
             q->deadline = INFINITY;
             q->cls = 0;
             q->word = 0;
-            lengths(p, &e.picker, n, &q->prompt, &q->output);
+            lengths(p, &e.picker, n, q);
             e.index[r] = n;
             if (n == p->warmup)
                 e.t0 = e.now;
@@ -647,6 +687,22 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
         }
         mean_se(bat, len, k, &out->class_frac, &out->class_frac_se);
         out->class_frac = (double)marked / (double)e.m;
+        if (e.cached != NULL) { /* cached over prompt tokens: a ratio of batch sums */
+            double *tok = scratch + k, all_c = 0, all_p = 0;
+            for (b = 0; b < k; b++) {
+                double c = 0, pt = 0;
+                for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++) {
+                    c += e.cached[j];
+                    pt += e.prompt[j];
+                }
+                bat[b] = pt > 0 ? c / pt : NAN;
+                tok[b] = pt;
+                all_c += c;
+                all_p += pt;
+            }
+            mean_se(bat, tok, k, &out->prefix_hit, &out->prefix_hit_se);
+            out->prefix_hit = all_c / all_p;
+        }
         out->completed = e.m;
         if ((st = summarize(e.ttft, e.m, k, scratch, &out->ttft, &cnt)) != AFD_OK ||
             (st = summarize(e.tpot, e.m, k, scratch, &out->tpot, &out->tpot_count)) != AFD_OK ||
@@ -671,6 +727,8 @@ done:
     free(e.tpot);
     free(e.e2e);
     free(e.flags);
+    free(e.cached);
+    free(e.prompt);
     free(scratch);
     if (st != AFD_OK) {
         set_nan(out);

@@ -18,6 +18,10 @@
  * and the fixed cost of the iteration is the decode step's when it decodes,
  * the prefill's otherwise.  A request's first token comes at the end of the
  * iteration holding its last chunk; it then decodes on the same instance.
+ * With a prefix cache (prefix_cache.c), each instance keeps its own: a
+ * request taken from the queue starts its prefill past its cached tokens
+ * (the chunks' attention term still counts them), and its blocks enter the
+ * cache when its last chunk is done.
  */
 #include <config.h>
 
@@ -38,6 +42,7 @@ typedef struct chunked {
     serve_fifo q;
     chunk_inst *in;
     unsigned *idle, n_idle;
+    serve_pcache *pc; /* prefix cache per instance, or NULL */
 } chunked;
 
 static void fini(void *state)
@@ -54,6 +59,7 @@ static void fini(void *state)
         }
     free(s->in);
     free(s->idle);
+    serve_pcaches_free(s->pc, s->c.instances);
     free(s);
 }
 
@@ -62,6 +68,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 {
     chunked *s;
     unsigned i, n = cfg->instances;
+    int fail = 0;
     (void)e;
     *state = NULL;
     if (n < 1 || n > AFD_SERVE_MAX_INSTANCES) {
@@ -85,7 +92,8 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->c = *cfg;
     s->in = calloc(n, sizeof *s->in);
     s->idle = malloc(n * sizeof *s->idle);
-    if (s->in == NULL || s->idle == NULL) {
+    s->pc = serve_pcaches_new(cfg, n, &fail);
+    if (s->in == NULL || s->idle == NULL || fail) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -94,6 +102,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
             fini(s);
             return AFD_ENOMEM;
         }
+        s->in[i].ch.pc = s->pc != NULL ? &s->pc[i] : NULL;
         s->idle[s->n_idle++] = n - 1 - i;
     }
     *state = s;

@@ -3,6 +3,8 @@
  * Section 3.4.4, Algorithms 4-7).
  *
  * N instances each prefill and decode.  Arrivals wait in one FIFO queue.
+ * With a prefix cache each instance keeps its own, looked up when it forms
+ * a batch and filled when the batch is done (prefill_batch.c).
  * At every iteration boundary an instance runs, in this order of priority:
  *   1. a prefill batch of up to prefill_bmax waiting requests, taking
  *      a + b sum P + c sum P^2, when any request waits for its prefill;
@@ -78,7 +80,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->local = calloc(n, sizeof *s->local);
     s->dec = calloc(n, sizeof *s->dec);
     s->idle = malloc(n * sizeof *s->idle);
-    if (serve_batches_init(&s->batch, n, cfg->prefill_bmax) != 0 || s->local == NULL ||
+    if (serve_batches_init(&s->batch, n, cfg) != 0 || s->local == NULL ||
         s->dec == NULL || s->idle == NULL) {
         fini(s);
         return AFD_ENOMEM;
@@ -130,6 +132,7 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
     if (kind == EV_PREFILL_DONE) {
         uint32_t *batch = serve_batch(&s->batch, a);
         unsigned j;
+        serve_batches_done(&s->batch, a, e);
         for (j = 0; j < s->batch.n[a]; j++) {
             uint32_t r = batch[j];
             afd_serve_first_token(e, r);

@@ -25,6 +25,9 @@
  * With a router other than global (serve_router.c), each prefill instance
  * has its own FIFO queue, filled at arrival by the router, and batches
  * from it alone.
+ * Prefix cache: each prefill instance keeps its own (prefix_cache.c),
+ * looked up when a batch forms and filled with the batch's blocks when it
+ * is done (serve_batches_form, serve_batches_done).
  */
 #include <config.h>
 
@@ -98,7 +101,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     }
     if (serve_batch_limits(cfg, err) != AFD_OK)
         return AFD_EINVAL;
-    if (cfg->router > AFD_SERVE_ROUTE_POWER_OF_TWO) {
+    if (cfg->router > AFD_SERVE_ROUTE_CACHE_AWARE) {
         snprintf(err->text, sizeof err->text, "unknown router %d", (int)cfg->router);
         return AFD_EINVAL;
     }
@@ -124,7 +127,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->p_tok = calloc(cfg->prefill, sizeof *s->p_tok);
     s->p_busy = calloc(cfg->prefill, 1);
     if (s->pqi == NULL || s->p_req == NULL || s->p_tok == NULL || s->p_busy == NULL ||
-        serve_batches_init(&s->batch, cfg->prefill, cfg->prefill_bmax) != 0 ||
+        serve_batches_init(&s->batch, cfg->prefill, cfg) != 0 ||
         s->link_free == NULL || s->p_idle == NULL || s->dec == NULL || s->stepping == NULL ||
         s->d_idle == NULL || s->boxes == NULL) {
         fini(s);
@@ -206,7 +209,7 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     disagg *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->p_req, s->p_tok};
+        serve_route_load load = {s->p_req, s->p_tok, s->batch.pc};
         unsigned i = serve_route(s->c.router, e, r, s->c.prefill, &load, &s->rr);
         if (serve_fifo_push(&s->pqi[i], r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
@@ -235,6 +238,7 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
         uint32_t *batch = serve_batch(&s->batch, a);
         unsigned j, n = s->batch.n[a];
         double now = afd_serve_now(e);
+        serve_batches_done(&s->batch, a, e);
         for (j = 0; j < n; j++) {
             uint32_t r = batch[j];
             const afd_serve_request *q = afd_serve_req(e, r);

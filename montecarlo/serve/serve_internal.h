@@ -38,6 +38,45 @@ extern const afd_serve_policy afd_priv_serve_disagg;
 extern const afd_serve_policy afd_priv_serve_taichi;
 extern const afd_serve_policy afd_priv_serve_twotier;
 
+/* An instance's prefix cache (prefix_cache.c): at most cap KV blocks of
+ * block tokens each, least recently used evicted first. */
+typedef struct serve_pcache {
+    uint32_t cap, used, block;
+    uint32_t head, tail;        /* most and least recently used node */
+    uint32_t *key, *prev, *next; /* per node: block id, recency list */
+    uint32_t *slot;             /* hash table of node indices (UINT32_MAX: empty) */
+    size_t mask;
+} serve_pcache;
+
+/* A cache of cap blocks (cap 0: an empty cache that never holds one).
+ * 0, or -1 when out of memory (serve_pcache_free frees what was taken). */
+int serve_pcache_init(serve_pcache *c, uint32_t cap);
+void serve_pcache_free(serve_pcache *c);
+/* The longest run of leading blocks[0 .. n) the cache holds. */
+uint32_t serve_pcache_match(const serve_pcache *c, const uint32_t *blocks, uint32_t n);
+/* Put blocks[0 .. n) in the cache as its most recently used, blocks[0]
+ * the most recent of them (inserted last to first), evicting the least
+ * recently used beyond cap. */
+void serve_pcache_insert(serve_pcache *c, const uint32_t *blocks, uint32_t n);
+
+/* The caches of n instances as cfg asks (prefix_blocks, block_size), or
+ * NULL without a cache (*fail set when out of memory). */
+serve_pcache *serve_pcaches_new(const afd_serve_config *cfg, unsigned n, int *fail);
+void serve_pcaches_free(serve_pcache *c, unsigned n);
+/* Request r starts its prefill on the instance of cache c (NULL: none):
+ * its cached tokens are its leading blocks held, times the block size, at
+ * most its prompt. */
+void serve_prefix_start(const serve_pcache *c, afd_serve_engine *e, uint32_t r);
+/* Its prefill is done: its blocks enter c (NULL: none). */
+void serve_prefix_done(serve_pcache *c, afd_serve_engine *e, uint32_t r);
+/* The prompt tokens that r's prefill computes: those not cached, at least
+ * the last one (which gives the first output token, as vLLM recomputes on
+ * a full hit). */
+static inline uint32_t serve_prefill_from(const afd_serve_request *q)
+{
+    return q->cached < q->prompt ? q->cached : q->prompt - 1;
+}
+
 /* Static prefill batches (BestServe's BATCH), one per instance of the
  * policies that form them (colloc, disagg): instance i's batch is
  * req[i bmax .. i bmax + n[i]). */
@@ -45,18 +84,24 @@ typedef struct serve_batches {
     uint32_t *req;
     unsigned *n;
     unsigned bmax;
+    serve_pcache *pc; /* per instance, or NULL (serve_batches_init) */
+    unsigned instances;
 } serve_batches;
 
 /* AFD_EINVAL with the message in err unless cfg's prefill and decode batch
  * limits are both in 1..65536. */
 afd_status serve_batch_limits(const afd_serve_config *cfg, afd_error *err);
-/* Room for the batches of `instances` instances of at most bmax requests:
- * 0, or -1 when out of memory (serve_batches_free frees what was taken). */
-int serve_batches_init(serve_batches *b, unsigned instances, unsigned bmax);
+/* Room for the batches of `instances` instances of at most cfg's
+ * prefill_bmax requests, with the prefix caches cfg asks for: 0, or -1
+ * when out of memory (serve_batches_free frees what was taken). */
+int serve_batches_init(serve_batches *b, unsigned instances, const afd_serve_config *cfg);
 void serve_batches_free(serve_batches *b);
-/* Instance i's batch: up to bmax requests from the front of q, in order.
- * Returns its prefill time a + b sum P + c sum P^2. */
+/* Instance i's batch: up to bmax requests from the front of q, in order,
+ * each looked up in i's prefix cache.  Returns its prefill time
+ * a + b sum (P - C) + c sum (P^2 - C^2), C the tokens cached. */
 double serve_batches_form(serve_batches *b, unsigned i, serve_fifo *q, afd_serve_engine *e);
+/* Instance i's batch is prefilled: its requests' blocks enter i's cache. */
+void serve_batches_done(serve_batches *b, unsigned i, afd_serve_engine *e);
 static inline uint32_t *serve_batch(const serve_batches *b, unsigned i)
 {
     return b->req + (size_t)i * b->bmax;
@@ -88,12 +133,14 @@ typedef struct serve_chunker {
     uint64_t pending;
     uint32_t *done; /* room for bmax requests */
     unsigned n_done;
+    serve_pcache *pc; /* the instance's prefix cache, or NULL (set by the policy) */
 } serve_chunker;
 
 /* 0, or -1 when out of memory; bmax bounds the prefills of one iteration. */
 int serve_chunker_init(serve_chunker *c, unsigned bmax);
 void serve_chunker_free(serve_chunker *c);
-/* Add request r (no token prefilled yet) after the prefills already here.
+/* Add request r after the prefills already here, its cached prompt tokens
+ * (pc) already prefilled; its blocks enter pc when its prefill ends.
  * 0 or -1 (memory). */
 int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r);
 /* Give an iteration's budget of prompt tokens to the prefills in order and
@@ -105,11 +152,15 @@ double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budge
  * addressed by its arrival number, so independent of the event order. */
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k);
 
+/* The request in slot r, as a router reads it. */
+const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r);
+
 /* What a router sees of instance i when request r arrives: the requests it
  * queues and runs, and the prompt tokens of those not yet prefilled. */
 typedef struct serve_route_load {
     const unsigned *requests;
     const uint64_t *tokens;
+    const serve_pcache *caches; /* per instance, or NULL (cache-aware needs them) */
 } serve_route_load;
 
 /* The instance (0 .. n - 1) that router `how` (not GLOBAL) gives request r;

@@ -45,7 +45,7 @@ typedef struct afd_trace_filter { const char *column; const char *value; } afd_t
 typedef struct afd_trace_options {
     const char *prompt_col; const char *output_col; const char *time_col;
     const char *time_unit; const afd_trace_filter *where; size_t n_where;
-    const char *format;
+    const char *format; const char *hash_col;
 } afd_trace_options;
 typedef enum afd_workload_kind {
     AFD_WORKLOAD_TRACE = 1, AFD_WORKLOAD_GEOMETRIC, AFD_WORKLOAD_GIVEN
@@ -58,11 +58,12 @@ typedef struct afd_workload {
     size_t n_kept; uint64_t *prompt; uint64_t *decode; double *time;
     afd_arrival_stats arrivals;
     size_t n_pairs; afd_workload_pair *pairs;
+    uint32_t *blocks; uint64_t *block_start; size_t n_block_ids;
 } afd_workload;
 typedef struct afd_workload_trace_options {
     afd_trace_options columns; uint64_t decode_offset; int keep_rows; size_t max_rows;
     void (*progress)(void *ctx, uint64_t rows, uint64_t bytes); void *progress_ctx;
-    int keep_pairs; size_t max_pairs; int no_moments;
+    int keep_pairs; size_t max_pairs; int keep_blocks; int no_moments;
 } afd_workload_trace_options;
 afd_status afd_workload_from_trace(const char *path, const afd_workload_trace_options *opt,
                                    afd_workload *out, afd_error *err);

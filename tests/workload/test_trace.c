@@ -483,6 +483,79 @@ static void row_filters(void **state)
     expect_rows(csv, &opt, pd, lines, 2);
 }
 
+/* Block hashes: a JSON array, or in text (CSV, a JSON string) integers
+ * separated by blanks, commas or semicolons, optionally in brackets. */
+static void block_hashes(void **state)
+{
+    static const char *const inputs[] = {
+        "prompt_tokens,output_tokens,hash_ids\n3,1,\"[7, 0, 18446744073709551615]\"\n",
+        "prompt_tokens,output_tokens,Hash_IDs\n3,1, 7 0;18446744073709551615 \n",
+        "{\"input_length\": 3, \"output_length\": 1, \"hash_ids\": \"7,0,18446744073709551615\"}\n",
+    };
+    const uint64_t want[3] = {7, 0, UINT64_MAX};
+    afd_trace_options opt;
+    afd_trace *t;
+    afd_trace_row r;
+    afd_error err;
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+        assert_int_equal(afd_trace_open_memory(inputs[k], strlen(inputs[k]), NULL, &t, &err),
+                         AFD_OK);
+        assert_non_null(afd_trace_hash_name(t));
+        assert_int_equal(afd_trace_next(t, &r, &err), AFD_OK);
+        assert_int_equal(r.n_hash, 3);
+        assert_memory_equal(r.hash_ids, want, sizeof want);
+        afd_trace_close(t);
+    }
+    { /* JSON integers stop at 2^63 - 1 */
+        static const char js[] =
+            "{\"input_length\": 3, \"output_length\": 1, \"hash_ids\": [7, 0, 9223372036854775807]}";
+        assert_int_equal(afd_trace_open_memory(js, strlen(js), NULL, &t, &err), AFD_OK);
+        assert_int_equal(afd_trace_next(t, &r, &err), AFD_OK);
+        assert_int_equal(r.n_hash, 3);
+        assert_true(r.hash_ids[0] == 7 && r.hash_ids[1] == 0 && r.hash_ids[2] == INT64_MAX);
+        afd_trace_close(t);
+    }
+    /* an empty list, then no list; a named column; hashes ignored */
+    {
+        static const char csv[] = "a,b,h\n3,1,[]\n4,1,\n5,1,9\n";
+        afd_trace_row rows[3];
+        size_t n;
+        memset(&opt, 0, sizeof opt);
+        opt.prompt_col = "a";
+        opt.output_col = "b";
+        opt.hash_col = "h";
+        assert_int_equal(read_all(csv, &opt, rows, 3, &n, &err), AFD_EOF);
+        assert_int_equal(n, 3);
+        assert_int_equal(rows[0].n_hash, 0);
+        assert_int_equal(rows[1].n_hash, 0);
+        assert_int_equal(rows[2].n_hash, 1);
+        opt.hash_col = "";
+        assert_int_equal(afd_trace_open_memory(csv, strlen(csv), &opt, &t, &err), AFD_OK);
+        assert_null(afd_trace_hash_name(t));
+        assert_int_equal(afd_trace_next(t, &r, &err), AFD_OK);
+        assert_null(r.hash_ids);
+        afd_trace_close(t);
+        opt.hash_col = "blocks";
+        assert_int_equal(afd_trace_open_memory(csv, strlen(csv), &opt, &t, &err), AFD_EPARSE);
+        assert_string_equal(err.text, "unknown hash column 'blocks' (header has 'a', 'b', 'h')");
+    }
+    /* errors name the line and the value */
+    expect_error("prompt_tokens,output_tokens,hash_ids\n3,1,1 -2\n", NULL, AFD_EPARSE, 2,
+                 "column 'hash_ids' is not a list of non-negative integers: '1 -2'");
+    expect_error("prompt_tokens,output_tokens,hash_ids\n3,1,[1 2\n", NULL, AFD_EPARSE, 2,
+                 "column 'hash_ids' is not a list of non-negative integers: '[1 2'");
+    expect_error("{\"input_length\": 3, \"output_length\": 1, \"hash_ids\": [1]}\n"
+                 "{\"input_length\": 3, \"output_length\": 1, \"hash_ids\": [1, -1]}\n",
+                 NULL, AFD_EPARSE, 2, "column 'hash_ids': entry 2 is not a non-negative integer");
+    expect_error("{\"input_length\": 3, \"output_length\": 1, \"hash_ids\": 5}\n", NULL,
+                 AFD_EPARSE, 1, "column 'hash_ids' is not a list of block hashes");
+    expect_error("{\"input_length\": 3, \"output_length\": 1, \"hash_ids\": [1]}\n"
+                 "{\"input_length\": 3, \"output_length\": 1}\n",
+                 NULL, AFD_EPARSE, 2, "key 'hash_ids' is missing");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +563,7 @@ int main(void)
         cmocka_unit_test(json_lines),
         cmocka_unit_test(json_errors),
         cmocka_unit_test(row_filters),
+        cmocka_unit_test(block_hashes),
         cmocka_unit_test(bom_lf_final_newline),
         cmocka_unit_test(quoting),
         cmocka_unit_test(line_endings_and_blank_lines),
