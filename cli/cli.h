@@ -535,17 +535,22 @@ typedef struct cli_progress {
     const char *what;
     double start;
     double last;
-    double delay;
+    double delay; /* seconds before the first report */
+    double every; /* seconds between two reports */
     int shown;
     int enabled;
+    int tty; /* stderr is a terminal: one line rewritten in place */
 } cli_progress;
 
 double cli_now(void);
 void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int quiet);
-/* Report done/total units (total 0: unknown); prints at most every 0.5 s and
- * only after 2 s, only when stderr is a terminal.  The environment variable
- * AFDKIT_PROGRESS=S asks for the reports whatever stderr is, after S seconds
- * (0: from the first update); -q (quiet) turns them off either way. */
+/* Report done/total units (total 0: unknown) on stderr, the first time after
+ * 2 s, then on a terminal every 0.5 s on one line rewritten in place, and
+ * elsewhere one full line every 3 s: "afdkit: CMD: WHAT: done/total UNIT
+ * (P%, T s elapsed, R s remaining)", the last one when done reaches total.
+ * -q (quiet) or AFDKIT_PROGRESS=off turns them off; AFDKIT_PROGRESS=S starts
+ * them after S seconds and AFDKIT_PROGRESS_EVERY=S spaces them S seconds
+ * apart (0: every update). */
 void cli_progress_update(cli_progress *p, double done, double total, const char *unit);
 void cli_progress_end(cli_progress *p);
 
