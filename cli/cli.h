@@ -251,6 +251,9 @@ void cli_table_begin_array(cli_table *t, size_t n, const char *const *names);
 void cli_table_int(cli_table *t, long long v);
 void cli_table_uint(cli_table *t, unsigned long long v);
 void cli_table_real(cli_table *t, double v);
+/* A count held in a double (NaN where there is none): printed as a real, and
+ * in JSON as an integer when it is one. */
+void cli_table_count(cli_table *t, double v);
 void cli_table_str(cli_table *t, const char *s);
 void cli_table_end_row(cli_table *t);
 /* Append one line already in the table's format (afdkit merge only). */
