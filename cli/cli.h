@@ -190,6 +190,10 @@ int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit
 /* cli_time where the user stated the unit of a bare number (--unit U): a
  * bare number is read in unit, never refused. */
 int cli_time_in(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
+/* A device's price, "2.99/h": dollars per device-hour in [0, 1000] (the
+ * range of a device file's price_per_hour); a bare number or another unit
+ * is a usage error that says how to write it. */
+int cli_price(const char *cmd, const char *opt, const char *arg, double *out);
 /* Refuses arg, a list of bare numbers, as rates in unit when unit is stated
  * and is not the second: 0, or the exit code after the message. */
 int cli_bare_rate(const char *cmd, const char *opt, const char *arg, const char *unit);
@@ -543,6 +547,8 @@ typedef struct cli_progress {
     int shown;
     int enabled;
     int tty; /* stderr is a terminal: one line rewritten in place */
+    double done, total, done_shown; /* the last update, and the last one printed */
+    const char *unit;
 } cli_progress;
 
 double cli_now(void);
@@ -553,7 +559,8 @@ void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int q
  * (P%, T s elapsed, R s remaining)", the last one when done reaches total.
  * -q (quiet) or AFDKIT_PROGRESS=off turns them off; AFDKIT_PROGRESS=S starts
  * them after S seconds and AFDKIT_PROGRESS_EVERY=S spaces them S seconds
- * apart (0: every update). */
+ * apart (0: every update).  Off a terminal, cli_progress_end prints the
+ * last update when a report was printed and this one was not. */
 void cli_progress_update(cli_progress *p, double done, double total, const char *unit);
 void cli_progress_end(cli_progress *p);
 

@@ -55,18 +55,13 @@ void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int q
         p->every = d;
 }
 
-void cli_progress_update(cli_progress *p, double done, double total, const char *unit)
+static void show(cli_progress *p, double now, double done, double total, const char *unit)
 {
-    double now, t;
+    double t = now - p->start;
     char eta[48] = "";
-    if (!p->enabled)
-        return;
-    now = cli_now();
-    t = now - p->start;
-    if (t < p->delay || (p->shown && now - p->last < p->every && !(total > 0 && done >= total)))
-        return;
     p->last = now;
     p->shown = 1;
+    p->done_shown = done;
     /* remaining: the elapsed time scaled by the share left, as if the rate so far held */
     if (total > 0 && done > 0)
         snprintf(eta, sizeof eta, ", %.0f s remaining", t * (total - done) / done);
@@ -80,8 +75,25 @@ void cli_progress_update(cli_progress *p, double done, double total, const char 
     fflush(stderr);
 }
 
+void cli_progress_update(cli_progress *p, double done, double total, const char *unit)
+{
+    double now;
+    if (!p->enabled)
+        return;
+    p->done = done;
+    p->total = total;
+    p->unit = unit;
+    now = cli_now();
+    if (now - p->start < p->delay ||
+        (p->shown && now - p->last < p->every && !(total > 0 && done >= total)))
+        return;
+    show(p, now, done, total, unit);
+}
+
 void cli_progress_end(cli_progress *p)
 {
+    if (p->shown && !p->tty && p->done != p->done_shown)
+        show(p, cli_now(), p->done, p->total, p->unit);
     if (p->shown && p->tty) {
         fprintf(stderr, "\r%*s\r", 100, "");
         fflush(stderr);

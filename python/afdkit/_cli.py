@@ -170,5 +170,6 @@ def regime(**options):
 
 def pareto(**options):
     """afdkit pareto: goodput (or throughput) against price over devices, tp
-    sizes and architectures."""
+    sizes and architectures; price="2.99/h,3.5/h" (one per device) replaces
+    the device files' prices."""
     return run("pareto", **options)
