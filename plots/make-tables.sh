@@ -139,8 +139,17 @@ B=${batch:-256}
 # On failure (a full disk, a failing command) the temporary tables are removed.
 trap 'rc=$?; [ "$rc" -eq 0 ] || rm -f "$outdir"/*.tmp; exit "$rc"' EXIT
 trap 'exit 1' INT TERM HUP
+# The renamed table keeps the mode of the one it replaces (as afdkit's own
+# --out does), so that regenerating the tables leaves a checkout's files as
+# they were.
 start() { : >"$outdir/$1.tmp"; }
-finish() { mv "$outdir/$1.tmp" "$outdir/$1"; }
+finish() {
+    if [ -f "$outdir/$1" ]; then
+        m=$(stat -c %a "$outdir/$1" 2>/dev/null || stat -f %Lp "$outdir/$1") &&
+            chmod "$m" "$outdir/$1.tmp"
+    fi
+    mv "$outdir/$1.tmp" "$outdir/$1"
+}
 
 # add FILE ARGS...: afdkit ARGS --provenance as one more block of FILE (two
 # blank lines before every block but the first: gnuplot's index 0, 1, ...).
