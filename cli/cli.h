@@ -190,6 +190,10 @@ int cli_rate(const char *cmd, const char *opt, const char *arg, const char *unit
 /* cli_time where the user stated the unit of a bare number (--unit U): a
  * bare number is read in unit, never refused. */
 int cli_time_in(const char *cmd, const char *opt, const char *arg, const char *unit, double *out);
+/* A device's price, "2.99/h": dollars per device-hour in [0, 1000] (the
+ * range of a device file's price_per_hour); a bare number or another unit
+ * is a usage error that says how to write it. */
+int cli_price(const char *cmd, const char *opt, const char *arg, double *out);
 /* Refuses arg, a list of bare numbers, as rates in unit when unit is stated
  * and is not the second: 0, or the exit code after the message. */
 int cli_bare_rate(const char *cmd, const char *opt, const char *arg, const char *unit);
@@ -251,6 +255,9 @@ void cli_table_begin_array(cli_table *t, size_t n, const char *const *names);
 void cli_table_int(cli_table *t, long long v);
 void cli_table_uint(cli_table *t, unsigned long long v);
 void cli_table_real(cli_table *t, double v);
+/* A count held in a double (NaN where there is none): printed as a real, and
+ * in JSON as an integer when it is one. */
+void cli_table_count(cli_table *t, double v);
 void cli_table_str(cli_table *t, const char *s);
 void cli_table_end_row(cli_table *t);
 /* Append one line already in the table's format (afdkit merge only). */
@@ -536,17 +543,25 @@ typedef struct cli_progress {
     const char *what;
     double start;
     double last;
-    double delay;
+    double delay; /* seconds before the first report */
+    double every; /* seconds between two reports */
     int shown;
     int enabled;
+    int tty; /* stderr is a terminal: one line rewritten in place */
+    double done, total, done_shown; /* the last update, and the last one printed */
+    const char *unit;
 } cli_progress;
 
 double cli_now(void);
 void cli_progress_init(cli_progress *p, const char *cmd, const char *what, int quiet);
-/* Report done/total units (total 0: unknown); prints at most every 0.5 s and
- * only after 2 s, only when stderr is a terminal.  The environment variable
- * AFDKIT_PROGRESS=S asks for the reports whatever stderr is, after S seconds
- * (0: from the first update); -q (quiet) turns them off either way. */
+/* Report done/total units (total 0: unknown) on stderr, the first time after
+ * 2 s, then on a terminal every 0.5 s on one line rewritten in place, and
+ * elsewhere one full line every 3 s: "afdkit: CMD: WHAT: done/total UNIT
+ * (P%, T s elapsed, R s remaining)", the last one when done reaches total.
+ * -q (quiet) or AFDKIT_PROGRESS=off turns them off; AFDKIT_PROGRESS=S starts
+ * them after S seconds and AFDKIT_PROGRESS_EVERY=S spaces them S seconds
+ * apart (0: every update).  Off a terminal, cli_progress_end prints the
+ * last update when a report was printed and this one was not. */
 void cli_progress_update(cli_progress *p, double done, double total, const char *unit);
 void cli_progress_end(cli_progress *p);
 

@@ -233,7 +233,7 @@ static int run(const cli_command *self, int argc, char **argv)
             rc = cli_runtime_error(cmd, "tokens = %g: %s", L, afd_strerror(st));
             goto out;
         }
-        cli_table_real(t, L);
+        cli_table_count(t, L);
         cli_table_real(t, S);
         cli_table_real(t, f);
         cli_table_real(t, R);

@@ -12,7 +12,10 @@
 #include "cli.h"
 #include "serve_opts.h"
 
-enum { OPT_DEVICES = 450, OPT_DEVLIST, OPT_MODEL, OPT_TPS, OPT_OBJECTIVE, OPT_ARCH, OPT_ALL };
+enum {
+    OPT_DEVICES = 450, OPT_DEVLIST, OPT_MODEL, OPT_TPS, OPT_OBJECTIVE, OPT_ARCH, OPT_ALL,
+    OPT_PRICE
+};
 enum { MAX_DEVICE_KINDS = 16 };
 
 static const cli_option pa_options[] = {
@@ -23,6 +26,8 @@ static const cli_option pa_options[] = {
     {"arch", 0, "LIST", "colloc, disagg or both (default colloc,disagg)", OPT_ARCH},
     {"objective", 0, "O", "goodput (default; needs the SLOs) or throughput", OPT_OBJECTIVE},
     {"all", 'a', NULL, "print the dominated configurations too (frontier 0)", OPT_ALL},
+    {"price", 0, "LIST", "dollars per device-hour, one per --device (e.g. 2.99/h,3.5/h): "
+     "instead of the device files' price_per_hour", OPT_PRICE},
     {"lengths", 0, "P,G",
      "fixed prompt and output tokens, or op1..op4 (8192,512 2048,64 1024,64 256,2048)",
      OPT_SV_LENGTHS},
@@ -42,6 +47,8 @@ struct ctx {
     cli_list tps;
     const char *devlist, *model;
     int throughput, colloc, disagg, all;
+    double price[MAX_DEVICE_KINDS];
+    size_t nprice;
 };
 
 static int own(void *vctx, const cli_option *opt, const char *arg)
@@ -55,6 +62,25 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_DEVLIST: x->devlist = arg; return 0;
     case OPT_MODEL: x->model = arg; return 0;
     case OPT_ALL: x->all = 1; return 0;
+    case OPT_PRICE: {
+        char item[256];
+        const char *s = arg;
+        x->nprice = 0;
+        for (;;) {
+            size_t len = strcspn(s, ",");
+            int rc;
+            if (x->nprice == MAX_DEVICE_KINDS || len >= sizeof item)
+                return cli_usage_error(cmd, "--price: at most %d prices, one per --device",
+                                       MAX_DEVICE_KINDS);
+            memcpy(item, s, len);
+            item[len] = '\0';
+            if ((rc = cli_price(cmd, opt->name, item, &x->price[x->nprice++])) != 0)
+                return rc;
+            if (s[len] == '\0')
+                return 0;
+            s += len + 1;
+        }
+    }
     case OPT_TPS:
         cli_list_free(&x->tps);
         return cli_list_parse(cmd, opt->name, arg, 1, 1, 1024, &x->tps);
@@ -202,14 +228,21 @@ static int run(const cli_command *self, int argc, char **argv)
             s += len + (s[len] == ',');
         }
     }
+    if (x.nprice > 0 && x.nprice != nd) {
+        rc = cli_usage_error(cmd, "--price: %zu prices for %zu devices: give one per --device",
+                             x.nprice, nd);
+        goto out;
+    }
     for (i = 0; i < nd; i++) {
         afd_device d;
         if ((st = afd_device_load(names[i], &d, &err)) != AFD_OK) {
             rc = cli_file_error(cmd, names[i], st, &err);
             goto out;
         }
+        if (x.nprice > 0)
+            d.price_per_hour = x.price[i];
         if (isnan(d.price_per_hour)) {
-            cli_warn(cmd, "%s left out: its device file has no price_per_hour", d.name);
+            cli_warn(cmd, "%s left out: its device file has no price_per_hour (give --price)", d.name);
             continue;
         }
         for (k = 0; k < x.tps.n; k++) {

@@ -554,12 +554,12 @@ static int run_pd(const cli_command *self, int argc, char **argv)
         cli_table_real(t, law.mean);
         cli_table_real(t, law.scv);
         cli_table_real(t, r->need.slots_mean);
-        cli_table_real(t, r->need.slots_q);
+        cli_table_count(t, r->need.slots_q);
         cli_table_real(t, r->pool.kv_bytes / 1e9);
         cli_table_real(t, r->pool.kv_bytes_q / 1e9);
-        cli_table_real(t, r->pool.instances);
+        cli_table_count(t, r->pool.instances);
         cli_table_real(t, r->need.step);
-        cli_table_real(t, r->gpus);
+        cli_table_count(t, r->gpus);
         cli_table_real(t, lambdas.v[li] / r->gpus);
         cli_table_real(t, r->need.step_q);
         cli_table_real(t, r->capacity);
@@ -635,7 +635,7 @@ static int run_pd(const cli_command *self, int argc, char **argv)
                               "most %lld instances meets the TTFT SLO",
                          lambdas.v[li], a.uw, (long long)a.maxp);
             cli_table_real(t, lambdas.v[li]);
-            cli_table_real(t, st == AFD_OK ? (double)creplay : NAN);
+            cli_table_count(t, st == AFD_OK ? (double)creplay : NAN);
             cli_table_real(t, st == AFD_OK ? res.sojourn_q : NAN);
             cli_table_real(t, st == AFD_OK ? res.sojourn_q_se : NAN);
             cli_table_real(t, st == AFD_OK ? res.rho : NAN);
@@ -837,8 +837,8 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         cli_table_unit(t, "%s", a.unit);
     cli_table_begin(t, "prefill", "decode", "goodput", "goodput_per_gpu", "limit");
     for (i = 0; i < npairs; i++) {
-        cli_table_real(t, pp[i]);
-        cli_table_real(t, dd[i]);
+        cli_table_count(t, pp[i]);
+        cli_table_count(t, dd[i]);
         cli_table_real(t, gp[i]);
         cli_table_real(t, gp[i] / (pp[i] * a.pgpu + dd[i] * a.dgpu));
         cli_table_str(t, afd_limit_name(lim[i]));
@@ -852,9 +852,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
             for (j = i; j < npairs && tot[j] == tot[i]; j++)
                 if (gp[j] > gp[best])
                     best = j;
-            cli_table_real(t, tot[i]);
-            cli_table_real(t, pp[best]);
-            cli_table_real(t, dd[best]);
+            cli_table_count(t, tot[i]);
+            cli_table_count(t, pp[best]);
+            cli_table_count(t, dd[best]);
             cli_table_real(t, gp[best]);
             cli_table_real(t, gp[best] / (pp[best] * a.pgpu + dd[best] * a.dgpu));
             cli_table_end_row(t);
@@ -885,9 +885,9 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
                               "%g/%s)",
                          lam, a.uw, most, a.uw);
             cli_table_real(t, lam);
-            cli_table_real(t, best < npairs ? pp[best] : NAN);
-            cli_table_real(t, best < npairs ? dd[best] : NAN);
-            cli_table_real(t, gpus);
+            cli_table_count(t, best < npairs ? pp[best] : NAN);
+            cli_table_count(t, best < npairs ? dd[best] : NAN);
+            cli_table_count(t, gpus);
             cli_table_real(t, g_best);
             cli_table_real(t, g_best / lam);
             cli_table_end_row(t);

@@ -18,7 +18,7 @@
 
 enum {
     OPT_RG_TTFT = 450, OPT_RG_TPOT, OPT_RG_CHUNKS, OPT_RG_METHOD, OPT_RG_TARGET, OPT_RG_TOL,
-    OPT_RG_WATERMARK, OPT_RG_BACKFLOW, OPT_RG_KVCAP, OPT_RG_THREADS
+    OPT_RG_WATERMARK, OPT_RG_BACKFLOW, OPT_RG_KVCAP, OPT_RG_THREADS, OPT_RG_PRICE
 };
 
 static const cli_option rg_options[] = {
@@ -48,6 +48,8 @@ static const cli_option rg_options[] = {
     {"batches", 0, "K", "sim: batches for the standard errors (default 10)", OPT_SV_BATCHES},
     {"seed", 0, "S", "sim: random seed (default 1)", OPT_SV_SEED},
     {"threads", 0, "N", CLI_THREADS_HELP, OPT_RG_THREADS},
+    {"price", 0, "P", "dollars per device-hour, e.g. 3.5/h, instead of the device file's",
+     OPT_RG_PRICE},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group rg_group = {"Regime", rg_options};
@@ -63,6 +65,8 @@ struct ctx {
     int sim, have_instances;
     unsigned threads;
     double target, tol, watermark, backflow, kv_capacity;
+    double price; /* --price: per device-hour */
+    int have_price;
 };
 
 static int own(void *vctx, const cli_option *opt, const char *arg)
@@ -73,6 +77,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
         return cli_usage_error(cmd, "unexpected argument '%s'", arg);
     switch (opt->id) {
     case OPT_RG_TTFT: x->ttft_arg = arg; return 0;
+    case OPT_RG_PRICE: x->have_price = 1; return cli_price(cmd, opt->name, arg, &x->price);
     case OPT_RG_TPOT: x->tpot_arg = arg; return 0;
     case OPT_RG_CHUNKS:
         cli_list_free(&x->chunks);
@@ -499,10 +504,13 @@ static int run(const cli_command *self, int argc, char **argv)
      * devices, so goodput per dollar ranks the modes as goodput does; the
      * column prices the winner (nan without a device price). */
     fleet_price = NAN;
-    if (x.a.device != NULL && sh.lambda <= 0) {
+    if ((x.a.device != NULL || x.have_price) && sh.lambda <= 0) {
         afd_device dev;
         afd_error err;
-        if (afd_device_load(x.a.device, &dev, &err) == AFD_OK && dev.price_per_hour > 0) {
+        if (x.have_price)
+            dev.price_per_hour = x.price;
+        if ((x.have_price || afd_device_load(x.a.device, &dev, &err) == AFD_OK) &&
+            dev.price_per_hour > 0) {
             fleet_price = (double)sh.instances * (double)x.a.tp * dev.price_per_hour;
             cli_table_meta(t, "price_per_hour", "%.10g per device, %.10g for the fleet",
                            dev.price_per_hour, fleet_price);

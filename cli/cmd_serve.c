@@ -365,6 +365,11 @@ static int closed_twotier(const char *cmd, const cli_serve_setup *su,
     return 0;
 }
 
+static void serve_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_update(ctx, (double)done, (double)total, "requests arrived");
+}
+
 static void stat_cols(cli_table *t, const afd_serve_stat *s, double ms, int se)
 {
     if (se) {
@@ -514,6 +519,8 @@ static int run(const cli_command *self, int argc, char **argv)
     /* an unstable run that is not printed ends at its last arrival */
     su.params.stop_unstable = !a->allow_unstable;
     cli_progress_init(&prog, cmd, "simulating", c.out.quiet);
+    su.params.progress = serve_progress;
+    su.params.progress_ctx = &prog;
     st = afd_serve_run(&su.params, &r, &err);
     cli_progress_end(&prog);
     if (st != AFD_OK) {

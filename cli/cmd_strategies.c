@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "serve_opts.h"
 
-enum { OPT_DEVICES = 400, OPT_TPS, OPT_METHOD, OPT_RELAX, OPT_TOL, OPT_THREADS };
+enum { OPT_DEVICES = 400, OPT_TPS, OPT_METHOD, OPT_RELAX, OPT_TOL, OPT_THREADS, OPT_PRICE };
 enum { METHOD_CLOSED = 1, METHOD_SIM = 2, METHOD_BOTH = 3 };
 
 static const cli_option st_options[] = {
@@ -29,6 +29,8 @@ static const cli_option st_options[] = {
     {"decode-bmax", 0, "B", "sequences decoded together, memory permitting (default 16)",
      OPT_SV_DBMAX},
     {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
+    {"price", 0, "P", "dollars per device-hour, e.g. 3.5/h, instead of the device file's",
+     OPT_PRICE},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group st_group = {"Strategies", st_options};
@@ -43,6 +45,8 @@ struct ctx {
     int method;
     unsigned threads;
     double relax, tol;
+    double price; /* --price: per device-hour, 0 when not given */
+    int have_price;
 };
 
 static int own(void *vctx, const cli_option *opt, const char *arg)
@@ -68,6 +72,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
         return 0;
     case OPT_RELAX: return cli_real_min(cmd, opt->name, arg, 0, 1, &x->relax);
     case OPT_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
+    case OPT_PRICE: x->have_price = 1; return cli_price(cmd, opt->name, arg, &x->price);
     case OPT_TOL:
         if (cli_real(cmd, opt->name, arg, &x->tol) != 0)
             return EXIT_USAGE;
@@ -213,6 +218,8 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_list_free(&x.tps);
         return cli_file_error(cmd, st == AFD_OK ? x.a.device : x.a.model, st, &err);
     }
+    if (x.have_price)
+        d.price_per_hour = x.price;
     hws = calloc(x.tps.n, sizeof *hws);
     cap_n = 0;
     for (i = 0; i < x.tps.n; i++) {

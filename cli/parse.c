@@ -31,6 +31,35 @@ int cli_real(const char *cmd, const char *opt, const char *arg, double *out)
     return 0;
 }
 
+int cli_price(const char *cmd, const char *opt, const char *arg, double *out)
+{
+    char ex[200], num[64];
+    const char *slash = strrchr(arg, '/');
+    size_t len = slash != NULL ? (size_t)(slash - arg) : strlen(arg);
+    afd_status st;
+    *out = NAN;
+    cli_excerpt(arg, ex, sizeof ex);
+    if (slash == NULL)
+        return cli_usage_error(cmd, "--%s: '%s' has no unit: write %s/h (dollars per device-hour)",
+                               opt, ex, ex);
+    if (strcmp(slash, "/h") != 0)
+        return cli_usage_error(cmd, "--%s: '%s': a price is in dollars per device-hour, "
+                                    "written X/h",
+                               opt, ex);
+    if (len == 0 || len >= sizeof num)
+        return cli_usage_error(cmd, "--%s: not a number: '%s'", opt, ex);
+    memcpy(num, arg, len);
+    num[len] = '\0';
+    st = afd_parse_double(num, out);
+    if (st != AFD_OK || !(*out >= 0 && *out <= 1000)) {
+        *out = NAN;
+        return cli_usage_error(cmd, "--%s: '%s': %s", opt, ex,
+                               st != AFD_OK ? status_word_of(st, num)
+                                            : "a price per device-hour in [0, 1000] dollars");
+    }
+    return 0;
+}
+
 static int unit_error(const char *cmd, const char *opt, const char *arg, const char *unit,
                       afd_status st, const char *what)
 {

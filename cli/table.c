@@ -8,8 +8,11 @@
  *
  * --json: JSON Lines through jansson, one object per row keyed by the
  * block's column names in column order; reals are numbers with the same
- * significant digits as the table (non-finite: null), integers are integers;
- * with --provenance the first line is {"provenance": {key: value, ...}}.
+ * significant digits as the table (non-finite: null), integers and counts
+ * (cli_table_count) are integers; in a table of several blocks each object
+ * starts with "block": its block's number from 1 (the rows are kept until
+ * the table is finished, when the number of blocks is known); with
+ * --provenance the first line is {"provenance": {key: value, ...}}.
  *
  * --shard K/N: the table of a shard carries "## shard=K/N" (and
  * "## order=COLUMN asc|desc" when the command sorts) before its header, or
@@ -53,6 +56,7 @@ struct cli_table {
     /* --json */
     char **names; /* the current block's column names (copies), ncols of them */
     json_t *row;  /* the row being filled */
+    json_t *rows; /* [block, row] pairs of the finished rows */
     json_t *prov; /* provenance object, written first by finish */
     int oom;      /* a JSON value could not be allocated */
     /* --shard */
@@ -526,6 +530,15 @@ void cli_table_uint(cli_table *t, unsigned long long v)
     fprintf(t->mem, "%llu", v);
 }
 
+void cli_table_count(cli_table *t, double v)
+{
+    if (t->o.json && isfinite(v) && v == floor(v) && fabs(v) <= 9007199254740992.0) {
+        json_cell(t, json_integer((json_int_t)v));
+        return;
+    }
+    cli_table_real(t, v);
+}
+
 void cli_table_real(cli_table *t, double v)
 {
     char buf[64];
@@ -575,12 +588,9 @@ void cli_table_end_row(cli_table *t)
     if (t->o.json) {
         json_t *row = t->row != NULL ? t->row : json_object();
         t->row = NULL;
-        if (row == NULL) {
+        if (row == NULL || (t->rows == NULL && (t->rows = json_array()) == NULL) ||
+            json_array_append_new(t->rows, json_pack("[io]", t->blocks, row)) != 0)
             t->oom = 1;
-            return;
-        }
-        json_line(t, t->mem, row);
-        json_decref(row);
         return;
     }
     fputs(t->o.csv ? "\r\n" : "\n", t->mem);
@@ -600,6 +610,7 @@ static void release(cli_table *t)
     free(t->buf);
     free_names(t);
     json_decref(t->row);
+    json_decref(t->rows);
     json_decref(t->prov);
     free(t->unit);
     free(t);
@@ -613,6 +624,29 @@ void cli_table_discard(cli_table *t)
     release(t);
 }
 
+/* JSON: write the kept rows, each led by "block" when there are several. */
+static void json_rows(cli_table *t)
+{
+    size_t i;
+    json_t *pair;
+    json_array_foreach(t->rows, i, pair)
+    {
+        json_t *row = json_array_get(pair, 1);
+        if (t->blocks > 1) {
+            json_t *lead = json_pack("{sO}", "block", json_array_get(pair, 0));
+            if (lead == NULL || json_object_update(lead, row) != 0) {
+                json_decref(lead);
+                t->oom = 1;
+                return;
+            }
+            json_line(t, t->mem, lead);
+            json_decref(lead);
+        } else {
+            json_line(t, t->mem, row);
+        }
+    }
+}
+
 /* Close the memory stream and put the JSON provenance object in front:
  * *out and *len then hold the whole output.  0, or -1 when out of memory. */
 static int assemble(cli_table *t, char **out, size_t *len)
@@ -622,6 +656,8 @@ static int assemble(cli_table *t, char **out, size_t *len)
     FILE *f;
     json_t *wrap;
     int bad = 0;
+    if (t->rows != NULL)
+        json_rows(t);
     if (t->meta != NULL) {
         bad = fclose(t->meta) != 0 || t->meta_buf == NULL;
         t->meta = NULL;

@@ -134,13 +134,27 @@ wl=${workload:-$geo}
 hwq=${hwopts:-$hw}
 B=${batch:-256}
 
+# Six significant digits: a figure draws no finer, and the last digits of a
+# simulation or a root search can differ between machines (libm, GSL and
+# OpenBLAS builds), which would leave a regenerated checkout changed.
+digits="--precision 6"
+
 # A table is written to FILE.tmp and renamed when complete, so that a failed
 # command leaves no partial table behind.
 # On failure (a full disk, a failing command) the temporary tables are removed.
 trap 'rc=$?; [ "$rc" -eq 0 ] || rm -f "$outdir"/*.tmp; exit "$rc"' EXIT
 trap 'exit 1' INT TERM HUP
+# The renamed table keeps the mode of the one it replaces (as afdkit's own
+# --out does), so that regenerating the tables leaves a checkout's files as
+# they were.
 start() { : >"$outdir/$1.tmp"; }
-finish() { mv "$outdir/$1.tmp" "$outdir/$1"; }
+finish() {
+    if [ -f "$outdir/$1" ]; then
+        m=$(stat -c %a "$outdir/$1" 2>/dev/null || stat -f %Lp "$outdir/$1") &&
+            chmod "$m" "$outdir/$1.tmp"
+    fi
+    mv "$outdir/$1.tmp" "$outdir/$1"
+}
 
 # add FILE ARGS...: afdkit ARGS --provenance as one more block of FILE (two
 # blank lines before every block but the first: gnuplot's index 0, 1, ...).
@@ -148,7 +162,7 @@ add() {
     f=$outdir/$1.tmp
     shift
     if [ -s "$f" ]; then printf '\n\n' >>"$f"; fi
-    "$afdkit" "$@" --provenance -q >>"$f"
+    "$afdkit" "$@" $digits --provenance -q >>"$f"
 }
 
 # table FILE ARGS...: a table of one command.
@@ -231,7 +245,7 @@ mdc() {
         for rho in $rhos; do
             lambda=$(awk -v r="$rho" -v c="$c" 'BEGIN { printf "%.10g", r * c }')
             # (a command substitution, so that set -e sees afdkit fail)
-            rows=$("$afdkit" mdc --lambda "$lambda" --service 1 --c "$c" $prov -q)
+            rows=$("$afdkit" mdc --lambda "$lambda" --service 1 --c "$c" $digits $prov -q)
             if [ -n "$prov" ]; then
                 echo "$rows"
             else
@@ -260,7 +274,7 @@ map() {
         for t in $thetas; do
             # ratio's warnings (optimum at the largest feasible r, r*_mf < 1)
             # are expected somewhere on a grid: keep them out of the way.
-            rows=$(eval "\"\$afdkit\" ratio --theta $t --nu $t -B $b $hwq --r-max 512 $prov -q" \
+            rows=$(eval "\"\$afdkit\" ratio --theta $t --nu $t -B $b $hwq --r-max 512 $digits $prov -q" \
                 2>/dev/null)
             echo "$rows" |
                 awk -v t="$t" -v B="$b" -v first="${prov:+1}" '
@@ -323,7 +337,7 @@ regime() {
         --model \"\${sv_model:-llama-3.1-70b}\" \
         --device \"\${sv_device:-notebooks-data/devices/h100-sxm-round.device}\" \
         --tp \"\${sv_tp:-4}\" $rwl --ttft-slo \"\${sv_ttft:-\$ttft}\" \
-        --tpot-slo \"\${sv_tpot:-\$tpot}\" --provenance -q" >>"$outdir/regime.tsv.tmp"
+        --tpot-slo \"\${sv_tpot:-\$tpot}\" $digits --provenance -q" >>"$outdir/regime.tsv.tmp"
     finish regime.tsv
 }
 

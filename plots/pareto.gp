@@ -42,13 +42,32 @@ set yrange [0:A_max_y * 1.1]
 set xlabel 'cost (dollars per hour: devices × price\_per\_hour)'
 set ylabel sprintf('%s (requests/s)', value)
 set key top left
-set title sprintf('%s, prompt %s and output %s tokens%s', model, plen, glen, \
-                  slo eq '' ? '' : sprintf('; goodput: %s', slo)) noenhanced
+# the title over the whole picture, the plot being narrowed by the list
+set label 1 sprintf('%s, prompt %s and output %s tokens%s', model, plen, glen, \
+                    slo eq '' ? '' : sprintf('; goodput: %s', slo)) \
+    at screen 0.5, screen 0.965 center noenhanced
+set tmargin at screen 0.92
 label(d, tp, s) = sprintf('%s tp%d %s', d, tp, s)
+# The frontier points carry their rank (cheapest first), a list right of the
+# plot names them: names written beside points close in cost ran into each
+# other.
+set table $L
+plot in using (label(strcol(1), $2, strcol(3))) with table if (strcol(9) eq '1')
+unset table
+nl = |$L|
+set rmargin at screen 0.74
+set key top left
+do for [i = 1:nl] {
+    set label 100 + i sprintf('%d  %s', i, $L[i]) at screen 0.76, \
+        screen 0.88 - (i - 1) * (nl > 22 ? 0.78 / nl : 0.035) font ',8' noenhanced
+}
+k = 0
+rank(f) = f ? sprintf('%d', k = k + 1) : ''
 
 do for [fmt in 'png svg'] {
     eval afd_terminal(fmt)
     set output out.'/pareto.'.fmt
+    k = 0
     # The staircase: from each frontier point the value stays until the next,
     # dearer one (what the cheapest configuration within a budget delivers).
     plot $F using 1:2 with steps lt 7 lw 1.5 title 'frontier', \
@@ -58,7 +77,7 @@ do for [fmt in 'png svg'] {
             title 'frontier, collocated', \
          in using 6:(front($9) && strcol(4) eq 'disagg' ? $7 : NaN) with points lt 2 ps 1.4 \
             title 'frontier, disaggregated', \
-         in using 6:(front($9) ? $7 : NaN):(label(strcol(1), $2, strcol(3))) with labels \
-            left offset 0.8, -0.6 font ',8' notitle
+         in using 6:(front($9) ? $7 : NaN):(rank(front($9))) with labels \
+            left offset 0.6, -0.5 font ',8' notitle
     unset output
 }

@@ -36,4 +36,9 @@ mkdir -p "$outdir"
 tmp="$outdir/.part-$k.$$"
 trap 'rm -f "$tmp"' EXIT
 "$@" --shard "$k/$n" >"$tmp"
+# a part run again keeps the mode of the one it replaces
+if [ -f "$outdir/part-$k" ]; then
+    m=$(stat -c %a "$outdir/part-$k" 2>/dev/null || stat -f %Lp "$outdir/part-$k") &&
+        chmod "$m" "$tmp"
+fi
 mv "$tmp" "$outdir/part-$k"

@@ -197,18 +197,30 @@ def run(afdkit, path, args, extra):
     return p.stdout
 
 
+# Columns that count (instances, GPUs, sequences): JSON integers, not reals.
+COUNTS = {
+    "pd": ("prefill", "prefill_md", "decode_slots_p99", "decode_instances", "gpus", "c",
+           "prefill_replay"),
+    "goodput": ("prefill", "decode", "total", "gpus"),
+    "kvretrieve": ("tokens",),
+}
+
+
 def parse_table(text):
-    """Provenance dict and a list of (columns, row cells) from the default format."""
-    meta, rows, cols = {}, [], None
+    """Provenance dict, a list of (columns, row cells) from the default format,
+    and the block number (from 1) of each row."""
+    meta, rows, blocks, cols, block = {}, [], [], None, 0
     for line in text.split("\n"):
         if line.startswith("## "):
             k, _, v = line[3:].partition("=")
             meta[k] = v
         elif line.startswith("# "):
             cols = line[2:].split("\t")
+            block += 1
         elif line:
             rows.append((cols, line.split("\t")))
-    return meta, rows
+            blocks.append(block)
+    return meta, rows, blocks
 
 
 def same_cell(text, value):
@@ -235,7 +247,7 @@ def check(afdkit, path, args, failures, unit_key=None):
         failures.append("%s: no entry in UNITS (tests/check_json.py): give the unit its "
                         "table states, or None" % key)
     else:
-        plain_meta, _ = parse_table(run(afdkit, path, args, []))
+        plain_meta, _, _ = parse_table(run(afdkit, path, args, []))
         if plain_meta.get("unit") != UNITS[key]:
             failures.append("%s: '## unit=%s' without --provenance, expected %s" %
                             (key, plain_meta.get("unit"), UNITS[key]))
@@ -256,7 +268,7 @@ def check(afdkit, path, args, failures, unit_key=None):
         except ValueError as e:
             failures.append("%s: line %d is not JSON (%s): %s" % (path, i, e, line[:80]))
             return
-    meta, rows = parse_table(table)
+    meta, rows, blocks = parse_table(table)
     if not objs or list(objs[0].keys()) != ["provenance"]:
         failures.append("%s: the first object is not the provenance" % path)
         return
@@ -273,11 +285,22 @@ def check(afdkit, path, args, failures, unit_key=None):
     if len(objs) != len(rows) or not rows:
         failures.append("%s: %d JSON rows, %d table rows" % (path, len(objs), len(rows)))
         return
-    for i, (obj, (cols, cells)) in enumerate(zip(objs, rows), 1):
+    # several blocks: each row names its block first, "block": N
+    several = blocks and blocks[-1] > 1
+    for i, (obj, (cols, cells), b) in enumerate(zip(objs, rows, blocks), 1):
+        if several:
+            if list(obj)[:1] != ["block"] or obj["block"] != b or type(obj["block"]) is not int:
+                failures.append("%s: row %d of block %d begins %s" % (path, i, b,
+                                                                     list(obj.items())[:1]))
+                return
+            del obj["block"]
         if list(obj.keys()) != cols:
             failures.append("%s: row %d keys %s, columns %s" % (path, i, list(obj), cols))
             return
         for c, text in zip(cols, cells):
+            if c in COUNTS.get(path, ()) and text != "nan" and type(obj[c]) is not int:
+                failures.append("%s: row %d column %s is a count: JSON %r" % (path, i, c,
+                                                                             obj[c]))
             if not same_cell(text, obj[c]):
                 failures.append("%s: row %d column %s: JSON %r, table %r" % (path, i, c,
                                                                             obj[c], text))

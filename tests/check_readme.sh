@@ -40,6 +40,42 @@ done
 [ "$count" -gt 0 ] || { echo "no examples found in README.md"; exit 1; }
 echo "$count README examples checked"
 
+# The Commands table lists every command of 'afdkit --help', each row with a
+# link to its doc; every link of the README to a file in the tree names a
+# file that exists and, after '#', a heading of that file (GitHub's anchor:
+# lowercase, punctuation dropped, spaces as '-').
+slug() {
+    sed -e 's/^#* *//' | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+for cmd in $("$AFDKIT" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'); do
+    [ "$cmd" = help ] && continue
+    row=$(grep -E "^\| \`afdkit $cmd[ \`]" "$readme" | head -n 1)
+    if [ -z "$row" ]; then
+        echo "README: no row for 'afdkit $cmd' in the Commands table"
+        status=1
+    elif ! printf '%s\n' "$row" | grep -qE '\]\((docs/[^)]*|#[^)]*)\) \|$'; then
+        echo "README: the row of 'afdkit $cmd' links no doc"
+        status=1
+    fi
+done
+links=$(grep -oE '\]\((docs/[^)]*|#[^)]*)\)' "$readme" | sed -e 's/^](//' -e 's/)$//' | sort -u)
+for l in $links; do
+    file=${l%%#*}
+    anchor=
+    case $l in *'#'*) anchor=${l#*#} ;; esac
+    target=$readme
+    if [ -n "$file" ]; then
+        target=$srcdir/$file
+        # docs/plan.md comes with the plan command
+        [ "$file" = docs/plan.md ] && ! "$AFDKIT" help plan >/dev/null 2>&1 && continue
+        [ -e "$target" ] || { echo "README links a missing file: $l"; status=1; continue; }
+    fi
+    if [ -n "$anchor" ] && ! grep -E '^#+ ' "$target" | slug | grep -qxF "$anchor"; then
+        echo "README links a missing heading: $l"
+        status=1
+    fi
+done
+
 # The Python examples: every ```python block is a doctest session, run from
 # the source directory against the package in python/ and this build's
 # libraries.

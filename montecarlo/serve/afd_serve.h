@@ -199,7 +199,14 @@ typedef struct afd_serve_params {
      * result then has unstable, growth, backlog, events and end_time set and
      * every statistic NaN.  0: always run to the end. */
     int stop_unstable;
+    /* When not NULL, called with the requests arrived so far (warmup
+     * included) and their total, every AFD_SERVE_PROGRESS_EVERY arrivals and
+     * at the last one; it must not touch the run. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } afd_serve_params;
+
+#define AFD_SERVE_PROGRESS_EVERY 16384u
 
 typedef struct afd_serve_stat {
     double mean, mean_se;

@@ -598,6 +598,8 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
                 e.t0 = e.now;
             e.in_system++;
             n++;
+            if (p->progress != NULL && (n % AFD_SERVE_PROGRESS_EVERY == 0 || n == total))
+                p->progress(p->progress_ctx, n, total);
             if (n == total / 3)
                 bk[0] = e.in_system;
             else if (n == 2 * (total / 3))

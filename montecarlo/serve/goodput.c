@@ -38,6 +38,7 @@ afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double 
     c.p = *p;
     c.p.times = NULL;
     c.p.stop_unstable = 1; /* an unstable rate fails whatever its statistics */
+    c.p.progress = NULL;   /* one bisection is many runs: the caller reports them */
     c.ttft_slo = ttft_slo;
     c.tpot_slo = tpot_slo;
     c.failure = AFD_OK;
@@ -81,6 +82,7 @@ afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, do
     c.p = *p;
     c.p.times = NULL;
     c.p.stop_unstable = 1; /* an unstable rate fails whatever its attainment */
+    c.p.progress = NULL;
     c.target = target;
     c.failure = AFD_OK;
     st = afd_goodput_bisect(attain_feasible, &c, lo, hi, rel_tol, goodput);

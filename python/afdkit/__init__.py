@@ -35,6 +35,7 @@ from ._ffi import ffi, lib, mclib
 __all__ = [
     "AfdkitError", "theta", "kappa", "hw", "sweep", "ratio", "mdc", "estimate",
     "estimate_laws", "model", "mc_barrier", "mc_slot", "mc_mdc", "sim", "version",
+    "pd", "goodput", "serve", "strategies", "regime", "pareto", "Table",
 ]
 
 _STATUS = {
@@ -50,7 +51,8 @@ class AfdkitError(Exception):
 
     def __init__(self, message, status=0, line=0, column=0):
         super().__init__(message)
-        self.status = _STATUS.get(int(status), str(status))
+        self.status = status if isinstance(status, str) else _STATUS.get(int(status),
+                                                                        str(status))
         self.line = line
         self.column = column
 
@@ -1006,3 +1008,7 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
         out["gantt"] = {k: np.array(v, dtype=object if k == "stage" else None)
                         for k, v in gantt.items()}
     return out
+
+
+# The serving commands run the afdkit program (python/afdkit/_cli.py).
+from ._cli import Table, goodput, pareto, pd, regime, serve, strategies  # noqa: E402

@@ -33,11 +33,14 @@ PROGRAM = os.environ.get("AFDKIT") or os.path.join(os.environ.get("AFDKIT_BUILD_
 
 def cli(*args):
     """The rows of `afdkit ARGS --json --precision 17` as dicts (a provenance
-    line comes only with --provenance or --shard; skipped if there is one)."""
+    line comes only with --provenance or --shard; skipped if there is one), without
+    the "block" number that leads the rows of a table of several blocks)."""
     out = subprocess.run([PROGRAM, *map(str, args), "--json", "--precision", "17"],
                          capture_output=True, text=True, check=True,
                          env=dict(os.environ, OMP_NUM_THREADS="2"))
     rows = [json.loads(line) for line in out.stdout.splitlines()]
+    for r in rows:
+        r.pop("block", None)
     return [r for r in rows if list(r) != ["provenance"]]
 
 

@@ -223,10 +223,43 @@ static void json_lines(void **state)
     cli_table_end_row(t);
     s = finish_captured(t, &rc);
     assert_int_equal(rc, 0);
+    /* two blocks: every row begins with its block's number */
     assert_string_equal(s, "{\"provenance\":{\"seed\":7,\"unit\":\"ms\"}}\n"
-                           "{\"r\":-3,\"x\":0.3333,\"s\":\"a\\\"b\\tc?\"}\n"
-                           "{\"r\":1.845e19,\"x\":0.0,\"s\":null}\n"
-                           "{\"rule\":2.5e-7,\"_2\":99.0}\n");
+                           "{\"block\":1,\"r\":-3,\"x\":0.3333,\"s\":\"a\\\"b\\tc?\"}\n"
+                           "{\"block\":1,\"r\":1.845e19,\"x\":0.0,\"s\":null}\n"
+                           "{\"block\":2,\"rule\":2.5e-7,\"_2\":99.0}\n");
+    free(s);
+}
+
+/* --json: a count is an integer when it is one; one block has no "block". */
+static void json_counts(void **state)
+{
+    cli_output o;
+    cli_table *t;
+    char *s;
+    int rc;
+    (void)state;
+    cli_output_init(&o);
+    o.json = 1;
+    t = cli_table_new(&o);
+    cli_table_begin(t, "a", "b", "c", "d");
+    cli_table_count(t, 36.0);
+    cli_table_count(t, NAN);
+    cli_table_count(t, 2.5);
+    cli_table_count(t, 1e300);
+    cli_table_end_row(t);
+    s = finish_captured(t, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "{\"a\":36,\"b\":null,\"c\":2.5,\"d\":1e300}\n");
+    free(s);
+    /* the default format prints it as a real */
+    cli_output_init(&o);
+    t = cli_table_new(&o);
+    cli_table_begin(t, "a");
+    cli_table_count(t, 36.0);
+    cli_table_end_row(t);
+    s = finish_captured(t, &rc);
+    assert_string_equal(s, "# a\n36\n");
     free(s);
 }
 
@@ -269,6 +302,7 @@ int main(void)
         cmocka_unit_test(csv_and_provenance),
         cmocka_unit_test(output_options),
         cmocka_unit_test(json_lines),
+        cmocka_unit_test(json_counts),
         cmocka_unit_test(shards),
     };
     RUN_TESTS(tests);

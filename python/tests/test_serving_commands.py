@@ -1,0 +1,94 @@
+"""pd, goodput, serve, strategies, regime and pareto from Python, held to
+values derived by hand from the latency laws (read back through the
+library, not through the command) and to the command's unit rules."""
+
+import os
+
+import numpy as np
+import pytest
+
+import afdkit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.environ.get("AFDKIT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
+CONV = os.path.join(SRCDIR, "notebooks-data", "AzureLLMInferenceTrace_conv.csv")
+HW70 = os.path.join(SRCDIR, "notebooks-data", "llama-3.1-70b-h100-tp4.hw")
+L70 = dict(model="llama-3.1-70b", device="h100-sxm", tp=4)
+L8 = dict(model="llama-3.1-8b", device="h100-sxm")
+
+
+def test_pd_decode_slots_follow_littles_law():
+    # n sequences decode at a step S(n) = beta + (gamma + alpha theta) n
+    # (ms), each for E[D] steps: n = lambda E[D] S(n), so
+    # n = lambda E[D] beta / (1 - lambda E[D] (gamma + alpha theta)).
+    sizes, curve, replay = afdkit.pd(trace=CONV, rate="5/s", ttft_slo="2s", tpot_slo="50ms",
+                                     **L70)
+    h = afdkit.hw(HW70)
+    th = afdkit.theta(trace=CONV)
+    lam = 5 / 1000.0  # per ms
+    k = lam * th["mean_d"]
+    n = k * h["decode_beta"] / (1 - k * (h["decode_gamma"] + h["decode_alpha"] * th["theta"]))
+    assert sizes.unit == "ms"
+    assert sizes["lambda"][0] == pytest.approx(lam, rel=1e-15)
+    assert sizes["decode_slots"][0] == pytest.approx(n, rel=1e-9)
+    # one prefill and one decode instance of tp 4
+    assert sizes["gpus"][0] == 4 * (sizes["prefill"][0] + sizes["decode_instances"][0])
+    assert list(curve["c"]) == list(range(1, len(curve["c"]) + 1))
+    assert "prefill_replay" in replay
+
+
+def test_bare_rate_refused_naming_both_readings():
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.pd(hw=HW70, trace=CONV, rate=5, ttft_slo="2s", tpot_slo="50ms")
+    assert e.value.status == "EUSAGE"
+    assert "5/s" in str(e.value) and "5/ms" in str(e.value)
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.strategies(devices=2, tp=1, lengths=(1000, 100), ttft_slo=500, tpot_slo="50ms",
+                          method="closed", **L8)
+    assert "500s" in str(e.value) and "500ms" in str(e.value)
+
+
+def test_serve_at_low_load_ttft_is_the_prefill_law():
+    # at 0.05 requests/s most requests find the instance idle: the median
+    # TTFT is one prefill of 1000 tokens, a + b P + c P^2 ms
+    h = afdkit.estimate_laws("llama-3.1-8b", "h100-sxm")
+    p = 1000.0
+    prefill = h["prefill_a"] + h["prefill_b"] * p + h["prefill_c"] * p * p
+    r = afdkit.serve("colloc", lengths=(1000, 100), rate="0.05/s", requests=2000,
+                     ttft_slo="500ms", tpot_slo="50ms", **L8)
+    assert r["completed"][0] == 2000
+    assert r["ttft_p50"][0] == pytest.approx(prefill, rel=1e-9)
+
+
+def test_goodput_of_the_pools_pd_sized_is_pds_capacity():
+    sizes = afdkit.pd(trace=CONV, rate="5/s", ttft_slo="2s", tpot_slo="50ms", **L70)[0]
+    g = afdkit.goodput(trace=CONV, prefill=int(sizes["prefill"][0]),
+                       decode=int(sizes["decode_instances"][0]), ttft_slo="2s",
+                       tpot_slo="50ms", **L70)
+    assert g["goodput"][0] == pytest.approx(sizes["capacity"][0], rel=1e-9)
+
+
+def test_strategies_on_two_devices_and_their_price():
+    # on 2 devices of tp 1: 1m, 2m and 1p1d; h100-sxm at 2.99 dollars/h
+    t = afdkit.strategies(devices=2, tp=1, lengths=(1000, 100), ttft_slo="500ms",
+                          tpot_slo="50ms", method="closed", **L8)
+    assert sorted(t["strategy"]) == ["1m", "1p1d", "2m"]
+    per_dollar = t["goodput_per_device"] * 3600 / 2.99
+    np.testing.assert_allclose(t["goodput_per_dollar"], per_dollar, rtol=1e-9)
+
+
+def test_regime_rows_are_the_slos_asked_for():
+    t = afdkit.regime(instances=2, lengths=(1000, 100), ttft_slo=("200ms", "1s"),
+                      tpot_slo=("20ms", "50ms"), method="closed", **L8)
+    assert t.unit.startswith("ms")
+    assert list(t["ttft_slo"]) == [200, 200, 1000, 1000]
+    assert list(t["tpot_slo"]) == [20, 50, 20, 50]
+    assert set(t["best"]) <= {"agg", "disagg", "hybrid", "none"}
+
+
+def test_pareto_prices_are_devices_times_the_hourly_price():
+    t = afdkit.pareto(device="h100-sxm,a100-80g", devices=3, tp=1, lengths=(1000, 100),
+                      ttft_slo="500ms", tpot_slo="50ms", model="llama-3.1-8b")
+    hourly = {"h100-sxm": 2.99, "a100-80g": 1.79}
+    want = [hourly[d] * n for d, n in zip(t["device"], t["devices"])]
+    np.testing.assert_allclose(t["price_per_hour"], want, rtol=1e-12)
