@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -183,8 +184,8 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
                      a.b, a.s, a.b * a.s, cap, afd_kv_bytes_per_token(&m, a.tp), a.tp);
     }
     if (a.out != NULL) {
-        afd_hw hw;
-        char text[4096], comment[512];
+        static afd_hw hw;
+        char *text, comment[1024];
         if (a.paper)
             return cli_usage_error(cmd, "--out fits afdkit's forms; drop --paper-forms");
         afd_estimate_fit fit;
@@ -195,11 +196,24 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
         cli_warn_fit(cmd, &fit, AFD_FIT_N);
         snprintf(comment, sizeof comment,
                  "afdkit estimate: %s on %s, TP %g; laws fitted to BestServe's estimator "
-                 "(largest relative error %.3g; AFD coefficients %.3g)", m.name, d.name, a.tp,
-                 hw.fit_max_rel_err, hw.afd_fit_max_rel_err);
-        if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK)
+                 "(largest relative error %.3g; AFD coefficients %.3g); "
+                 "decode_table and prefill_table: the estimator at batches 1 to %g and "
+                 "contexts 1 to %g tokens, interpolated as power laws between the points "
+                 "(largest relative error at the cells' centres: decode %.3g, prefill %.3g); "
+                 "simulators use them, closed forms the laws",
+                 m.name, d.name, a.tp, hw.fit_max_rel_err, hw.afd_fit_max_rel_err,
+                 hw.decode_table.b[hw.decode_table.nb - 1], hw.decode_table.s[hw.decode_table.ns - 1],
+                 fit.table_cell_err[0], fit.table_cell_err[1]);
+        text = malloc(AFD_HW_TEXT_MAX);
+        if (text == NULL)
+            return cli_runtime_error(cmd, "out of memory");
+        if (afd_hw_format(&hw, comment, text, AFD_HW_TEXT_MAX) != AFD_OK) {
+            free(text);
             return cli_runtime_error(cmd, "internal error: latency file text too long");
-        if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
+        }
+        rc = cli_write_file(cmd, a.out, text, strlen(text));
+        free(text);
+        if (rc != 0)
             return rc;
     }
     t = cli_table_new(&c.out);

@@ -122,6 +122,13 @@ AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
  * fit_max_rel_err = the largest |fit - estimate| / estimate over both grids
  *        (a line over weight-read-bound and compute-bound batches: 0.16 to
  *        0.21 for the dense models on h100-sxm and a100-80g, docs/estimator.md).
+ * The tables of the step times (afd_hw_table), exact at their grid points:
+ *   decode_table: the estimator's decode step at b = 1 .. decode_batch_max
+ *        and contexts s = 1 .. the KV capacity in tokens, each axis the
+ *        integers nearest sqrt(2)^k (table_axis: coarser when more than
+ *        AFD_HW_TABLE_MAX points would be needed) and its end;
+ *   prefill_table: the estimator's prefill of b equal prompts of s tokens
+ *        over the same axes.
  * The six AFD coefficients (afd_hw.h):
  *   alpha_a K + beta_a: the decode Attention side of the whole model (norms,
  *        attention, its all-reduce) against the token load K, on the decode
@@ -166,6 +173,9 @@ typedef struct afd_estimate_fit_law {
 
 typedef struct afd_estimate_fit {
     afd_estimate_fit_law law[AFD_FIT_N];
+    /* the decode [0] and prefill [1] tables' largest relative error against
+     * the estimator at their cells' centres; NAN if not tabulated */
+    double table_cell_err[2];
 } afd_estimate_fit;
 
 /* afd_estimate_laws, and each law's fit in *fit. */

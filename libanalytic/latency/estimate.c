@@ -751,6 +751,77 @@ static afd_status decode_split(const afd_model *m, const afd_device *d, double t
     return AFD_OK;
 }
 
+/* An axis from 1 to hi (>= 1): the integers nearest r^k, or the ratio
+ * that keeps it within maxn points, duplicates dropped, and hi itself
+ * last.  Returns the number of points. */
+static unsigned table_axis(double hi, double r, unsigned maxn, double *x)
+{
+    double v;
+    unsigned n = 0;
+    if (log(hi) / log(r) + 2 > maxn)
+        r = pow(hi, 1.0 / (maxn - 2));
+    for (v = 1; n < maxn - 1 && floor(v + 0.5) < hi; v *= r) {
+        double p = floor(v + 0.5);
+        if (n == 0 || p > x[n - 1])
+            x[n++] = p;
+    }
+    x[n++] = hi;
+    return n;
+}
+
+/* The estimator's forward time (ms) at a table's point (afd_hw_table):
+ * decode, b sequences of context s; prefill, b prompts of s tokens in
+ * all (b > s: s prompts of one token). */
+static afd_status table_point(const afd_model *m, const afd_device *d, double tp, afd_phase ph,
+                              double b, double s, double *ms, afd_error *err)
+{
+    afd_estimate e;
+    afd_estimate_options o = {.tp = tp, .phase = ph, .batch = b, .seq = s};
+    if (ph == AFD_PREFILL) {
+        o.batch = b < s ? b : s;
+        o.seq = s / o.batch;
+    }
+    afd_status st = afd_estimate_forward(m, d, &o, &e, err);
+    *ms = e.forward_s * 1e3;
+    return st;
+}
+
+/* Tabulate the estimator (ms) in phase ph over b = 1..bmax and s =
+ * 1..smax (afd_hw_table; table_axis: decode b at ratio 2^(1/4), s at
+ * sqrt 2; prefill b at 2, s at 2^(1/4): the finer axis the one along which
+ * the roofline bends), and its largest relative error at the cells'
+ * centres (the geometric means of their corners' b and s, where
+ * interpolation is furthest from the grid; prefill cells whose prompts are
+ * all at least one token) in *cell_err. */
+static afd_status table_fill(const afd_model *m, const afd_device *d, double tp, afd_phase ph,
+                             double bmax, double smax, afd_hw_table *t, double *cell_err,
+                             afd_error *err)
+{
+    unsigned i, j;
+    afd_status st;
+    int dec = ph == AFD_DECODE;
+    t->nb = table_axis(bmax, dec ? pow(2, 0.25) : 2, dec ? 64 : 32, t->b);
+    t->ns = table_axis(smax, dec ? sqrt(2) : pow(2, 0.25), dec ? 64 : 96, t->s);
+    for (i = 0; i < t->nb; i++)
+        for (j = 0; j < t->ns; j++)
+            if ((st = table_point(m, d, tp, ph, t->b[i], t->s[j], &t->t[i * t->ns + j], err)) !=
+                AFD_OK)
+                return st;
+    *cell_err = 0;
+    for (i = 0; i + 1 < t->nb; i++)
+        for (j = 0; j + 1 < t->ns; j++) {
+            double b = sqrt(t->b[i] * t->b[i + 1]), s = sqrt(t->s[j] * t->s[j + 1]), y, r;
+            if (!dec && t->b[i + 1] > t->s[j])
+                continue;
+            if ((st = table_point(m, d, tp, ph, b, s, &y, err)) != AFD_OK)
+                return st;
+            r = fabs(afd_hw_table_eval(t, b, s) - y) / y;
+            if (r > *cell_err)
+                *cell_err = r;
+        }
+    return AFD_OK;
+}
+
 /* Record law k's fit error, where it is largest and its grid's batch range. */
 static void fit_note(afd_estimate_fit *fit, int k, const char *name, const grid *g, double err,
                      size_t worst)
@@ -791,11 +862,13 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
 
     afd_error_clear(err);
     afd_hw_init(hw);
-    if (fit)
+    if (fit) {
         for (i = 0; i < 4; i++) {
             grid none = {.n = 0};
             fit_note(fit, (int)i, "", &none, NAN, 0);
         }
+        fit->table_cell_err[0] = fit->table_cell_err[1] = NAN;
+    }
     err_p = err_d = NAN;
     st = afd_kv_capacity_tokens(m, da, tp, &cap, err);
     if (st == AFD_OK && pair) {
@@ -873,6 +946,18 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
             break;
     }
     if (!pair) {
+        /* the tables the laws are fitted to: decode over the same batches,
+         * prefill over as many prompts, every context up to the KV cache */
+        double ce_d = NAN, ce_p = NAN, smax = cap > 1 ? cap : 1;
+        st = table_fill(m, da, tp, AFD_DECODE, dbmax, smax, &hw->decode_table, &ce_d, err);
+        if (st == AFD_OK)
+            st = table_fill(m, da, tp, AFD_PREFILL, dbmax, smax, &hw->prefill_table, &ce_p, err);
+        if (st != AFD_OK)
+            goto done;
+        if (fit) {
+            fit->table_cell_err[0] = ce_d;
+            fit->table_cell_err[1] = ce_p;
+        }
         err_d = fit_nonneg(&g, 3, coef, &w_d);
         fit_note(fit, AFD_FIT_DECODE, "decode", &g, err_d, w_d);
         hw->decode_beta = coef[0];
