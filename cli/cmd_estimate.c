@@ -11,7 +11,7 @@
 
 enum {
     OPT_MODEL = OPT_COMMAND, OPT_DEVICE, OPT_TP, OPT_PHASE, OPT_B, OPT_S, OPT_PER_OP,
-    OPT_PAPER, OPT_NO_DISPATCH, OPT_OUT
+    OPT_PAPER, OPT_NO_DISPATCH, OPT_OUT, OPT_EAGER
 };
 
 static const cli_option est_options[] = {
@@ -25,6 +25,9 @@ static const cli_option est_options[] = {
     {"per-op", 0, NULL, "print the operators: W, Q, intensity, bound, time", OPT_PER_OP},
     {"paper-forms", 0, NULL, "use BestServe's Appendix B tables exactly as printed", OPT_PAPER},
     {"no-dispatch", 0, NULL, "ignore the device's dispatch times", OPT_NO_DISPATCH},
+    {"eager", 0, NULL, "launched op by op, not as a CUDA graph: CPU dispatch per kernel "
+                       "(the device's eager_op_us, eager_gap_us) and the dispatch-bound share",
+     OPT_EAGER},
     {"out", 'o', "FILE", "write the latency file (serving laws, AFD coefficients) for --hw",
      OPT_OUT},
     {NULL, 0, NULL, NULL, 0},
@@ -42,7 +45,7 @@ static const cli_group *const model_groups[] = {&model_group, &cli_output_group,
 struct args {
     const char *model, *device, *out;
     double tp, b, s;
-    int phase, per_op, paper, no_dispatch, have_s;
+    int phase, per_op, paper, no_dispatch, have_s, eager;
     const char *cmd;
 };
 
@@ -60,6 +63,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_PER_OP: a->per_op = 1; return 0;
     case OPT_PAPER: a->paper = 1; return 0;
     case OPT_NO_DISPATCH: a->no_dispatch = 1; return 0;
+    case OPT_EAGER: a->eager = 1; return 0;
     case OPT_PHASE:
         if (strcmp(arg, "prefill") == 0)
             a->phase = AFD_PREFILL;
@@ -159,7 +163,7 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
     {
         afd_estimate_options o = {.tp = a.tp, .phase = (afd_phase)a.phase, .batch = a.b,
                                   .seq = a.s, .paper_forms = a.paper,
-                                  .no_dispatch = a.no_dispatch};
+                                  .no_dispatch = a.no_dispatch, .eager = a.eager};
         st = afd_estimate_forward(&m, &d, &o, &est, &err);
         if (st != AFD_OK)
             return cli_usage_error(cmd, "%s", err.text);
@@ -220,7 +224,12 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
     if (t == NULL)
         return cli_runtime_error(cmd, "out of memory");
     cli_table_provenance(t);
-    cli_table_unit(t, "ms");
+    if (a.eager) /* the share of the pass the device waits for the CPU's dispatch */
+        cli_table_unit(t, "ms; dispatch_bound=%.3g (the share of the eager pass in which the "
+                          "device waits for the CPU's dispatch)",
+                       est.dispatch_bound);
+    else
+        cli_table_unit(t, "ms");
     model_meta(t, &m);
     cli_table_meta(t, "device", "%s peak_tflops=%g hbm_tbps=%.10g net_gbps=%g mfu=%g mbu=%g "
                                 "comm_eff=%g",

@@ -52,6 +52,15 @@ typedef struct afd_estimate_options {
                           * length including the new token (decode) */
     int paper_forms;     /* 1: the paper's printed tables (dense models) */
     int no_dispatch;     /* 1: ignore the device's dispatch times */
+    int eager;           /* 1: launched op by op, not as one CUDA graph
+                          * (kernel model, dense GQA models; the device's
+                          * eager_op_us and eager_gap_us): Algorithm 1 with
+                          * each module's dispatch its kernels x the ops per
+                          * kernel of the measured torch pass (40 / 23
+                          * decode, 42 / 22 prefill) x eager_op_us, and
+                          * eager_gap_us more GPU time per kernel; the head's
+                          * kernels dispatched after the last layer.  The
+                          * device's per-module dispatch_*_ms are replaced. */
 } afd_estimate_options;
 
 enum { AFD_ESTIMATE_MAX_OPS = 48 };
@@ -92,6 +101,9 @@ typedef struct afd_estimate {
     double forward_dispatch_s; /* dispatch summed over layers */
     double forward_compute_s;  /* compute summed over layers and the head */
     double forward_comm_s;     /* communication summed over layers */
+    /* the share of forward_s in which the device waits for the CPU's
+     * dispatch: 1 - (compute + communication) / forward_s */
+    double dispatch_bound;
     size_t n_ops;              /* operators of the block shown, then the head */
     afd_estimate_op ops[AFD_ESTIMATE_MAX_OPS];
 } afd_estimate;
