@@ -797,6 +797,12 @@ static int run(const cli_command *self, int argc, char **argv)
         int j;
         if (a.law[k] == NULL)
             continue;
+        /* the law is measured now: a table of the estimator's times kept
+         * from --hw BASE would be used in its place (afd_hw_decode_step) */
+        if (k == 0)
+            hw.prefill_table.nb = hw.prefill_table.ns = 0;
+        else
+            hw.decode_table.nb = hw.decode_table.ns = 0;
         for (j = 0; j < 3; j++) {
             cli_table_str(t, law_keys[k][j]);
             cli_table_uint(t, lf[k].n);
@@ -855,7 +861,7 @@ static int run(const cli_command *self, int argc, char **argv)
 
     if (a.out != NULL) {
         afd_error err;
-        char text[4096], comment[1024];
+        char *text, comment[1024];
         if (afd_hw_check(&hw, &err) != AFD_OK) {
             rc = cli_input_error(cmd, "fitted coefficients are not usable: %s", err.text);
             goto out;
@@ -868,11 +874,19 @@ static int run(const cli_command *self, int argc, char **argv)
                  nlaw > 0 ? "laws fitted by least squares to " : "",
                  a.law[0] != NULL ? a.law[0] : "", nlaw == 2 ? " and " : "",
                  a.law[1] != NULL ? a.law[1] : "", nstage < 3 ? " (the rest from --hw)" : "");
-        if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK) {
+        text = malloc(AFD_HW_TEXT_MAX);
+        if (text == NULL) {
+            rc = cli_runtime_error(cmd, "out of memory");
+            goto out;
+        }
+        if (afd_hw_format(&hw, comment, text, AFD_HW_TEXT_MAX) != AFD_OK) {
+            free(text);
             rc = cli_runtime_error(cmd, "internal error: hw file text too long");
             goto out;
         }
-        if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
+        rc = cli_write_file(cmd, a.out, text, strlen(text));
+        free(text);
+        if (rc != 0)
             goto out;
         /* pd, goodput and serve convert SLOs given with a unit (2s, 50ms)
          * to the file's: laws without one can only take bare numbers */

@@ -4,13 +4,14 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 enum {
     OPT_MODEL = OPT_COMMAND, OPT_DEVICE, OPT_TP, OPT_PHASE, OPT_B, OPT_S, OPT_PER_OP,
-    OPT_PAPER, OPT_NO_DISPATCH, OPT_OUT
+    OPT_PAPER, OPT_NO_DISPATCH, OPT_OUT, OPT_EAGER
 };
 
 static const cli_option est_options[] = {
@@ -24,6 +25,9 @@ static const cli_option est_options[] = {
     {"per-op", 0, NULL, "print the operators: W, Q, intensity, bound, time", OPT_PER_OP},
     {"paper-forms", 0, NULL, "use BestServe's Appendix B tables exactly as printed", OPT_PAPER},
     {"no-dispatch", 0, NULL, "ignore the device's dispatch times", OPT_NO_DISPATCH},
+    {"eager", 0, NULL, "launched op by op, not as a CUDA graph: CPU dispatch per kernel "
+                       "(the device's eager_op_us, eager_gap_us) and the dispatch-bound share",
+     OPT_EAGER},
     {"out", 'o', "FILE", "write the latency file (serving laws, AFD coefficients) for --hw",
      OPT_OUT},
     {NULL, 0, NULL, NULL, 0},
@@ -41,7 +45,7 @@ static const cli_group *const model_groups[] = {&model_group, &cli_output_group,
 struct args {
     const char *model, *device, *out;
     double tp, b, s;
-    int phase, per_op, paper, no_dispatch, have_s;
+    int phase, per_op, paper, no_dispatch, have_s, eager;
     const char *cmd;
 };
 
@@ -59,6 +63,7 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     case OPT_PER_OP: a->per_op = 1; return 0;
     case OPT_PAPER: a->paper = 1; return 0;
     case OPT_NO_DISPATCH: a->no_dispatch = 1; return 0;
+    case OPT_EAGER: a->eager = 1; return 0;
     case OPT_PHASE:
         if (strcmp(arg, "prefill") == 0)
             a->phase = AFD_PREFILL;
@@ -158,7 +163,7 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
     {
         afd_estimate_options o = {.tp = a.tp, .phase = (afd_phase)a.phase, .batch = a.b,
                                   .seq = a.s, .paper_forms = a.paper,
-                                  .no_dispatch = a.no_dispatch};
+                                  .no_dispatch = a.no_dispatch, .eager = a.eager};
         st = afd_estimate_forward(&m, &d, &o, &est, &err);
         if (st != AFD_OK)
             return cli_usage_error(cmd, "%s", err.text);
@@ -183,8 +188,8 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
                      a.b, a.s, a.b * a.s, cap, afd_kv_bytes_per_token(&m, a.tp), a.tp);
     }
     if (a.out != NULL) {
-        afd_hw hw;
-        char text[4096], comment[512];
+        static afd_hw hw;
+        char *text, comment[1024];
         if (a.paper)
             return cli_usage_error(cmd, "--out fits afdkit's forms; drop --paper-forms");
         afd_estimate_fit fit;
@@ -195,18 +200,36 @@ static int run_estimate(const cli_command *self, int argc, char **argv)
         cli_warn_fit(cmd, &fit, AFD_FIT_N);
         snprintf(comment, sizeof comment,
                  "afdkit estimate: %s on %s, TP %g; laws fitted to BestServe's estimator "
-                 "(largest relative error %.3g; AFD coefficients %.3g)", m.name, d.name, a.tp,
-                 hw.fit_max_rel_err, hw.afd_fit_max_rel_err);
-        if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK)
+                 "(largest relative error %.3g; AFD coefficients %.3g); "
+                 "decode_table and prefill_table: the estimator at batches 1 to %g and "
+                 "contexts 1 to %g tokens, interpolated as power laws between the points "
+                 "(largest relative error at the cells' centres: decode %.3g, prefill %.3g); "
+                 "simulators use them, closed forms the laws",
+                 m.name, d.name, a.tp, hw.fit_max_rel_err, hw.afd_fit_max_rel_err,
+                 hw.decode_table.b[hw.decode_table.nb - 1], hw.decode_table.s[hw.decode_table.ns - 1],
+                 fit.table_cell_err[0], fit.table_cell_err[1]);
+        text = malloc(AFD_HW_TEXT_MAX);
+        if (text == NULL)
+            return cli_runtime_error(cmd, "out of memory");
+        if (afd_hw_format(&hw, comment, text, AFD_HW_TEXT_MAX) != AFD_OK) {
+            free(text);
             return cli_runtime_error(cmd, "internal error: latency file text too long");
-        if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
+        }
+        rc = cli_write_file(cmd, a.out, text, strlen(text));
+        free(text);
+        if (rc != 0)
             return rc;
     }
     t = cli_table_new(&c.out);
     if (t == NULL)
         return cli_runtime_error(cmd, "out of memory");
     cli_table_provenance(t);
-    cli_table_unit(t, "ms");
+    if (a.eager) /* the share of the pass the device waits for the CPU's dispatch */
+        cli_table_unit(t, "ms; dispatch_bound=%.3g (the share of the eager pass in which the "
+                          "device waits for the CPU's dispatch)",
+                       est.dispatch_bound);
+    else
+        cli_table_unit(t, "ms");
     model_meta(t, &m);
     cli_table_meta(t, "device", "%s peak_tflops=%g hbm_tbps=%.10g net_gbps=%g mfu=%g mbu=%g "
                                 "comm_eff=%g",

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -280,7 +281,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
 
     if (a.out != NULL) {
-        char text[2048], comment[1200];
+        char *text, comment[1200];
         if (why[0] != '\0')
             snprintf(comment, sizeof comment,
                      "afdkit hw: Appendix B coefficients (eq. 19, 26, 31), whole model\n# %s",
@@ -291,9 +292,16 @@ static int run(const cli_command *self, int argc, char **argv)
                      "# prefill and decode laws: BestServe's estimator for %s on %s, TP %g "
                      "(largest relative error %.3g), as afdkit estimate --out",
                      desc.name, dev.name, a.tp, laws.fit_max_rel_err);
-        if (afd_hw_format(&hw, comment, text, sizeof text) != AFD_OK)
+        text = malloc(AFD_HW_TEXT_MAX);
+        if (text == NULL)
+            return cli_runtime_error(cmd, "out of memory");
+        if (afd_hw_format(&hw, comment, text, AFD_HW_TEXT_MAX) != AFD_OK) {
+            free(text);
             return cli_runtime_error(cmd, "internal error: hw file text too long");
-        if ((rc = cli_write_file(cmd, a.out, text, strlen(text))) != 0)
+        }
+        rc = cli_write_file(cmd, a.out, text, strlen(text));
+        free(text);
+        if (rc != 0)
             return rc;
         if (have_fit) /* the file holds the prefill and decode laws of the fit */
             cli_warn_fit(cmd, &fit, AFD_FIT_DECODE + 1);

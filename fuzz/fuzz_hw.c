@@ -111,9 +111,10 @@ static void check_values(const char *text, size_t len, const afd_hw *hw)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    afd_hw hw, back;
+    static afd_hw hw, back;
+    static char buf[AFD_HW_TEXT_MAX];
     afd_error err;
-    char buf[2048];
+    unsigned i;
 
     if (afd_hw_parse((const char *)data, size, &hw, &err) != AFD_OK) {
         if (!isnan(hw.alpha_a) || strchr(err.text, '\n') != NULL)
@@ -135,5 +136,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (hw.afd_tp != back.afd_tp || hw.afd_tp > AFD_HW_TP_MAX)
         abort();
+    /* the tables read back bit for bit */
+    if (hw.decode_table.nb != back.decode_table.nb || hw.decode_table.ns != back.decode_table.ns ||
+        hw.prefill_table.nb != back.prefill_table.nb || hw.prefill_table.ns != back.prefill_table.ns)
+        abort();
+    for (i = 0; i < hw.decode_table.nb * hw.decode_table.ns; i++)
+        if (memcmp(&hw.decode_table.t[i], &back.decode_table.t[i], sizeof(double)) != 0)
+            abort();
+    for (i = 0; i < hw.prefill_table.nb * hw.prefill_table.ns; i++)
+        if (memcmp(&hw.prefill_table.t[i], &back.prefill_table.t[i], sizeof(double)) != 0)
+            abort();
     return 0;
 }

@@ -47,6 +47,10 @@
  *                      one pair the all-reduce follows them instead of
  *                      net_gbps, comm_eff and comm_latency_ms
  *                      (afd_estimate_allreduce_ms).
+ * Eager launch (optional; afd_estimate_options.eager):
+ *   eager_op_us eager_gap_us   the CPU's dispatch of one PyTorch op and the
+ *                      GPU's extra time per kernel when a pass is launched op
+ *                      by op instead of as one CUDA graph (us); given as a pair.
  * Every number is checked against a plausibility range (afd_device_check), so
  * that 3350 meant as GB/s is refused as TB/s with the range in the message.
  */
@@ -87,6 +91,9 @@ typedef struct afd_device {
     double elementwise_tbps;
     /* measured all-reduce laws for 2, 4, 8 devices (NAN: not given) */
     double allreduce_us[3], allreduce_gbps[3];
+    /* eager launch (NAN: not given): CPU dispatch per PyTorch op and the
+     * GPU's extra time per kernel launched op by op, us */
+    double eager_op_us, eager_gap_us;
 } afd_device;
 
 /* Plausibility: peak_tflops in [1, 20000], hbm_tbps in [0.05, 50],
@@ -100,7 +107,7 @@ typedef struct afd_device {
  * [0.1, 10000], gemm_p, attn_decode_p in [1, 1000], gemm_tile_n in
  * [1, 4096], gemm_occ_ctas in [1, 100000], gemm_occ_exp in [0, 10],
  * attn_tail in [0, 100]; allreduce_P_us in [0, 10000], allreduce_P_gbps in
- * [0.1, 10000].
+ * [0.1, 10000]; eager_op_us and eager_gap_us in [0, 1000].
  * err->text names the key, the value and the range. */
 AFD_API afd_status afd_device_check(const afd_device *d, afd_error *err);
 /* Parse key = value text; errors name the line.  Required: peak_tflops,
@@ -115,7 +122,7 @@ AFD_API afd_status afd_device_read(const char *path, afd_device *out, afd_error 
  * phase pair as mfu, mbu, comm_eff when both phases agree, else the
  * _prefill and _decode keys; price_per_hour and power_w only when given,
  * kernel_us when not 0, roofline_p when finite, the kernel model's keys
- * when it has one, the all-reduce keys when given).  afd_device_parse reads
+ * when it has one, the all-reduce and eager keys when given).  afd_device_parse reads
  * it back to d, bit for bit.  AFD_ELIMIT (buf emptied) when cap is too
  * small. */
 AFD_API afd_status afd_device_format(const afd_device *d, const char *comment, char *buf,

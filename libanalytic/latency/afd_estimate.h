@@ -52,6 +52,15 @@ typedef struct afd_estimate_options {
                           * length including the new token (decode) */
     int paper_forms;     /* 1: the paper's printed tables (dense models) */
     int no_dispatch;     /* 1: ignore the device's dispatch times */
+    int eager;           /* 1: launched op by op, not as one CUDA graph
+                          * (kernel model, dense GQA models; the device's
+                          * eager_op_us and eager_gap_us): Algorithm 1 with
+                          * each module's dispatch its kernels x the ops per
+                          * kernel of the measured torch pass (40 / 23
+                          * decode, 42 / 22 prefill) x eager_op_us, and
+                          * eager_gap_us more GPU time per kernel; the head's
+                          * kernels dispatched after the last layer.  The
+                          * device's per-module dispatch_*_ms are replaced. */
 } afd_estimate_options;
 
 enum { AFD_ESTIMATE_MAX_OPS = 48 };
@@ -92,6 +101,9 @@ typedef struct afd_estimate {
     double forward_dispatch_s; /* dispatch summed over layers */
     double forward_compute_s;  /* compute summed over layers and the head */
     double forward_comm_s;     /* communication summed over layers */
+    /* the share of forward_s in which the device waits for the CPU's
+     * dispatch: 1 - (compute + communication) / forward_s */
+    double dispatch_bound;
     size_t n_ops;              /* operators of the block shown, then the head */
     afd_estimate_op ops[AFD_ESTIMATE_MAX_OPS];
 } afd_estimate;
@@ -122,6 +134,13 @@ AFD_API afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
  * fit_max_rel_err = the largest |fit - estimate| / estimate over both grids
  *        (a line over weight-read-bound and compute-bound batches: 0.16 to
  *        0.21 for the dense models on h100-sxm and a100-80g, docs/estimator.md).
+ * The tables of the step times (afd_hw_table), exact at their grid points:
+ *   decode_table: the estimator's decode step at b = 1 .. decode_batch_max
+ *        and contexts s = 1 .. the KV capacity in tokens, each axis the
+ *        integers nearest sqrt(2)^k (table_axis: coarser when more than
+ *        AFD_HW_TABLE_MAX points would be needed) and its end;
+ *   prefill_table: the estimator's prefill of b equal prompts of s tokens
+ *        over the same axes.
  * The six AFD coefficients (afd_hw.h):
  *   alpha_a K + beta_a: the decode Attention side of the whole model (norms,
  *        attention, its all-reduce) against the token load K, on the decode
@@ -166,6 +185,9 @@ typedef struct afd_estimate_fit_law {
 
 typedef struct afd_estimate_fit {
     afd_estimate_fit_law law[AFD_FIT_N];
+    /* the decode [0] and prefill [1] tables' largest relative error against
+     * the estimator at their cells' centres; NAN if not tabulated */
+    double table_cell_err[2];
 } afd_estimate_fit;
 
 /* afd_estimate_laws, and each law's fit in *fit. */

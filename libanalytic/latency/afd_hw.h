@@ -31,6 +31,27 @@
 extern "C" {
 #endif
 
+/* A step time tabulated over a grid (afd_hw_table_eval): t[i ns + j] at
+ * b[i] and s[j], both axes strictly increasing from >= 1.
+ *   decode:  b = sequences in the batch, s = K / b, the mean KV tokens per
+ *            sequence (K the batch's KV tokens): at a given b the step is
+ *            a + c s (the weights' read, the KV's), and every roofline
+ *            kink lies along b;
+ *   prefill: b = (sum P_i)^2 / sum P_i^2 and s = sum P_i, the batch of
+ *            prompts P_i taken as the b equal prompts with the same sum
+ *            P_i and sum P_i^2 (one prompt of P tokens: b = 1, s = P): the
+ *            GEMMs depend on s alone (their kink lies along s), causal
+ *            attention on s^2 / b.  Points of b > s (prompts under one
+ *            token) hold the value at b = s.
+ * nb = ns = 0: no table (the fitted laws are used). */
+#define AFD_HW_TABLE_MAX 96
+#define AFD_HW_TABLE_POINTS 4096
+typedef struct afd_hw_table {
+    unsigned nb, ns; /* nb, ns <= AFD_HW_TABLE_MAX, nb ns <= AFD_HW_TABLE_POINTS */
+    double b[AFD_HW_TABLE_MAX], s[AFD_HW_TABLE_MAX];
+    double t[AFD_HW_TABLE_POINTS];
+} afd_hw_table;
+
 typedef struct afd_hw {
     double alpha_a, beta_a; /* Attention: per token, fixed */
     double alpha_f, beta_f; /* FFN: per request of the aggregated batch, fixed */
@@ -59,6 +80,9 @@ typedef struct afd_hw {
      * its tp (afd_tp = tp), Appendix B derives them per card (afd_tp = 1)
      * whatever size the serving laws time. */
     unsigned afd_tp;
+    /* the step times the laws were fitted to, tabulated (afd_hw_table; in
+     * the same unit): exact where the laws are fitted */
+    afd_hw_table decode_table, prefill_table;
 } afd_hw;
 
 /* Every coefficient NAN, every string empty: the start of an afd_hw built by
@@ -67,6 +91,27 @@ AFD_API void afd_hw_init(afd_hw *hw);
 /* 1 when all three prefill (resp. decode) law coefficients are present. */
 AFD_API int afd_hw_has_prefill(const afd_hw *hw);
 AFD_API int afd_hw_has_decode(const afd_hw *hw);
+
+/* Interpolate a table at (b, s): bilinear in (log b, log s) of log t, that
+ * is a power law b^x s^y through the four grid points around (b, s) (exact
+ * at the grid points; a sum of power laws such as a + c s is followed
+ * within 0.5% on a grid of ratio sqrt 2, a roofline's kink within 1-2% on
+ * one of ratio 2^(1/4));
+ * outside the grid the power law of the last cell is extended.  NAN for
+ * b or s below 1 or not finite, or an empty table. */
+AFD_API double afd_hw_table_eval(const afd_hw_table *t, double b, double s);
+
+/* The decode step of b sequences holding K KV tokens in all: the decode
+ * table at (b, K / b) when hw has one, else the law decode_beta +
+ * decode_gamma b + decode_alpha K (exactly as computed before tables). */
+AFD_API double afd_hw_decode_step(const afd_hw *hw, double b, double K);
+/* The prefill of a batch with sum_p = sum P_i and sum_p2 = sum P_i^2: the
+ * prefill table at (sum_p^2 / sum_p2, sum_p) when hw has one,
+ * else prefill_a + prefill_b sum_p + prefill_c sum_p2. */
+AFD_API double afd_hw_prefill_time(const afd_hw *hw, double sum_p, double sum_p2);
+/* 1 when hw carries the decode (resp. prefill) table. */
+AFD_API int afd_hw_has_decode_table(const afd_hw *hw);
+AFD_API int afd_hw_has_prefill_table(const afd_hw *hw);
 
 /* Presets by name: "paper-910c" is Table 3 of the paper (DeepSeek-V3 on
  * Ascend 910C, in cycles): alpha_a = 0.00165, beta_a = 50, alpha_f = 0.083,
@@ -97,17 +142,25 @@ AFD_API afd_status afd_hw_check(const afd_hw *hw, afd_error *err);
  * all three or none; decode_beta decode_gamma decode_alpha, likewise; each
  * >= 0), "decode_batch_max = B" (a positive integer up to AFD_HW_BATCH_MAX:
  * the largest batch the decode law was fitted on; needs the decode law) and
- * fit_max_rel_err and afd_fit_max_rel_err; '#' starts a comment; blank
+ * fit_max_rel_err and afd_fit_max_rel_err; "decode_table = nb ns b_1 .. b_nb
+ * s_1 .. s_ns t_11 t_12 .. t_nb,ns" and likewise "prefill_table" (afd_hw_table:
+ * nb, ns in [1, AFD_HW_TABLE_MAX], nb ns <= AFD_HW_TABLE_POINTS, the axes finite, >= 1 and increasing,
+ * the times row by row, each finite and > 0); '#' starts a comment; blank
  * lines are ignored.  Errors name the line: unknown or repeated key, bad
  * number, tp, afd_tp or decode_batch_max not a positive integer, missing
  * coefficient; the result is also checked with afd_hw_check. */
 AFD_API afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *err);
-/* Read a key=value file (at most 64 KiB). */
+/* Read a key=value file (at most AFD_HW_TEXT_MAX bytes). */
 AFD_API afd_status afd_hw_read(const char *path, afd_hw *out, afd_error *err);
+/* Largest latency file afd_hw_read reads, and the buffer afd_hw_format
+ * needs for any hw (its tables at 17 significant digits included). */
+#define AFD_HW_TEXT_MAX (256 * 1024)
+
 /* Format hw as key=value text with 17 significant digits (so that reading
  * it back gives the same doubles) after an optional comment line: unit,
  * model, device, tp and afd_tp (each when known), then the coefficients,
- * the decode law followed by decode_batch_max when known.
+ * the decode law followed by decode_batch_max when known, then the tables
+ * when present (one line each).
  * AFD_ERANGE if cap is too small. */
 AFD_API afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_t cap);
 
@@ -231,7 +284,7 @@ AFD_API afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s,
  * hw->unit.  AFD_EINVAL (hw unchanged) for another unit or an hw not in s. */
 AFD_API afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit);
 
-/* Copy the serving laws (prefill_a ... decode_alpha), fit_max_rel_err, tp
+/* Copy the serving laws (prefill_a ... decode_alpha) and their tables, fit_max_rel_err, tp
  * (the size of the instance the laws time) and decode_batch_max (the
  * batches the decode law was fitted on) of src into dst, the laws
  * converted from src->unit to dst->unit (each "s", "ms", "us" or "ns": a

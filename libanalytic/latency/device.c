@@ -21,7 +21,9 @@ enum {
     K_FLOOR, K_SM, K_GEMM_R, K_GEMM_B, K_GEMM_P, K_GEMM_TILE, K_GEMM_OCC, K_GEMM_OCC_EXP,
     K_ATTN_R, K_ATTN_TAIL, K_ATTN_CTA, K_ATTN_B, K_ATTN_CTA_B, K_ATTN_P, K_EW, K_ENGINE,
     /* all-reduce laws: latency and bandwidth for 2, 4, 8 devices */
-    K_AR_US2, K_AR_GB2, K_AR_US4, K_AR_GB4, K_AR_US8, K_AR_GB8, N_KEYS
+    K_AR_US2, K_AR_GB2, K_AR_US4, K_AR_GB4, K_AR_US8, K_AR_GB8,
+    /* eager launch: CPU dispatch per PyTorch op, extra GPU time per kernel */
+    K_EAGER_OP, K_EAGER_GAP, N_KEYS
 };
 
 /* The plausible range of each key (afd_priv_kv_key: name, text, lo, hi,
@@ -71,6 +73,8 @@ static const afd_priv_kv_key keys[N_KEYS] = {
     {"allreduce_4_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
     {"allreduce_8_us", 0, 0, 10000, 0, 0, "us"},
     {"allreduce_8_gbps", 0, 0.1, 10000, 0, 0, "GB/s"},
+    {"eager_op_us", 0, 0, 1000, 0, 0, "us"},
+    {"eager_gap_us", 0, 0, 1000, 0, 0, "us"},
 };
 
 static const char *const engine_names[] = {"torch", "vllm"};
@@ -107,6 +111,7 @@ static void device_nan(afd_device *d)
         *kernel_field(d, i) = NAN;
     for (i = 0; i < 3; i++)
         d->allreduce_us[i] = d->allreduce_gbps[i] = NAN;
+    d->eager_op_us = d->eager_gap_us = NAN;
 }
 
 static afd_status check_one(int k, double v, afd_error *err)
@@ -160,6 +165,10 @@ afd_status afd_device_check(const afd_device *d, afd_error *err)
             (st = check_one(K_AR_GB2 + 2 * i, d->allreduce_gbps[i], err)) != AFD_OK)
             return st;
     }
+    if (!(isnan(d->eager_op_us) && isnan(d->eager_gap_us)) &&
+        ((st = check_one(K_EAGER_OP, d->eager_op_us, err)) != AFD_OK ||
+         (st = check_one(K_EAGER_GAP, d->eager_gap_us, err)) != AFD_OK))
+        return st;
     return AFD_OK;
 }
 
@@ -178,7 +187,8 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
                            "comm_eff[_prefill|_decode], dispatch_{rmsnorm,attention,mlp}_ms, "
                            "comm_latency_ms, mem_util, price_per_hour, power_w, kernel_us, "
                            "roofline_p, or the kernel model's kernel_floor_us, sm_count, "
-                           "gemm_*, attn_*, elementwise_tbps, engine, allreduce_{2,4,8}_{us,gbps}",
+                           "gemm_*, attn_*, elementwise_tbps, engine, allreduce_{2,4,8}_{us,gbps}, "
+                           "eager_op_us, eager_gap_us",
                            kv, err);
     if (st != AFD_OK)
         return st;
@@ -257,6 +267,13 @@ afd_status afd_device_parse(const char *text, size_t len, const char *name, afd_
         d.allreduce_us[k] = v[us];
         d.allreduce_gbps[k] = v[gb];
     }
+    if ((kv[K_EAGER_OP].line > 0) != (kv[K_EAGER_GAP].line > 0))
+        return afd_priv_fail(err, AFD_EPARSE,
+                             kv[K_EAGER_OP].line ? kv[K_EAGER_OP].line : kv[K_EAGER_GAP].line, 0,
+                             "'%s' needs '%s'", keys[kv[K_EAGER_OP].line ? K_EAGER_OP : K_EAGER_GAP].name,
+                             keys[kv[K_EAGER_OP].line ? K_EAGER_GAP : K_EAGER_OP].name);
+    d.eager_op_us = v[K_EAGER_OP];
+    d.eager_gap_us = v[K_EAGER_GAP];
     st = afd_device_check(&d, err);
     if (st == AFD_OK)
         *out = d;
@@ -397,6 +414,9 @@ afd_status afd_device_format(const afd_device *d, const char *comment, char *buf
             PUT("%s = %s\n%s = %s\n", keys[K_AR_US2 + 2 * k].name, NUM(d->allreduce_us[k]),
                 keys[K_AR_GB2 + 2 * k].name,
                 exact(d->allreduce_gbps[k], num2, sizeof num2));
+    if (!isnan(d->eager_op_us))
+        PUT("%s = %s\n%s = %s\n", keys[K_EAGER_OP].name, NUM(d->eager_op_us),
+            keys[K_EAGER_GAP].name, exact(d->eager_gap_us, num2, sizeof num2));
 #undef PUT
 #undef NUM
     if (bad || len >= cap) {

@@ -27,6 +27,8 @@ typedef struct ctx {
     double e, ew;      /* bytes per activation element, per weight */
     afd_estimate *rec; /* where to record operators, or NULL */
     const char *module;
+    double nk;         /* kernels of the kernel model so far */
+    double mk[4];      /* kernels of each module of the last block */
 } ctx;
 
 /* Record one operator or kernel of the block (work W, traffic Q) and return
@@ -347,6 +349,7 @@ static double pnorm(double a, double b, double p)
  * rates) and return its time. */
 static double kernel(ctx *c, const char *name, double W, double Q, double time)
 {
+    c->nk++;
     return record(c, name, W, Q, time,
                   W / (c->d->gemm_tflops * 1e12) > Q / (c->d->gemm_tbps * 1e12));
 }
@@ -423,11 +426,13 @@ static void kernel_block(ctx *c, afd_estimate_module *mod)
     double nh = m->heads / t, nkv = ceil(m->kv_heads / t), q = nh * hd, kv = nkv * hd;
     double w = m->intermediate / t, n = c->ph == AFD_PREFILL ? c->b * c->s : c->b;
     int vllm = c->d->engine == AFD_ENGINE_VLLM, i;
-    double *a;
+    double *a, k0 = c->nk;
 
     c->module = "rmsnorm";
     mod[M_NORM1].compute_s = vllm ? k_ew(c, "add_rmsnorm", 8 * e * n * h)
                                   : k_ew(c, "rmsnorm", 2 * e * n * h);
+    c->mk[M_NORM1] = c->nk - k0;
+    k0 = c->nk;
     c->module = "attention";
     a = &mod[M_ATTN].compute_s;
     *a = k_gemm(c, "qkv", n, h, q + 2 * kv);
@@ -448,9 +453,13 @@ static void kernel_block(ctx *c, afd_estimate_module *mod)
     *a += k_gemm(c, "o_proj", n, q, h);
     if (!vllm)
         *a += k_ew(c, "add", 3 * e * n * h);
+    c->mk[M_ATTN] = c->nk - k0;
+    k0 = c->nk;
     c->module = "rmsnorm";
     mod[M_NORM2].compute_s = vllm ? k_ew(c, "add_rmsnorm", 8 * e * n * h)
                                   : k_ew(c, "rmsnorm", 2 * e * n * h);
+    c->mk[M_NORM2] = c->nk - k0;
+    k0 = c->nk;
     c->module = "mlp";
     a = &mod[M_FFN].compute_s;
     *a = k_gemm(c, "gate_up", n, h, 2 * w);
@@ -461,6 +470,29 @@ static void kernel_block(ctx *c, afd_estimate_module *mod)
     *a += k_gemm(c, "down", n, w, h);
     if (!vllm)
         *a += k_ew(c, "add", 3 * e * n * h);
+    c->mk[M_FFN] = c->nk - k0;
+}
+
+/* PyTorch ops the CPU dispatches per kernel of an eager pass: the measured
+ * torch pass (data/h100-measured forward.csv, scripts/kernel_model.py
+ * EAGER_OPS) issues 40 ops for its 23 decode kernels and 42 for its 22
+ * prefill kernels per layer (views, splits and slices cost dispatch too). */
+static double ops_per_kernel(afd_phase ph)
+{
+    return ph == AFD_DECODE ? 40.0 / 23 : 42.0 / 22;
+}
+
+/* Eager launch (BestServe's dispatch model, Algorithm 1, with the dispatch
+ * per kernel): module i's CPU dispatch is its kernels x ops_per_kernel x
+ * eager_op_us, and each kernel costs the GPU eager_gap_us more than in a
+ * CUDA graph. */
+static void eager_block(const ctx *c, afd_estimate_module *mod)
+{
+    int i;
+    for (i = 0; i < 4; i++) {
+        mod[i].dispatch_s = c->mk[i] * ops_per_kernel((afd_phase)c->ph) * c->d->eager_op_us * 1e-6;
+        mod[i].compute_s += c->mk[i] * c->d->eager_gap_us * 1e-6;
+    }
 }
 
 /* The output head on the last token of each sequence: the final norm and
@@ -492,7 +524,7 @@ static void roofline_block(ctx *c, int moe_layer, double n, afd_estimate_module 
 }
 
 /* One block (dense or MoE) into mod[4]. */
-static void block(ctx *c, int moe_layer, int use_dispatch, afd_estimate_module *mod)
+static void block(ctx *c, int moe_layer, int use_dispatch, int eager, afd_estimate_module *mod)
 {
     double n = c->ph == AFD_PREFILL ? c->b * c->s : c->b;
     const char *names[4] = {"rmsnorm", "attention", "rmsnorm", moe_layer ? "moe" : "mlp"};
@@ -506,6 +538,8 @@ static void block(ctx *c, int moe_layer, int use_dispatch, afd_estimate_module *
         mod[i].dispatch_s = use_dispatch ? c->d->dispatch_ms[i == M_FFN ? 2 : i == M_ATTN] * 1e-3 : 0;
         mod[i].comm_s = (i == M_ATTN || i == M_FFN) ? allreduce(c, n) : 0;
     }
+    if (eager)
+        eager_block(c, mod);
 }
 
 static void estimate_nan(afd_estimate *o)
@@ -516,7 +550,7 @@ static void estimate_nan(afd_estimate *o)
         o->module[i].dispatch_s = o->module[i].compute_s = o->module[i].comm_s =
             o->module[i].end_s = NAN;
     o->block_s = o->forward_s = o->forward_dispatch_s = o->forward_compute_s = NAN;
-    o->forward_comm_s = NAN;
+    o->forward_comm_s = o->dispatch_bound = NAN;
 }
 
 afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
@@ -524,7 +558,7 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
 {
     ctx c;
     afd_estimate_module dense[4], moel[4];
-    double n_moe, n_dense, head = 0;
+    double n_moe, n_dense, head = 0, head_disp = 0;
     int i;
 
     afd_error_clear(err);
@@ -566,6 +600,13 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
     if (o->paper_forms && (m->moe || m->mla))
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "the paper's forms cover dense LLaMA-family models only");
+    if (o->eager && (!d->kernel_model || m->moe || m->mla || o->paper_forms))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "eager launch is modelled per kernel: it needs the kernel model (a "
+                             "device with kernel_floor_us) and a dense GQA model");
+    if (o->eager && isnan(d->eager_op_us))
+        return afd_priv_fail(err, AFD_EINVAL, 0, 0,
+                             "eager launch needs the device's eager_op_us and eager_gap_us");
     c.m = m;
     c.d = d;
     c.t = o->tp;
@@ -579,29 +620,38 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
     c.e = c.paper ? 2 : m->dtype_bytes;
     c.ew = c.paper ? 2 : m->weight_bytes_per_param;
     c.rec = NULL;
+    c.nk = 0;
     n_moe = m->moe ? m->layers - m->dense_layers : 0;
     n_dense = m->layers - n_moe;
     if (n_dense > 0) {
         c.rec = n_moe > 0 ? NULL : out;
-        block(&c, 0, !o->no_dispatch, dense);
+        block(&c, 0, !o->no_dispatch, o->eager, dense);
     }
     if (n_moe > 0) {
         c.rec = out;
-        block(&c, 1, !o->no_dispatch, moel);
+        block(&c, 1, !o->no_dispatch, o->eager, moel);
     }
     c.rec = out;
     if (!c.paper) {
         /* Output head on the last token of each sequence, vocabulary split. */
         c.module = "head";
-        if (c.kernels)
+        if (c.kernels) {
+            double k0 = c.nk;
             head = kernel_head(&c);
+            /* eager: the head's kernels, dispatched after the last layer's */
+            if (o->eager) {
+                head += (c.nk - k0) * c.d->eager_gap_us * 1e-6;
+                head_disp = (c.nk - k0) * ops_per_kernel(c.ph) * c.d->eager_op_us * 1e-6;
+            }
+        }
         else
             head = gemm(&c, "lm_head", c.b, m->hidden, m->vocab / c.t);
     }
     memcpy(out->module, n_moe > 0 ? moel : dense, sizeof out->module);
     out->block_s = afd_estimate_algorithm1(out->module);
-    out->forward_s = head;
-    out->forward_dispatch_s = out->forward_comm_s = 0;
+    out->forward_s = head + head_disp;
+    out->forward_dispatch_s = head_disp;
+    out->forward_comm_s = 0;
     out->forward_compute_s = head;
     for (i = 0; i < 4; i++) {
         if (n_dense > 0) {
@@ -615,10 +665,26 @@ afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
             out->forward_comm_s += n_moe * moel[i].comm_s;
         }
     }
-    if (n_dense > 0)
+    if (o->eager) {
+        /* Algorithm 1 over the whole pass: the CPU's dispatch runs ahead
+         * of the device across layers (eager launch is asynchronous), so
+         * TD accumulates over every module of every layer */
+        double td = 0, end = 0, l;
+        for (l = 0; l < n_dense; l++)
+            for (i = 0; i < 4; i++) {
+                td += dense[i].dispatch_s;
+                end = (td > end ? td : end) + dense[i].compute_s + dense[i].comm_s;
+            }
+        /* and the head's kernels, dispatched after the last layer's */
+        td += head_disp;
+        out->forward_s = (td > end ? td : end) + head;
+    } else if (n_dense > 0)
         out->forward_s += n_dense * afd_estimate_algorithm1(dense);
     if (n_moe > 0)
         out->forward_s += n_moe * afd_estimate_algorithm1(moel);
+    out->dispatch_bound = out->forward_s > 0 ? 1 - (out->forward_compute_s + out->forward_comm_s) /
+                                                       out->forward_s
+                                             : 0;
     return AFD_OK;
 }
 
@@ -751,6 +817,77 @@ static afd_status decode_split(const afd_model *m, const afd_device *d, double t
     return AFD_OK;
 }
 
+/* An axis from 1 to hi (>= 1): the integers nearest r^k, or the ratio
+ * that keeps it within maxn points, duplicates dropped, and hi itself
+ * last.  Returns the number of points. */
+static unsigned table_axis(double hi, double r, unsigned maxn, double *x)
+{
+    double v;
+    unsigned n = 0;
+    if (log(hi) / log(r) + 2 > maxn)
+        r = pow(hi, 1.0 / (maxn - 2));
+    for (v = 1; n < maxn - 1 && floor(v + 0.5) < hi; v *= r) {
+        double p = floor(v + 0.5);
+        if (n == 0 || p > x[n - 1])
+            x[n++] = p;
+    }
+    x[n++] = hi;
+    return n;
+}
+
+/* The estimator's forward time (ms) at a table's point (afd_hw_table):
+ * decode, b sequences of context s; prefill, b prompts of s tokens in
+ * all (b > s: s prompts of one token). */
+static afd_status table_point(const afd_model *m, const afd_device *d, double tp, afd_phase ph,
+                              double b, double s, double *ms, afd_error *err)
+{
+    afd_estimate e;
+    afd_estimate_options o = {.tp = tp, .phase = ph, .batch = b, .seq = s};
+    if (ph == AFD_PREFILL) {
+        o.batch = b < s ? b : s;
+        o.seq = s / o.batch;
+    }
+    afd_status st = afd_estimate_forward(m, d, &o, &e, err);
+    *ms = e.forward_s * 1e3;
+    return st;
+}
+
+/* Tabulate the estimator (ms) in phase ph over b = 1..bmax and s =
+ * 1..smax (afd_hw_table; table_axis: decode b at ratio 2^(1/4), s at
+ * sqrt 2; prefill b at 2, s at 2^(1/4): the finer axis the one along which
+ * the roofline bends), and its largest relative error at the cells'
+ * centres (the geometric means of their corners' b and s, where
+ * interpolation is furthest from the grid; prefill cells whose prompts are
+ * all at least one token) in *cell_err. */
+static afd_status table_fill(const afd_model *m, const afd_device *d, double tp, afd_phase ph,
+                             double bmax, double smax, afd_hw_table *t, double *cell_err,
+                             afd_error *err)
+{
+    unsigned i, j;
+    afd_status st;
+    int dec = ph == AFD_DECODE;
+    t->nb = table_axis(bmax, dec ? pow(2, 0.25) : 2, dec ? 64 : 32, t->b);
+    t->ns = table_axis(smax, dec ? sqrt(2) : pow(2, 0.25), dec ? 64 : 96, t->s);
+    for (i = 0; i < t->nb; i++)
+        for (j = 0; j < t->ns; j++)
+            if ((st = table_point(m, d, tp, ph, t->b[i], t->s[j], &t->t[i * t->ns + j], err)) !=
+                AFD_OK)
+                return st;
+    *cell_err = 0;
+    for (i = 0; i + 1 < t->nb; i++)
+        for (j = 0; j + 1 < t->ns; j++) {
+            double b = sqrt(t->b[i] * t->b[i + 1]), s = sqrt(t->s[j] * t->s[j + 1]), y, r;
+            if (!dec && t->b[i + 1] > t->s[j])
+                continue;
+            if ((st = table_point(m, d, tp, ph, b, s, &y, err)) != AFD_OK)
+                return st;
+            r = fabs(afd_hw_table_eval(t, b, s) - y) / y;
+            if (r > *cell_err)
+                *cell_err = r;
+        }
+    return AFD_OK;
+}
+
 /* Record law k's fit error, where it is largest and its grid's batch range. */
 static void fit_note(afd_estimate_fit *fit, int k, const char *name, const grid *g, double err,
                      size_t worst)
@@ -791,11 +928,13 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
 
     afd_error_clear(err);
     afd_hw_init(hw);
-    if (fit)
+    if (fit) {
         for (i = 0; i < 4; i++) {
             grid none = {.n = 0};
             fit_note(fit, (int)i, "", &none, NAN, 0);
         }
+        fit->table_cell_err[0] = fit->table_cell_err[1] = NAN;
+    }
     err_p = err_d = NAN;
     st = afd_kv_capacity_tokens(m, da, tp, &cap, err);
     if (st == AFD_OK && pair) {
@@ -873,6 +1012,18 @@ static afd_status laws(const afd_model *m, const afd_device *da, const afd_devic
             break;
     }
     if (!pair) {
+        /* the tables the laws are fitted to: decode over the same batches,
+         * prefill over as many prompts, every context up to the KV cache */
+        double ce_d = NAN, ce_p = NAN, smax = cap > 1 ? cap : 1;
+        st = table_fill(m, da, tp, AFD_DECODE, dbmax, smax, &hw->decode_table, &ce_d, err);
+        if (st == AFD_OK)
+            st = table_fill(m, da, tp, AFD_PREFILL, dbmax, smax, &hw->prefill_table, &ce_p, err);
+        if (st != AFD_OK)
+            goto done;
+        if (fit) {
+            fit->table_cell_err[0] = ce_d;
+            fit->table_cell_err[1] = ce_p;
+        }
         err_d = fit_nonneg(&g, 3, coef, &w_d);
         fit_note(fit, AFD_FIT_DECODE, "decode", &g, err_d, w_d);
         hw->decode_beta = coef[0];

@@ -10,7 +10,7 @@
 #include "afd_parse.h"
 #include "internal.h"
 
-#define MAX_FILE (64 * 1024)
+#define MAX_FILE AFD_HW_TEXT_MAX
 
 static const struct {
     const char *name;
@@ -35,7 +35,7 @@ static const struct {
  * batch of the decode law's fit, the devices per instance the six
  * coefficients time. */
 enum { N_REQUIRED = 6, N_NUMERIC = 14, N_ERRORS = 2 };
-enum { K_UNIT = N_NUMERIC, K_TP = N_NUMERIC + 3, K_DBMAX, K_AFD_TP, N_KEYS };
+enum { K_UNIT = N_NUMERIC, K_TP = N_NUMERIC + 3, K_DBMAX, K_AFD_TP, K_DTABLE, K_PTABLE, N_KEYS };
 /* the numeric key after which decode_batch_max is written */
 enum { K_DECODE_ALPHA = 11 };
 
@@ -78,6 +78,8 @@ static const afd_priv_kv_key fields[N_KEYS] = {
     {"tp", 1, 0, 0, 0, 0, ""},
     {"decode_batch_max", 1, 0, 0, 0, 0, ""},
     {"afd_tp", 1, 0, 0, 0, 0, ""},
+    {"decode_table", 1, 0, 0, 0, 0, ""},
+    {"prefill_table", 1, 0, 0, 0, 0, ""},
 };
 
 /* Units of a latency file per second: exact powers of ten (1 / 1e-6 is not
@@ -153,6 +155,8 @@ static void set_nan(afd_hw *hw)
     hw->tp = 0;
     hw->decode_batch_max = 0;
     hw->afd_tp = 0;
+    hw->decode_table.nb = hw->decode_table.ns = 0;
+    hw->prefill_table.nb = hw->prefill_table.ns = 0;
 }
 
 static void laws_nan(afd_hw *hw)
@@ -163,6 +167,8 @@ static void laws_nan(afd_hw *hw)
     hw->model[0] = hw->device[0] = '\0';
     hw->tp = 0;
     hw->decode_batch_max = 0;
+    hw->decode_table.nb = hw->decode_table.ns = 0;
+    hw->prefill_table.nb = hw->prefill_table.ns = 0;
 }
 
 void afd_hw_init(afd_hw *hw)
@@ -196,6 +202,32 @@ afd_status afd_hw_preset(const char *name, afd_hw *out)
 const char *afd_hw_preset_name(size_t i)
 {
     return i < N_PRESETS ? presets[i].name : NULL;
+}
+
+/* NULL when table t is empty or well formed (each axis of 1 to
+ * AFD_HW_TABLE_MAX points, finite, >= 1 and strictly increasing; each time
+ * finite and > 0: the grid spans the batches and the contexts the KV
+ * cache holds, and its corners, a batch of the longest contexts, hold
+ * more and may take longer than the hour a coefficient is held to), else
+ * what is wrong */
+static const char *table_check(const afd_hw_table *t)
+{
+    unsigned i;
+    if (t->nb == 0 && t->ns == 0)
+        return NULL;
+    if (t->nb < 1 || t->ns < 1 || t->nb > AFD_HW_TABLE_MAX || t->ns > AFD_HW_TABLE_MAX ||
+        t->nb * t->ns > AFD_HW_TABLE_POINTS)
+        return "each axis needs 1 to 96 points, 4096 in all";
+    for (i = 0; i < t->nb; i++)
+        if (!(isfinite(t->b[i]) && t->b[i] >= 1 && (i == 0 || t->b[i] > t->b[i - 1])))
+            return "the batches must be finite, >= 1 and increasing";
+    for (i = 0; i < t->ns; i++)
+        if (!(isfinite(t->s[i]) && t->s[i] >= 1 && (i == 0 || t->s[i] > t->s[i - 1])))
+            return "the contexts must be finite, >= 1 and increasing";
+    for (i = 0; i < t->nb * t->ns; i++)
+        if (!(isfinite(t->t[i]) && t->t[i] > 0))
+            return "the times must be finite and > 0";
+    return NULL;
 }
 
 afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
@@ -251,6 +283,12 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "afd_tp must be at most %d (devices per instance): %u",
                              AFD_HW_TP_MAX, hw->afd_tp);
+    for (k = 0; k < 2; k++) {
+        const afd_hw_table *t = k == 0 ? &hw->decode_table : &hw->prefill_table;
+        const char *why = table_check(t);
+        if (why != NULL)
+            return afd_priv_fail(err, AFD_EINVAL, 0, 0, "%s: %s", key_name(K_DTABLE + k), why);
+    }
     /* the plausible ranges, as a latency file's numbers are held to them */
     for (k = 0; k < N_NUMERIC; k++) {
         double v = *coef((afd_hw *)hw, k);
@@ -260,6 +298,51 @@ afd_status afd_hw_check(const afd_hw *hw, afd_error *err)
             return st;
     }
     return AFD_OK;
+}
+
+/* Parse a table's value "nb ns b_1 .. b_nb s_1 .. s_ns t_11 .. t_nb,ns"
+ * (the m characters at s) into *t; NULL, or what is wrong. */
+static const char *table_parse(const char *s, size_t m, afd_hw_table *t)
+{
+    size_t pos = 0, want = 2, got = 0;
+    while (pos < m) {
+        char num[64];
+        size_t a;
+        double x;
+        while (pos < m && (s[pos] == ' ' || s[pos] == '\t'))
+            pos++;
+        if (pos == m)
+            break;
+        for (a = pos; pos < m && s[pos] != ' ' && s[pos] != '\t'; pos++)
+            ;
+        if (pos - a >= sizeof num)
+            return "a number too long";
+        memcpy(num, s + a, pos - a);
+        num[pos - a] = '\0';
+        if (afd_parse_double(num, &x) != AFD_OK)
+            return "not a number";
+        if (got >= want)
+            return "more numbers than nb ns b.. s.. t.. (nb ns of them)";
+        if (got < 2) {
+            if (!(x >= 1 && x <= AFD_HW_TABLE_MAX && x == floor(x)))
+                return "nb and ns must be integers in [1, 96]";
+            *(got == 0 ? &t->nb : &t->ns) = (unsigned)x;
+            if (got == 1 && (size_t)t->nb * t->ns > AFD_HW_TABLE_POINTS)
+                return "nb ns must be at most 4096";
+            if (got == 1)
+                want = 2 + (size_t)t->nb + t->ns + (size_t)t->nb * t->ns;
+        } else if (got < 2 + (size_t)t->nb) {
+            t->b[got - 2] = x;
+        } else if (got < 2 + (size_t)t->nb + t->ns) {
+            t->s[got - 2 - t->nb] = x;
+        } else {
+            t->t[got - 2 - t->nb - t->ns] = x;
+        }
+        got++;
+    }
+    if (got < want)
+        return "fewer numbers than nb ns b.. s.. t.. (nb ns of them)";
+    return NULL;
 }
 
 /* 1 when the m characters at s are an integer in [1, max], in *x */
@@ -286,7 +369,8 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
     st = afd_priv_kv_parse(text, len, fields, N_KEYS,
                            "alpha_a, beta_a, alpha_f, beta_f, alpha_c, beta_c, prefill_a/b/c, "
                            "decode_beta/gamma/alpha, decode_batch_max, fit_max_rel_err, "
-                           "afd_fit_max_rel_err, unit, model, device, tp or afd_tp",
+                           "afd_fit_max_rel_err, unit, model, device, tp, afd_tp, "
+                           "decode/prefill_table",
                            kv, err);
     if (st != AFD_OK)
         return st;
@@ -300,7 +384,17 @@ afd_status afd_hw_parse(const char *text, size_t len, afd_hw *out, afd_error *er
         char v[64];
         k = order[i];
         afd_priv_show(s, m, v, sizeof v);
-        if (k == K_DBMAX) {
+        if (k == K_DTABLE || k == K_PTABLE) {
+            afd_hw_table *t = k == K_DTABLE ? &hw.decode_table : &hw.prefill_table;
+            const char *why = table_parse(s, m, t);
+            if (why == NULL)
+                why = table_check(t);
+            if (why != NULL) {
+                t->nb = t->ns = 0;
+                return afd_priv_fail(err, AFD_EPARSE, line, 0, "%s: %s: '%s'", key_name(k), why,
+                                     v);
+            }
+        } else if (k == K_DBMAX) {
             /* the largest batch the decode law was fitted on: a count */
             double x;
             if (!parse_count(s, m, AFD_HW_BATCH_MAX, &x))
@@ -427,6 +521,28 @@ afd_status afd_hw_format(const afd_hw *hw, const char *comment, char *buf, size_
                 return AFD_ERANGE;
             o += (size_t)n;
         }
+    }
+    for (k = 0; k < 2; k++) {
+        const afd_hw_table *t = k == 0 ? &hw->decode_table : &hw->prefill_table;
+        unsigned i;
+        if (t->nb == 0 || t->ns == 0)
+            continue;
+        n = snprintf(buf + o, cap - o, "%s = %u %u", key_name(K_DTABLE + k), t->nb, t->ns);
+        if (n < 0 || (size_t)n >= cap - o)
+            return AFD_ERANGE;
+        o += (size_t)n;
+        for (i = 0; i < t->nb + t->ns + t->nb * t->ns; i++) {
+            double v = i < t->nb ? t->b[i] : i < t->nb + t->ns ? t->s[i - t->nb]
+                                                                : t->t[i - t->nb - t->ns];
+            n = snprintf(buf + o, cap - o, " %.17g", v);
+            if (n < 0 || (size_t)n >= cap - o)
+                return AFD_ERANGE;
+            o += (size_t)n;
+        }
+        if (o + 2 > cap)
+            return AFD_ERANGE;
+        buf[o++] = '\n';
+        buf[o] = '\0';
     }
     return AFD_OK;
 }
@@ -595,6 +711,16 @@ afd_status afd_hw_derive(const afd_model_dims *m, const afd_hw_specs *s, afd_hw 
     return AFD_OK;
 }
 
+/* dst = src with every time multiplied (mul = 1) or divided by f */
+static void table_scale(afd_hw_table *dst, const afd_hw_table *src, double f, int mul)
+{
+    unsigned i;
+    if (dst != src)
+        *dst = *src;
+    for (i = 0; i < dst->nb * dst->ns; i++)
+        dst->t[i] = mul ? dst->t[i] * f : dst->t[i] / f;
+}
+
 afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
 {
     size_t i;
@@ -608,6 +734,8 @@ afd_status afd_hw_seconds_to_unit(afd_hw *hw, const char *unit)
     /* every time-valued coefficient: all but the fits' errors */
     for (k = 0; k < N_NUMERIC - N_ERRORS; k++)
         *coef(hw, k) *= units[i].per_second;
+    table_scale(&hw->decode_table, &hw->decode_table, units[i].per_second, 1);
+    table_scale(&hw->prefill_table, &hw->prefill_table, units[i].per_second, 1);
     snprintf(hw->unit, sizeof hw->unit, "%s", units[i].name);
     return AFD_OK;
 }
@@ -632,6 +760,8 @@ afd_status afd_hw_copy_laws(afd_hw *dst, const afd_hw *src)
         double v = *coef((afd_hw *)src, k);
         *coef(dst, k) = to >= from ? v * f : v / f;
     }
+    table_scale(&dst->decode_table, &src->decode_table, f, to >= from);
+    table_scale(&dst->prefill_table, &src->prefill_table, f, to >= from);
     dst->fit_max_rel_err = src->fit_max_rel_err;
     dst->tp = src->tp;
     dst->decode_batch_max = src->decode_batch_max;

@@ -382,6 +382,10 @@ const afd_priv_preset afd_priv_device_presets[] = {
     "# (unfused, the measured pass).  Error against forward.csv: decode median 1.8%,\n"
     "# worst 2.9%; prefill median 2.1%, worst 4.6%; leaving one model out of the fit\n"
     "# and predicting it: at worst 5.2% (docs/estimator.md).\n"
+    "# eager_op_us, eager_gap_us (estimate --eager): CPU dispatch per PyTorch op and the\n"
+    "# GPU's extra time per kernel, fitted to forward.csv's eager_ms (scripts/kernel_model.py);\n"
+    "# error of estimate --eager against eager_ms (all-reduce and head left out): decode\n"
+    "# median 8%, worst 35%; prefill median 3%, worst 23% (docs/estimator.md).\n"
     "peak_tflops = 989.4\n"
     "hbm_tbps = 3.35\n"
     "hbm_gb = 80\n"
@@ -413,6 +417,8 @@ const afd_priv_preset afd_priv_device_presets[] = {
     "attn_decode_p = 9.771\n"
     "elementwise_tbps = 1.77\n"
     "engine = torch\n"
+    "eager_op_us = 10.34\n"
+    "eager_gap_us = 1.211\n"
      ,
      "data/devices/h100-sxm.device"},
     {"h200",

@@ -238,14 +238,15 @@ double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
     return afd_philox_u01(e->p->seed, 3, 2 * e->index[r] + k);
 }
 
+/* the latency file's tables where it has them, else its laws (afd_hw.h) */
 double afd_serve_prefill_time(const afd_serve_engine *e, double sum_p, double sum_p2)
 {
-    return e->hw->prefill_a + e->hw->prefill_b * sum_p + e->hw->prefill_c * sum_p2;
+    return afd_hw_prefill_time(e->hw, sum_p, sum_p2);
 }
 
 double afd_serve_decode_step(const afd_serve_engine *e, double b, double k)
 {
-    return e->hw->decode_beta + e->hw->decode_gamma * b + e->hw->decode_alpha * k;
+    return afd_hw_decode_step(e->hw, b, k);
 }
 
 const afd_hw *afd_serve_hw(const afd_serve_engine *e)

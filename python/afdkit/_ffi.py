@@ -73,6 +73,9 @@ void afd_workload_free(afd_workload *w);
 const char *afd_workload_kind_name(afd_workload_kind kind);
 
 /* afd_hw.h */
+typedef struct afd_hw_table {
+    unsigned nb, ns; double b[96], s[96]; double t[4096];
+} afd_hw_table;
 typedef struct afd_hw {
     double alpha_a, beta_a; double alpha_f, beta_f; double alpha_c, beta_c;
     char unit[16];
@@ -80,6 +83,7 @@ typedef struct afd_hw {
     double decode_beta, decode_gamma, decode_alpha;
     double fit_max_rel_err; char model[64]; char device[64];
     double afd_fit_max_rel_err; unsigned tp; unsigned decode_batch_max; unsigned afd_tp;
+    afd_hw_table decode_table, prefill_table;
 } afd_hw;
 void afd_hw_init(afd_hw *hw);
 afd_status afd_hw_preset(const char *name, afd_hw *out);
@@ -174,10 +178,12 @@ typedef struct afd_device {
     double attn_decode_tbps, attn_cta_gbps, attn_decode_p;
     double elementwise_tbps;
     double allreduce_us[3], allreduce_gbps[3];
+    double eager_op_us, eager_gap_us;
 } afd_device;
 afd_status afd_device_load(const char *name_or_path, afd_device *out, afd_error *err);
 typedef struct afd_estimate_options {
     double tp; afd_phase phase; double batch; double seq; int paper_forms; int no_dispatch;
+    int eager;
 } afd_estimate_options;
 typedef struct afd_estimate_op {
     char module[12]; char name[16]; double work; double traffic; double time_s;
@@ -190,7 +196,7 @@ double afd_estimate_algorithm1(afd_estimate_module mod[4]);
 typedef struct afd_estimate {
     afd_estimate_module module[4]; double block_s; double forward_s;
     double forward_dispatch_s; double forward_compute_s; double forward_comm_s;
-    size_t n_ops; afd_estimate_op ops[48];
+    double dispatch_bound; size_t n_ops; afd_estimate_op ops[48];
 } afd_estimate;
 afd_status afd_estimate_forward(const afd_model *m, const afd_device *d,
                                 const afd_estimate_options *o, afd_estimate *out,

@@ -275,6 +275,8 @@ def test_estimate_laws_and_model(tmp_path):
         if line.startswith("#") or "=" not in line:
             continue
         key, val = (s.strip() for s in line.split("=", 1))
+        if key.endswith("_table"):  # the step-time tables: the simulators', not the laws'
+            continue
         assert same(py[key], val) if key in ("unit", "model", "device") else \
             py[key] == float(val), key
     # the default TP 1 is recorded, and another size with it, for the laws

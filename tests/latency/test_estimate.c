@@ -1164,6 +1164,67 @@ static void allreduce_measured_laws(void **state)
                  2 * 3.0 / 4 * S / (0.5 * 300e9) * 1e3, 1e-12, 0);
 }
 
+/* The tables estimate --out writes keep the estimator: exact at every grid
+ * point, within 2% at the cells' geometric and arithmetic centres (where
+ * interpolation is furthest from the grid) wherever the batch fits the KV
+ * cache (decode: b s <= the capacity; prefill: prompts of at least one
+ * token), the estimator itself computed here at each point; and the step
+ * functions the simulators call give the same. */
+static void tables_keep_the_estimator(void **state)
+{
+    static const struct {
+        const char *model, *device;
+        double tp;
+    } sys[] = {{"llama-3.1-8b", "h100-sxm", 1}, {"llama-3.1-70b", "h100-sxm", 4}};
+    static afd_hw hw;
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof sys / sizeof sys[0]; k++) {
+        afd_model m;
+        afd_device d;
+        afd_error err;
+        double cap;
+        int ph;
+        assert_int_equal(afd_model_preset_load(sys[k].model, &m, &err), AFD_OK);
+        assert_int_equal(afd_device_preset_load(sys[k].device, &d, &err), AFD_OK);
+        assert_int_equal(afd_estimate_laws(&m, &d, sys[k].tp, &hw, &err), AFD_OK);
+        assert_int_equal(afd_kv_capacity_tokens(&m, &d, sys[k].tp, &cap, &err), AFD_OK);
+        for (ph = 0; ph < 2; ph++) {
+            const afd_hw_table *t = ph == 0 ? &hw.decode_table : &hw.prefill_table;
+            unsigned i, j, c;
+            assert_true(t->nb >= 10 && t->ns >= 10);
+            /* the grid spans the KV cache */
+            assert_close(t->s[t->ns - 1], cap, 1e-15, 0);
+            for (i = 0; i < t->nb; i++)
+                for (j = 0; j < t->ns; j++)
+                    for (c = 0; c < 3; c++) {
+                        /* c = 0 the grid point, 1 and 2 the cell's centres */
+                        double b = t->b[i], s = t->s[j], got;
+                        afd_estimate e;
+                        afd_estimate_options o = {.tp = sys[k].tp,
+                                                  .phase = ph == 0 ? AFD_DECODE : AFD_PREFILL};
+                        if (c > 0 && (i + 1 == t->nb || j + 1 == t->ns))
+                            continue;
+                        if (c == 1) {
+                            b = sqrt(t->b[i] * t->b[i + 1]);
+                            s = sqrt(t->s[j] * t->s[j + 1]);
+                        } else if (c == 2) {
+                            b = (t->b[i] + t->b[i + 1]) / 2;
+                            s = (t->s[j] + t->s[j + 1]) / 2;
+                        }
+                        if (ph == 0 ? b * s > cap : (c > 0 ? t->b[i + 1] : b) > t->s[j])
+                            continue;
+                        o.batch = b;
+                        o.seq = ph == 0 ? s : s / b;
+                        assert_int_equal(afd_estimate_forward(&m, &d, &o, &e, &err), AFD_OK);
+                        got = ph == 0 ? afd_hw_decode_step(&hw, b, b * s)
+                                      : afd_hw_prefill_time(&hw, s, b * o.seq * o.seq);
+                        assert_close(got, e.forward_s * 1e3, c == 0 ? 1e-12 : 0.02, 0);
+                    }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1193,6 +1254,7 @@ int main(void)
         cmocka_unit_test(kernel_model_gemm_limits),
         cmocka_unit_test(kernel_model_device_keys),
         cmocka_unit_test(allreduce_measured_laws),
+        cmocka_unit_test(tables_keep_the_estimator),
     };
     RUN_TESTS(tests);
 }

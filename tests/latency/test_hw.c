@@ -152,7 +152,8 @@ static void parse_errors(void **state)
     expect_error(text, AFD_EPARSE, 7,
                  "unknown key 'gamma' (expected alpha_a, beta_a, alpha_f, beta_f, alpha_c, "
                  "beta_c, prefill_a/b/c, decode_beta/gamma/alpha, decode_batch_max, "
-                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, device, tp or afd_tp)");
+                 "fit_max_rel_err, afd_fit_max_rel_err, unit, model, device, tp, afd_tp, "
+                 "decode/prefill_table)");
     snprintf(text, sizeof text, "%sbeta_a = 3\n", six);
     expect_error(text, AFD_EPARSE, 7, "key 'beta_a' given twice (line 2)");
     expect_error("alpha_a=1\nbeta_a=1\n", AFD_EPARSE, 0, "missing alpha_f");
@@ -814,6 +815,166 @@ static void one_reader(void **state)
         }
 }
 
+/* A table of the power law 3 b^0.5 s^1.5 (any grid): interpolation in log
+ * space is exact for it everywhere, extrapolation included; at the grid
+ * points any table gives its own values back; a + c s on a grid of ratio
+ * sqrt 2 is followed within 0.5% (0.38% at worst, at s = 1 / sqrt 2 x the
+ * grid's a / c, by hand). */
+static double power_law(double b, double s)
+{
+    return 3 * sqrt(b) * pow(s, 1.5);
+}
+
+static void table_interpolation(void **state)
+{
+    static afd_hw_table t;
+    static const double B[] = {1, 2, 3, 7.5}, S[] = {1, 10, 11, 400, 1e4};
+    unsigned i, j;
+    (void)state;
+    t.nb = 4;
+    t.ns = 5;
+    for (i = 0; i < t.nb; i++)
+        t.b[i] = B[i];
+    for (j = 0; j < t.ns; j++)
+        t.s[j] = S[j];
+    for (i = 0; i < t.nb; i++)
+        for (j = 0; j < t.ns; j++)
+            t.t[i * t.ns + j] = power_law(B[i], S[j]);
+    assert_close(afd_hw_table_eval(&t, 1.5, 5), power_law(1.5, 5), 1e-13, 0);
+    assert_close(afd_hw_table_eval(&t, 5.25, 2385), power_law(5.25, 2385), 1e-13, 0);
+    assert_close(afd_hw_table_eval(&t, 7.5, 10.5), power_law(7.5, 10.5), 1e-13, 0);
+    assert_close(afd_hw_table_eval(&t, 30, 1e5), power_law(30, 1e5), 1e-12, 0);
+    /* exact at the grid points, whatever the values */
+    for (i = 0; i < t.nb; i++)
+        for (j = 0; j < t.ns; j++)
+            t.t[i * t.ns + j] = 1 + i + 10 * j + 0.125 * (i * j % 3);
+    for (i = 0; i < t.nb; i++)
+        for (j = 0; j < t.ns; j++)
+            assert_true(afd_hw_table_eval(&t, B[i], S[j]) == t.t[i * t.ns + j]);
+    assert_true(isnan(afd_hw_table_eval(&t, 0.5, 10)));
+    assert_true(isnan(afd_hw_table_eval(&t, 2, NAN)));
+    /* 2 + 5 s over s = 1, sqrt 2, 2, ...: within 0.5% at every midpoint */
+    t.nb = 1;
+    t.ns = 20;
+    for (j = 0; j < t.ns; j++) {
+        t.s[j] = pow(2, j / 2.0);
+        t.t[j] = 2 + 5 * t.s[j];
+    }
+    for (j = 0; j + 1 < t.ns; j++) {
+        double m = sqrt(t.s[j] * t.s[j + 1]), a = (t.s[j] + t.s[j + 1]) / 2;
+        assert_close(afd_hw_table_eval(&t, 1, m), 2 + 5 * m, 5e-3, 0);
+        assert_close(afd_hw_table_eval(&t, 1, a), 2 + 5 * a, 5e-3, 0);
+    }
+    t.nb = t.ns = 0;
+    assert_true(isnan(afd_hw_table_eval(&t, 1, 1)));
+}
+
+/* 1 when a and b hold the same grid and times, bit for bit */
+static int same_table(const afd_hw_table *a, const afd_hw_table *b)
+{
+    unsigned i;
+    if (a->nb != b->nb || a->ns != b->ns)
+        return 0;
+    for (i = 0; i < a->nb; i++)
+        if (memcmp(&a->b[i], &b->b[i], sizeof a->b[i]) != 0)
+            return 0;
+    for (i = 0; i < a->ns; i++)
+        if (memcmp(&a->s[i], &b->s[i], sizeof a->s[i]) != 0)
+            return 0;
+    for (i = 0; i < a->nb * a->ns; i++)
+        if (memcmp(&a->t[i], &b->t[i], sizeof a->t[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The tables in a latency file: written and read back exactly, used by the
+ * step-time functions in place of the laws, converted with the laws'
+ * unit; a file without them gives the laws exactly as before. */
+static void table_file(void **state)
+{
+    static const char laws[] = "alpha_a = 1e-3\nbeta_a = 0.5\nalpha_f = 2e-3\nbeta_f = 1\n"
+                               "alpha_c = 0\nbeta_c = 0.25\nunit = ms\n"
+                               "prefill_a = 20\nprefill_b = 0.1\nprefill_c = 1e-5\n"
+                               "decode_beta = 30\ndecode_gamma = 0.1\ndecode_alpha = 1e-4\n";
+    static afd_hw h, back, s;
+    static char buf[AFD_HW_TEXT_MAX];
+    char text[2048];
+    afd_error err;
+    (void)state;
+    assert_int_equal(afd_hw_parse(laws, strlen(laws), &h, &err), AFD_OK);
+    assert_false(afd_hw_has_decode_table(&h));
+    /* no table: the laws, by hand */
+    assert_true(afd_hw_decode_step(&h, 8, 24000) == 30 + 0.1 * 8 + 1e-4 * 24000);
+    assert_true(afd_hw_prefill_time(&h, 3000, 5e6) == 20 + 0.1 * 3000 + 1e-5 * 5e6);
+    /* decode: b = 1, 4; s = 100, 1000.  prefill: b = 1; s = 10, 1000 */
+    snprintf(text, sizeof text,
+             "%sdecode_table = 2 2 1 4 100 1000 31 32 35 40.5\n"
+             "prefill_table = 1 2 1 10 1000 21.5 150.125\n",
+             laws);
+    assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_OK);
+    assert_true(afd_hw_has_decode_table(&h) && afd_hw_has_prefill_table(&h));
+    /* decode 4 sequences holding 4000 KV tokens: the point (4, 1000) */
+    assert_true(afd_hw_decode_step(&h, 4, 4000) == 40.5);
+    /* 2 sequences, 632.46 tokens each (sqrt(100 x 4000)): the geometric
+     * centre, exp of the mean of the four logs */
+    assert_close(afd_hw_decode_step(&h, 2, 2 * sqrt(1e5)), pow(31 * 32 * 35 * 40.5, 0.25), 1e-13,
+                 0);
+    /* one prompt of 1000 tokens: b = 1, s = 1000 */
+    assert_true(afd_hw_prefill_time(&h, 1000, 1e6) == 150.125);
+    assert_int_equal(afd_hw_format(&h, NULL, buf, sizeof buf), AFD_OK);
+    assert_non_null(strstr(buf, "\ndecode_table = 2 2 1 4 100 1000 31 32 35 40.5\n"));
+    assert_int_equal(afd_hw_parse(buf, strlen(buf), &back, &err), AFD_OK);
+    assert_true(same_table(&back.decode_table, &h.decode_table));
+    assert_true(same_table(&back.prefill_table, &h.prefill_table));
+    /* copied into a file in s: every time / 1000 */
+    afd_hw_init(&s);
+    snprintf(s.unit, sizeof s.unit, "s");
+    assert_int_equal(afd_hw_copy_laws(&s, &h), AFD_OK);
+    assert_close(s.decode_table.t[3], 0.0405, 1e-15, 0);
+    assert_close(s.prefill_table.t[0], 0.0215, 1e-15, 0);
+    assert_true(s.decode_table.s[1] == 1000);
+    /* too small a buffer */
+    assert_int_equal(afd_hw_format(&h, NULL, buf, strlen(buf) - 3), AFD_ERANGE);
+}
+
+/* A wrong table is an error at its line, naming what is wrong. */
+static void table_errors(void **state)
+{
+    static const char laws[] = "alpha_a = 1e-3\nbeta_a = 0.5\nalpha_f = 2e-3\nbeta_f = 1\n"
+                               "alpha_c = 0\nbeta_c = 0.25\nunit = ms\n";
+    static const struct {
+        const char *line, *msg;
+    } cases[] = {
+        {"decode_table = 2 2 1 4 100 1000 31 32 35\n", "decode_table: fewer numbers"},
+        {"decode_table = 1 1 1 1 5 6\n", "decode_table: more numbers"},
+        {"prefill_table = 0 1 1 5\n", "prefill_table: nb and ns must be integers in [1, 96]"},
+        {"prefill_table = 97 1\n", "prefill_table: nb and ns must be integers in [1, 96]"},
+        {"prefill_table = 2.5 1\n", "prefill_table: nb and ns must be integers in [1, 96]"},
+        {"decode_table = 96 96\n", "decode_table: nb ns must be at most 4096"},
+        {"decode_table = 2 1 4 1 10 5 6\n", "decode_table: the batches must be finite, >= 1"},
+        {"decode_table = 1 2 1 10 10 5 6\n", "decode_table: the contexts must be finite, >= 1"},
+        {"decode_table = 1 2 1 0.5 10 5 6\n", "decode_table: the contexts must be finite, >= 1"},
+        {"decode_table = 1 1 1 1 -5\n", "decode_table: the times must be finite and > 0"},
+        {"decode_table = 1 1 1 1 0\n", "decode_table: the times must be finite and > 0"},
+        {"decode_table = 1 1 1 1 fast\n", "decode_table: not a number"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        afd_hw h;
+        afd_error err;
+        snprintf(text, sizeof text, "%s%s", laws, cases[i].line);
+        assert_int_equal(afd_hw_parse(text, strlen(text), &h, &err), AFD_EPARSE);
+        assert_int_equal(err.line, 8);
+        if (strstr(err.text, cases[i].msg) != err.text) {
+            print_error("case %zu: '%s' does not start with '%s'\n", i, err.text, cases[i].msg);
+            fail();
+        }
+        assert_false(afd_hw_has_decode_table(&h));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -826,6 +987,8 @@ int main(void)
         cmocka_unit_test(copy_laws),         cmocka_unit_test(tensor_parallel),
         cmocka_unit_test(decode_batch_max),  cmocka_unit_test(afd_tensor_parallel),
         cmocka_unit_test(one_reader),        cmocka_unit_test(plausible_ranges),
+        cmocka_unit_test(table_interpolation), cmocka_unit_test(table_file),
+        cmocka_unit_test(table_errors),
     };
     RUN_TESTS(tests);
 }
