@@ -255,6 +255,18 @@ AFD_API afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p,
 AFD_API double afd_serving_goodput_split(const double *prefill_goodput, double decode_goodput,
                                          unsigned np, unsigned nd);
 
+/* The relative error with which a ranking by the closed forms alone is
+ * read: 0.15, the largest error docs/reproduction.md measures for the forms
+ * a ranking usually binds on (greedy prefill batches, TTFT P90 within 16%
+ * for B <= 4 and c <= 3; the collocated TPOT P90, low by up to 15%).  It
+ * is a reading of those measurements, not a bound on the goodput. */
+#define AFD_SERVING_CLOSED_ERROR 0.15
+
+/* 1 when two closed-form goodputs, first >= second > 0, are within err of
+ * each other, second >= (1 - err) first: the closed forms cannot order
+ * them.  0 otherwise (either not positive, err outside [0, 1)). */
+AFD_API int afd_closed_too_close(double first, double second, double err);
+
 /* The gap of a closed form against the simulation that checks it:
  * closed / simulated - 1 (0: they agree; +0.1: the closed form 10% high).
  * NaN unless both are finite and simulated > 0. */

@@ -579,3 +579,11 @@ double afd_closed_gap(double closed, double simulated)
         return NAN;
     return closed / simulated - 1;
 }
+
+int afd_closed_too_close(double first, double second, double err)
+{
+    if (!(first > 0) || !(second > 0) || !(second <= first) || !(err >= 0 && err < 1) ||
+        !isfinite(first))
+        return 0;
+    return second >= (1 - err) * first;
+}

@@ -220,6 +220,20 @@ static void greedy_md1(void **state)
                      AFD_EINVAL);
 }
 
+/* Two goodputs are a tie for the closed forms when the second is within
+ * err of the first: 0.86 of 1 is, 0.84 is not (err 0.15); nothing
+ * positive, no tie. */
+static void closed_tie(void **state)
+{
+    (void)state;
+    assert_int_equal(afd_closed_too_close(2.5, 2.15, 0.15), 1);
+    assert_int_equal(afd_closed_too_close(2.5, 2.1, 0.15), 0);
+    assert_int_equal(afd_closed_too_close(2.5, 2.5, 0.15), 1);
+    assert_int_equal(afd_closed_too_close(0, 0, 0.15), 0);
+    assert_int_equal(afd_closed_too_close(2.5, NAN, 0.15), 0);
+    assert_int_equal(afd_closed_too_close(2.5, 2.4, 1), 0);
+}
+
 /* TTFT of one output token's requests (prefill alone) by the simulator. */
 static void simulate_prefill(afd_hw *hw, unsigned c, unsigned bmax, double lambda, double P,
                              afd_serve_result *r)
@@ -325,6 +339,7 @@ int main(void)
         cmocka_unit_test(chunked_hand),
         cmocka_unit_test(against_simulator),
         cmocka_unit_test(greedy_md1),
+        cmocka_unit_test(closed_tie),
         cmocka_unit_test(greedy_against_simulator),
     };
     RUN_TESTS(tests);
