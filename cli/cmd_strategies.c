@@ -422,6 +422,8 @@ const cli_command cli_cmd_strategies = {
         "                device's price_per_hour); nan when the device file has no price\n"
         "  gap           goodput / goodput_sim - 1, the closed form's error on this row\n"
         "                (nan unless --method both and goodput_sim > 0)\n"
+        "With --method closed, a warning when the top two rows are within 15% of each\n"
+        "other (the closed forms' measured error, docs/reproduction.md).\n"
         "Rows are sorted by goodput_per_device (goodput_sim_per_device whenever the\n"
         "simulator runs: --method sim or both),\n"
         "as printed, best first, nan last, ties in the order strategies are enumerated\n"
