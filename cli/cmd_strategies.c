@@ -342,6 +342,15 @@ static int run(const cli_command *self, int argc, char **argv)
     /* A part of a sharded run keeps enumeration order: merge ranks the rows. */
     if (c.out.shard_n == 0)
         qsort(s, n, sizeof *s, by_goodput);
+    /* a ranking by the closed forms alone cannot order what lies within
+     * their stated error */
+    if (x.method == METHOD_CLOSED && c.out.shard_n == 0 && n >= 2 &&
+        afd_closed_too_close(s[0].key, s[1].key, AFD_SERVING_CLOSED_ERROR))
+        cli_warn(cmd,
+                 "the top two strategies (%s tp %u, %s tp %u) are within %g%% of each other, "
+                 "the closed forms' stated error (docs/reproduction.md): --method both checks "
+                 "the order",
+                 s[0].name, s[0].tp, s[1].name, s[1].tp, 100 * AFD_SERVING_CLOSED_ERROR);
     t = cli_table_new(&c.out);
     if (t == NULL) {
         free(hws);
@@ -420,6 +429,8 @@ const cli_command cli_cmd_strategies = {
         "                device's price_per_hour); nan when the device file has no price\n"
         "  gap           goodput / goodput_sim - 1, the closed form's error on this row\n"
         "                (nan unless --method both and goodput_sim > 0)\n"
+        "With --method closed, a warning when the top two rows are within 15% of each\n"
+        "other (the closed forms' measured error, docs/reproduction.md).\n"
         "Rows are sorted by goodput_per_device (goodput_sim_per_device whenever the\n"
         "simulator runs: --method sim or both),\n"
         "as printed, best first, nan last, ties in the order strategies are enumerated\n"

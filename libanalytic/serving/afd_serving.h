@@ -17,18 +17,15 @@
  * (a sequence holds P + j KV tokens at its j-th step, P + G/2 on average
  * over its G - 1 steps).
  *
- * ---- Prefill: M/D^[k]/c batch service by the exact M/D/c machinery.
- * c instances take up to B waiting requests per batch.  A server that
- * keeps taking batches of k runs like k servers of service time S(k): the
- * approximation replaces the batch queue by M/D/(c k) with D = S(k)
- * (afd_queue.h, exact for that queue), for each k = 1 .. B with
- * lambda S(k) / (c k) < 1, and keeps the k with the smallest TTFT quantile
- * (the scheduler adapts its batches to the load; the best fixed k stands
- * for it).  TTFT = W + S(k).  For B = 1 it is the exact M/D/c sojourn time.
- * For B > 1 it is an approximation; measured against the simulator
- * (docs/reproduction.md) at P90 TTFT between 1.5 and 6 prefill times:
- * within 15% for the compute-bound laws of the operating points
- * (pa << pb P), where batching gains little.
+ * ---- Prefill: greedy static batches.
+ * c instances share one FIFO queue; a free one takes the first min(n, B) of
+ * the n waiting requests as one batch of k, which runs S(k) and gives all k
+ * their first token at its end (the simulator's policy).  For B = 1 it is
+ * M/D/c, solved exactly (afd_queue.h): TTFT = W + S(1).  For B > 1,
+ * afd_serving_prefill_greedy below: exact for c = 1, an approximation for
+ * c > 1 whose error against the simulator is measured in
+ * docs/reproduction.md, "Batched prefill" (P90 within 16% for B <= 4,
+ * c <= 3; up to +55% for B = 16 near saturation).
  *
  * ---- Decode: the step law at the slot occupancy.
  * A decode instance with arrival rate lambda_d runs steps back to back.  A
@@ -90,12 +87,32 @@ enum {
 typedef struct afd_serving_result {
     double ttft_mean, ttft_q;  /* time to first token, mean and quantile */
     double tpot_mean, tpot_q;  /* time per output token */
-    double prefill_rho;        /* lambda S(k) / (c k) at the chosen k */
-    unsigned prefill_batch;    /* the k chosen */
+    double prefill_rho;        /* busy fraction of a prefill instance */
+    unsigned prefill_batch;    /* mean prefill batch, rounded */
     double decode_rho;         /* f + t1 lambda_d (G - 1), or the slot load */
     double decode_batch;       /* mean sequences per decode step, 1 + n */
     int limit;                 /* on AFD_EUNSTABLE: the stage that cannot keep up */
 } afd_serving_result;
+
+/* ---- Prefill: greedy static batches (montecarlo/serve's colloc and disagg).
+ * c servers; whenever one is free it takes the first min(n, B) of the n
+ * waiting requests as one batch of k, which runs S(k) = a + k s (s = pb P +
+ * pc P^2) and gives all k their first token at its end.  TTFT mean and
+ * quantile, the busy fraction of a server (*rho) and the mean batch
+ * (*batch, per batch).  An approximation (bulk.c): the batches are collected
+ * by one virtual server of speed c, whose queue at batch starts is the
+ * embedded chain of the bulk-service queue M/G^[1,B]/1 (Bailey 1954) with
+ * the service time of the batch taken, exact for c = 1; the probability
+ * that an arrival finds a real server idle (and is served alone at once,
+ * TTFT = S(1)) is M/M/c's, 1 - C(c, c rho).  Measured against the
+ * simulator: docs/reproduction.md, "Batched prefill".  AFD_EINVAL for bad
+ * arguments (lambda > 0, c, B >= 1, a >= 0, s > 0, quantile in (0, 1)),
+ * AFD_EUNSTABLE when lambda S(B) / (c B) >= 0.98 (saturated, or too close
+ * to saturation to resolve: the TTFT there is tens of S(B)) or the chain
+ * does not settle, AFD_ENOMEM. */
+AFD_API afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
+                                              double s, double quantile, double *mean,
+                                              double *quant, double *rho, double *batch);
 
 /* Disaggregated serving, NP prefill and ND decode instances.  TPOT adds the
  * KV transfer spread over the G - 1 steps, kv_time / (G - 1).
@@ -223,9 +240,10 @@ AFD_API afd_status afd_serving_goodput_stages(const afd_serving_params *p, doubl
 
 /* The collocated goodput (afd_serving_goodput, colloc) of 1 .. n
  * instances: goodput[i] for i + 1 (p->instances ignored).  The closed form
- * depends on N only through the M/D/(N k) prefill wait at the load per
- * instance, whose quantile falls as N grows at the same load (pooling), so
- * goodput(N + 1) >= (N + 1) goodput(N) / N: each search starts there and is
+ * depends on N only through the prefill wait at the load per instance,
+ * whose quantile falls as N grows at the same load (pooling), so
+ * goodput(N + 1) >= (N + 1) goodput(N) / N (where that fails, the search
+ * starts from 1e-4 of the capacity): each search starts there and is
  * skipped once that is within rel_tol of the capacity, which makes the cost
  * of all n nearly that of the few smallest.  Errors as afd_serving_goodput. */
 AFD_API afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p, double ttft_slo,
@@ -236,6 +254,18 @@ AFD_API afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p,
  * and nd decode instances from afd_serving_goodput_stages (np, nd >= 1). */
 AFD_API double afd_serving_goodput_split(const double *prefill_goodput, double decode_goodput,
                                          unsigned np, unsigned nd);
+
+/* The relative error with which a ranking by the closed forms alone is
+ * read: 0.15, the largest error docs/reproduction.md measures for the forms
+ * a ranking usually binds on (greedy prefill batches, TTFT P90 within 16%
+ * for B <= 4 and c <= 3; the collocated TPOT P90, low by up to 15%).  It
+ * is a reading of those measurements, not a bound on the goodput. */
+#define AFD_SERVING_CLOSED_ERROR 0.15
+
+/* 1 when two closed-form goodputs, first >= second > 0, are within err of
+ * each other, second >= (1 - err) first: the closed forms cannot order
+ * them.  0 otherwise (either not positive, err outside [0, 1)). */
+AFD_API int afd_closed_too_close(double first, double second, double err);
 
 /* The gap of a closed form against the simulation that checks it:
  * closed / simulated - 1 (0: they agree; +0.1: the closed form 10% high).

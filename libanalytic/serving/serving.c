@@ -9,7 +9,7 @@
 #include "afd_serving.h"
 #include "internal.h"
 
-#define SOLVER_MAX_SERVERS 4096 /* c k beyond this: the batch is not worth solving */
+#define SOLVER_MAX_SERVERS 4096 /* M/D/c beyond this: not worth solving */
 
 static void set_nan(afd_serving_result *out)
 {
@@ -61,39 +61,31 @@ static afd_status mds(double lambda, double d, int s, double q, double *mean, do
     return AFD_OK;
 }
 
-/* Prefill TTFT: M/D/(c k) with D = S(k), the best k in 1..B. */
+/* Prefill TTFT: exact M/D/c for B = 1, greedy static batches (bulk.c)
+ * for B > 1. */
 static afd_status prefill(const afd_serving_params *p, unsigned c, afd_serving_result *out)
 {
-    unsigned k, rises = 0;
-    double best = INFINITY;
-    afd_status last = AFD_EUNSTABLE;
-    for (k = 1; k <= p->prefill_bmax && (double)c * k <= SOLVER_MAX_SERVERS; k++) {
-        double s = batch_time(p->hw, k, p->prompt), rho = p->lambda * s / ((double)c * k);
-        double mean, quant;
-        afd_status st;
-        if (!(rho < 1))
-            continue;
-        st = mds(p->lambda, s, (int)(c * k), p->quantile, &mean, &quant);
-        if (st != AFD_OK) {
-            last = st == AFD_ENOMEM ? AFD_EUNSTABLE : st; /* rho too close to 1 to matter */
-            continue;
-        }
-        if (quant < best) {
-            best = quant;
-            out->ttft_q = quant;
-            out->ttft_mean = mean;
-            out->prefill_rho = rho;
-            out->prefill_batch = k;
-            rises = 0;
-        } else if (++rises == 2) {
-            break; /* past the best batch */
-        }
+    const afd_hw *hw = p->hw;
+    double s = hw->prefill_b * p->prompt + hw->prefill_c * p->prompt * p->prompt, batch = 1;
+    afd_status st;
+    if (p->prefill_bmax > 1) {
+        st = afd_serving_prefill_greedy(p->lambda, c, p->prefill_bmax, hw->prefill_a, s,
+                                        p->quantile, &out->ttft_mean, &out->ttft_q,
+                                        &out->prefill_rho, &batch);
+    } else {
+        out->prefill_rho = p->lambda * (hw->prefill_a + s) / c;
+        st = out->prefill_rho < 1 && c <= SOLVER_MAX_SERVERS
+                 ? mds(p->lambda, hw->prefill_a + s, (int)c, p->quantile, &out->ttft_mean,
+                       &out->ttft_q)
+                 : AFD_EUNSTABLE;
+        if (st == AFD_ENOMEM)
+            st = AFD_EUNSTABLE; /* rho too close to 1 to matter */
     }
-    if (isinf(best)) {
+    if (st == AFD_OK)
+        out->prefill_batch = (unsigned)lround(batch);
+    else if (st == AFD_EUNSTABLE)
         out->limit = AFD_SERVING_LIMIT_PREFILL;
-        return last;
-    }
-    return AFD_OK;
+    return st;
 }
 
 /* Decode TPOT at the slot occupancy; f = fraction of time taken by other work. */
@@ -369,12 +361,13 @@ static afd_status stage_goodput(struct stage_ctx *c, double cap, double rel_tol,
 
 /* The goodput of 1 .. n instances (*size set before each search), each of
  * capacity rate: out[i] for i + 1.  Pooling: at the same load per server
- * the M/D/(c k) wait quantile falls as c grows (and what else the closed
+ * the prefill wait quantile falls as c grows (and what else the closed
  * forms compute depends on the load per instance only), so i + 1 instances
  * keep the SLOs at i + 1 times the per-instance goodput of i; the search
  * starts there, and needs no evaluation once that is within rel_tol of the
- * capacity.  Should the start fail (the pooling premise broken by the best
- * batch chosen), the search starts from 1e-4 of the capacity. */
+ * capacity.  Should the start fail (the pooling premise broken: the greedy
+ * batches' form is an approximation for c > 1), the search starts from 1e-4
+ * of the capacity. */
 static afd_status by_size(afd_feasible_fn feasible, void *ctx, unsigned *size,
                           afd_status *failure, double rate, double rel_tol, unsigned n,
                           double *out)
@@ -585,4 +578,12 @@ double afd_closed_gap(double closed, double simulated)
     if (!isfinite(closed) || !isfinite(simulated) || !(simulated > 0))
         return NAN;
     return closed / simulated - 1;
+}
+
+int afd_closed_too_close(double first, double second, double err)
+{
+    if (!(first > 0) || !(second > 0) || !(second <= first) || !(err >= 0 && err < 1) ||
+        !isfinite(first))
+        return 0;
+    return second >= (1 - err) * first;
 }

@@ -1,0 +1,335 @@
+/* bulk.c: TTFT of greedy static prefill batches on c servers (see
+ * afd_serving.h, "Prefill: greedy static batches").
+ *
+ * The servers take, whenever one is free, the first min(n, B) of the n
+ * waiting requests and run them for S(k) = a + k s; the batch's first tokens
+ * come out at its end (montecarlo/serve/prefill_batch.c).  Approximation:
+ *
+ * (1) One virtual server of speed c collects the batches: a batch of k keeps
+ *     it busy V(k) = S(k) / c.  Its queue length n at batch starts is a
+ *     Markov chain (the embedded chain of the bulk-service queue M/G^[1,B]/1,
+ *     Bailey, J. R. Stat. Soc. B 16 (1954) 80-87, with a service time that
+ *     depends on the batch taken):
+ *         k = min(n, B),  n' = n - k + A,  A ~ Poisson(lambda V(k)),
+ *     and n' = 0 becomes 1 (the server idles until the next arrival, which
+ *     starts a batch of one).  Exact for c = 1.
+ * (2) A request that arrives while the virtual server runs a batch started
+ *     with n waiting (L = n - k left behind), at age u of V(k) (the arrival
+ *     sees the batch with probability proportional to its length, u
+ *     uniform), has m = L + Poisson(lambda u) requests ahead: position
+ *     pos = m + 1.  After j = ceil(pos / B) - 1 full batches (V(B) each) its
+ *     batch starts at tau = V(k) - u + j V(B), and takes K = min(pos - j B +
+ *     Poisson(lambda tau), B) requests (itself and those behind it that have
+ *     arrived): TTFT = tau + S(K).
+ * (3) An arrival that finds one of the c real servers idle starts at once in
+ *     a batch of one, TTFT = S(1).  Its probability is taken as M/M/c's,
+ *     1 - C(c, c rho), rho the virtual server's busy fraction (Erlang's C;
+ *     exact for c = 1, where C(1, rho) = rho); the rest of the mass is
+ *     that of (2), scaled to it.
+ * The chain is truncated where z0^-n < 1e-16 (its tail, see below); the age u is
+ * integrated by the midpoint rule on UGRID points. */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "afd_queue.h"
+#include "afd_serving.h"
+
+#define UGRID 24       /* midpoints of the age within a batch */
+#define MAX_QUEUE 8192 /* states of the embedded chain */
+#define MAX_LOAD 0.98 /* of the capacity c B / S(B): beyond, AFD_EUNSTABLE */
+#define TINY 1e-13
+
+/* The TTFT law: a point mass at t0 = S(1) (the arrivals served alone at
+ * once) and a sum of uniform laws, each on an age cell, binned on a grid of
+ * width delta from t0: the mass of bin b is delta step_sum[b] + part[b]
+ * (a difference array of densities, exact for any cell), and the mean is
+ * kept exactly. */
+typedef struct law {
+    double t0, delta, point, tot, moment;
+    double *step, *part;
+    size_t nbins;
+} law;
+
+static void law_add(law *w, double t, double p, double h)
+{
+    double x0 = (t - h / 2 - w->t0) / w->delta, x1 = (t + h / 2 - w->t0) / w->delta, d;
+    size_t b0, b1;
+    w->tot += p;
+    w->moment += p * t;
+    if (x0 < 0)
+        x0 = 0;
+    if (x1 > (double)w->nbins - 1)
+        x1 = (double)w->nbins - 1; /* not reached: nbins bounds every cell */
+    b0 = (size_t)x0;
+    b1 = (size_t)x1;
+    if (!(x1 > x0)) {
+        w->part[b0] += p;
+        return;
+    }
+    d = p / (x1 - x0); /* per bin width */
+    w->step[b0] += d;
+    w->part[b0] -= d * (x0 - b0);
+    w->step[b1] -= d;
+    w->part[b1] += d * (x1 - b1);
+}
+
+/* The time below which a fraction q of the mass lies. */
+static double law_quantile(const law *w, double q)
+{
+    double target = q * w->tot, cum = w->point, dens = 0;
+    size_t b;
+    if (cum >= target)
+        return w->t0;
+    for (b = 0; b < w->nbins; b++) {
+        double m;
+        dens += w->step[b];
+        m = dens + w->part[b];
+        if (m > 0 && cum + m >= target)
+            return w->t0 + w->delta * (b + (target - cum) / m);
+        cum += m;
+    }
+    return w->t0 + w->delta * w->nbins;
+}
+
+/* Poisson(mu) probabilities 0 .. *len - 1 into pmf (at most cap), up to
+ * where the tail beyond is below TINY. */
+static void poisson(double mu, double *pmf, size_t cap, size_t *len)
+{
+    size_t k = 0;
+    double p = exp(-mu), cdf = 0;
+    while (k < cap) {
+        pmf[k] = p;
+        cdf += p;
+        k++;
+        if (k > mu && 1 - cdf < TINY)
+            break;
+        p *= mu / k;
+    }
+    *len = k;
+}
+
+/* Stationary law of the embedded chain (bulk.c, (1)) on states n = 1 ..
+ * nmax (index n - 1; beyond nmax folded into nmax, 0 into 1) into pi, by
+ * GTH on a band: row i holds P(i, j) for j - i in [-B, U], U = the longest
+ * pmf.  0, or -1 when out of memory. */
+static int gth_band(size_t bmax, const double *pmf, const size_t *lens, size_t cap,
+                    size_t nmax, double *pi)
+{
+    size_t U = 0, W, i, j, k;
+    double *band, sum;
+    for (k = 0; k < bmax; k++)
+        if (lens[k] > U)
+            U = lens[k];
+    W = bmax + U + 1;
+    band = calloc(nmax * W, sizeof *band);
+    if (band == NULL)
+        return -1;
+#define AT(r, col) band[(r) * W + ((col) + bmax - (r))]
+    for (i = 0; i < nmax; i++) {
+        size_t n = i + 1, kk = n < bmax ? n : bmax, left = n - kk;
+        const double *pk = pmf + (kk - 1) * cap;
+        for (j = 0; j < lens[kk - 1]; j++) {
+            size_t n2 = left + j;
+            if (n2 == 0)
+                n2 = 1;
+            if (n2 > nmax)
+                n2 = nmax;
+            AT(i, n2 - 1) += pk[j];
+        }
+    }
+    /* reduce states nmax - 1 .. 1: s = sum of P(k, j < k); P(i, j) +=
+     * P(i, k) P(k, j) / s for i, j < k */
+    for (k = nmax - 1; k >= 1; k--) {
+        size_t jlo = k > bmax ? k - bmax : 0, ilo = k > U ? k - U : 0;
+        sum = 0;
+        for (j = jlo; j < k; j++)
+            sum += AT(k, j);
+        if (!(sum > 0))
+            sum = 1e-300; /* k unreachable downward: nothing flows through */
+        for (i = ilo; i < k; i++) {
+            double f = AT(i, k) / sum;
+            if (f == 0)
+                continue;
+            for (j = jlo; j < k; j++)
+                AT(i, j) += f * AT(k, j);
+        }
+        band[k * W + bmax] = sum; /* the diagonal is no longer needed: keep s */
+    }
+    pi[0] = 1;
+    sum = 1;
+    for (k = 1; k < nmax; k++) {
+        double acc = 0;
+        size_t ilo = k > U ? k - U : 0;
+        for (i = ilo; i < k; i++)
+            acc += pi[i] * AT(i, k);
+        pi[k] = acc / band[k * W + bmax];
+        sum += pi[k];
+    }
+    for (k = 0; k < nmax; k++)
+        pi[k] /= sum;
+#undef AT
+    free(band);
+    return 0;
+}
+
+afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
+                                      double s, double quantile, double *mean, double *quant,
+                                      double *rho, double *batch)
+{
+    size_t nmax, i, lu, lr, cap, *lens = NULL;
+    double *pi = NULL, *pmf = NULL, *pu = NULL, *pr = NULL;
+    double vb, busy, idle, pidle, wb, kmean, nb, C;
+    afd_status st = AFD_ENOMEM;
+    law at = {0, 0, 0, 0, 0, NULL, NULL, 0};
+    unsigned it;
+    *mean = *quant = *rho = *batch = NAN;
+    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s > 0) || !(a + s > 0) ||
+        !(quantile > 0 && quantile < 1))
+        return AFD_EINVAL;
+    vb = (a + bmax * s) / c;
+    if (!(lambda * vb < MAX_LOAD * bmax))
+        return AFD_EUNSTABLE; /* saturated, or too close to resolve */
+    /* the Poisson counts over one batch are below bmax on average: a pmf
+     * of bmax + 40 sqrt terms holds all but TINY (the loop stops there) */
+    cap = (size_t)(2 * bmax + 60 + 40 * sqrt((double)bmax) + lambda * vb * 2);
+    /* the tail of the queue at batch starts falls like z0^-n, z0 > 1 the
+     * root of B ln z = lambda V(B) (z - 1) (the full-batch walk's; f(z) =
+     * B ln z - lambda V(B) (z - 1) is concave, f(1) = 0 < f'(1)): the
+     * chain's states reach where z0^-n < 1e-16, and the iteration starts
+     * from that shape */
+    {
+        double lo = 1, hi = 2, z0, mu = lambda * vb;
+        while (bmax * log(hi) - mu * (hi - 1) > 0)
+            hi *= 2;
+        for (it = 0; it < 200 && hi - lo > 1e-14 * hi; it++) {
+            double mid = (lo + hi) / 2;
+            if (bmax * log(mid) - mu * (mid - 1) > 0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        z0 = (lo + hi) / 2;
+        if (!(z0 > 1 + 1e-9) || 37 / log(z0) > MAX_QUEUE) {
+            st = AFD_EUNSTABLE; /* too close to saturation to resolve */
+            goto out;
+        }
+        nmax = (size_t)(37 / log(z0)) + 2 * (size_t)bmax + 8;
+        pi = malloc(nmax * sizeof *pi);
+        pmf = malloc((size_t)bmax * cap * sizeof *pmf);
+        lens = malloc((size_t)bmax * sizeof *lens);
+        pu = malloc(cap * sizeof *pu);
+        pr = malloc(cap * sizeof *pr);
+        if (pi == NULL || pmf == NULL || lens == NULL || pu == NULL ||
+            pr == NULL)
+            goto out;
+    }
+    /* the arrivals over a batch of k, k = 1 .. B */
+    for (i = 0; i < bmax; i++)
+        poisson(lambda * (a + (i + 1) * s) / c, pmf + i * cap, cap, &lens[i]);
+    /* (1) the embedded chain, the queue length n >= 1 at batch starts,
+     * stored at index n - 1, solved by GTH state reduction (Grassmann,
+     * Taksar and Heyman, Oper. Res. 33 (1985) 1107-1116; no subtraction,
+     * so stable) on its band: from n the chain moves to n - B .. n - B +
+     * len - 1, and reducing the states from the top keeps the band */
+    if (gth_band(bmax, pmf, lens, cap, nmax, pi) != 0)
+        goto out;
+    if (!(pi[nmax - 1] < 1e-12)) {
+        st = AFD_EUNSTABLE; /* the truncation holds mass: too close to resolve */
+        goto out;
+    }
+    /* the counts of (2) reach beyond the queue lengths by the arrivals
+     * over a batch or two */
+    cap = nmax + 3 * (size_t)bmax + 100 + (size_t)(40 * sqrt((double)(nmax + bmax)));
+    free(pu);
+    free(pr);
+    pu = malloc(cap * sizeof *pu);
+    pr = malloc(cap * sizeof *pr);
+    if (pu == NULL || pr == NULL)
+        goto out;
+    /* time-stationary law: busy time per batch V(k), idle time 1 / lambda
+     * after a batch that leaves none and sees no arrival */
+    busy = idle = kmean = nb = 0;
+    for (i = 0; i < nmax; i++) {
+        size_t n = i + 1, k = n < bmax ? n : bmax;
+        double v = (a + k * s) / c;
+        busy += pi[i] * v;
+        if (n == k)
+            idle += pi[i] * exp(-lambda * v) / lambda;
+        kmean += pi[i] * k;
+        nb += pi[i];
+    }
+    *rho = busy / (busy + idle);
+    *batch = kmean / nb;
+    /* (3) the probability of waiting, Erlang's C at the virtual load */
+    C = afd_erlang_c(c * *rho, c);
+    if (!(C >= 0 && C <= 1)) {
+        st = AFD_ENUMERIC;
+        goto out;
+    }
+    pidle = 1 - C;
+    /* the grid: a quarter of the narrowest age cell (or 1/4000 of S(1)),
+     * over every cell; the
+     * latest has tau <= vb (1 + (nmax + cap) / B) */
+    at.t0 = a + s;
+    at.delta = (a + s) / c / UGRID / 4;
+    if (at.delta < (a + s) * 2.5e-4) /* enough for a quantile within 0.025% of S(1) */
+        at.delta = (a + s) * 2.5e-4;
+    {
+        double tmax = vb * (2 + (double)(nmax + cap) / bmax) + a + bmax * s;
+        if ((tmax - at.t0) / at.delta > 4e6)
+            at.delta = (tmax - at.t0) / 4e6;
+        at.nbins = (size_t)((tmax - at.t0) / at.delta) + 2;
+    }
+    at.step = calloc(at.nbins, sizeof *at.step);
+    at.part = calloc(at.nbins, sizeof *at.part);
+    if (at.step == NULL || at.part == NULL)
+        goto out;
+    at.point = pidle;
+    at.tot = pidle;
+    at.moment = pidle * at.t0;
+    wb = C / busy;
+    /* (2) arrivals during a batch: ahead, position, own batch */
+    for (i = 0; i < nmax; i++) {
+        size_t n = i + 1, k = n < bmax ? n : bmax, left = n - k, g;
+        double v = (a + k * s) / c;
+        if (pi[i] < TINY)
+            continue;
+        for (g = 0; g < UGRID; g++) {
+            double u = (g + 0.5) / UGRID * v, r = v - u, w = pi[i] * v / UGRID * wb;
+            size_t m0;
+            poisson(lambda * u, pu, cap, &lu);
+            for (m0 = 0; m0 < lu; m0++) {
+                size_t pos = left + m0 + 1, jb = (pos - 1) / bmax, pf = pos - jb * bmax, x;
+                double tau = r + jb * vb, wm = w * pu[m0], rest = 1;
+                if (wm < TINY * 1e-3)
+                    continue;
+                poisson(lambda * tau, pr, bmax - pf + 1, &lr);
+                for (x = 0; x < lr; x++) {
+                    size_t kk = pf + x;
+                    if (kk >= bmax) { /* the rest of the tail: a full batch */
+                        law_add(&at, tau + a + bmax * s, wm * rest, v / UGRID);
+                        break;
+                    }
+                    law_add(&at, tau + a + kk * s, wm * pr[x], v / UGRID);
+                    rest -= pr[x];
+                }
+            }
+        }
+    }
+    *mean = at.moment / at.tot;
+    *quant = law_quantile(&at, quantile);
+    st = AFD_OK;
+out:
+    free(pi);
+    free(pmf);
+    free(lens);
+    free(pu);
+    free(pr);
+    free(at.step);
+    free(at.part);
+    if (st != AFD_OK)
+        *mean = *quant = *rho = *batch = NAN;
+    return st;
+}
