@@ -103,6 +103,17 @@ static void mdc_ttft(void **state)
  * values move by at most |d| <= sqrt(K) max |d_b|, and se is their norm
  * over sqrt(K (K - 1))), with max x_b <= p + K se taken as a safe bound on
  * the largest batch percentile. */
+/* colloc with geometric lengths (w), run with exact percentiles (ex) and
+ * with histograms (hi). */
+static void exact_and_histograms(afd_serve_params *p, afd_workload *w, double mu_p, double mu_d,
+                                 afd_serve_result *ex, afd_serve_result *hi)
+{
+    assert_int_equal(afd_workload_geometric(mu_p, mu_d, w), AFD_OK);
+    p->workload = w;
+    assert_int_equal(afd_priv_serve_run(p, UINT64_MAX, ex, NULL), AFD_OK);
+    assert_int_equal(afd_priv_serve_run(p, 0, hi, NULL), AFD_OK);
+}
+
 static void histograms_against_exact(void **state)
 {
     const double bound = 0x1p-10;
@@ -113,8 +124,6 @@ static void histograms_against_exact(void **state)
     const afd_serve_stat *se[3], *sh[3];
     unsigned i, k = 32;
     (void)state;
-    assert_int_equal(afd_workload_geometric(300, 40, &w), AFD_OK);
-    p.workload = &w;
     p.config.prefill_bmax = 4;
     p.config.decode_bmax = 32;
     p.lambda = 2.5;
@@ -123,8 +132,7 @@ static void histograms_against_exact(void **state)
     p.batches = k;
     p.ttft_slo = 0.035;
     p.tpot_slo = 0.0165;
-    assert_int_equal(afd_priv_serve_run(&p, UINT64_MAX, &ex, NULL), AFD_OK);
-    assert_int_equal(afd_priv_serve_run(&p, 0, &hi, NULL), AFD_OK);
+    exact_and_histograms(&p, &w, 300, 40, &ex, &hi);
     assert_int_equal(ex.unstable, 0);
     assert_int_equal(hi.pct_batches_lost, 0);
     assert_int_equal(hi.completed, ex.completed);
@@ -168,16 +176,13 @@ static void open_batches_beyond_the_cap(void **state)
     afd_serve_result ex, hi;
     afd_workload w;
     (void)state;
-    assert_int_equal(afd_workload_geometric(10, 1000, &w), AFD_OK);
-    p.workload = &w;
     p.config.prefill_bmax = 64;
     p.config.decode_bmax = 8192;
     p.lambda = 10000;
     p.requests = 4000;
     p.warmup = 0;
     p.batches = 2000;
-    assert_int_equal(afd_priv_serve_run(&p, UINT64_MAX, &ex, NULL), AFD_OK);
-    assert_int_equal(afd_priv_serve_run(&p, 0, &hi, NULL), AFD_OK);
+    exact_and_histograms(&p, &w, 10, 1000, &ex, &hi);
     assert_true(hi.pct_batches_lost > 0 && hi.pct_batches_lost < p.batches - 2);
     assert_int_equal(ex.pct_batches_lost, 0);
     assert_close(hi.e2e.p90, ex.e2e.p90, 0x1p-10, 0);
