@@ -215,7 +215,7 @@ static unsigned batch_of(uint64_t m, unsigned k, uint64_t j)
     return (unsigned)(((j + 1) * k - 1) / m);
 }
 
-/* A set of histograms for batch b's values (histogram runs): a free one,
+/* A set of histograms for a batch's values (histogram runs): a free one,
  * or a new one while fewer than AFD_SERVE_OPEN_BATCHES are in use. */
 static int take_hist_slot(afd_serve_engine *e)
 {
@@ -229,7 +229,7 @@ static int take_hist_slot(afd_serve_engine *e)
     return (int)e->n_slot++;
 }
 
-/* Batch b's last request has left: its percentiles, and its histograms
+/* The batch's last request has left: its percentiles, and its histograms
  * back to the free sets. */
 static void close_batch(afd_serve_engine *e, meas_batch *bt)
 {
