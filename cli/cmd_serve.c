@@ -545,6 +545,12 @@ static int run(const cli_command *self, int argc, char **argv)
                  "unstable: the percentiles grow with --requests (%.3g%% of the arrivals "
                  "pile up)",
                  100 * r.growth);
+    if (r.pct_batches_lost > 0)
+        cli_warn(cmd,
+                 "the percentiles' standard errors come from %u of the %u batches: %u "
+                 "started while %u others held histograms (lower --batches)",
+                 su.params.batches - r.pct_batches_lost, su.params.batches, r.pct_batches_lost,
+                 AFD_SERVE_OPEN_BATCHES);
 
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -672,6 +678,17 @@ const cli_command cli_cmd_serve = {
         "               --tpot-slo (1 when none is given)\n"
         "  completed    requests measured (after --warmup)\n"
         "  *_se         batch-means standard errors over --batches consecutive batches\n"
+        "\n"
+        "Percentiles are exact (every value kept, 24 bytes a request) up to --requests\n"
+        "2^20 = 1048576.  Longer runs count the times in log-bucketed histograms (1024\n"
+        "buckets per octave) and report each percentile within a relative error of\n"
+        "2^-10 = 0.098% of the exact one (the ceil(q n)-th smallest value), in memory\n"
+        "that grows with the octaves the times span, not with their number: 4 KiB per\n"
+        "octave per metric for the run and for each batch whose requests are still\n"
+        "leaving (10^8 requests of a 1p1d run take under 200 MB).  At most 256 batches\n"
+        "hold histograms at once; a batch that starts while 256 are open is left out\n"
+        "of the percentiles' standard errors (larger then, from fewer batches), with a\n"
+        "warning; means, attainment and the percentiles themselves keep every request.\n"
         "\n"
         "Architectures (--arch):\n"
         "  colloc   --instances N: each instance prefills and decodes; a waiting prefill\n"

@@ -125,16 +125,6 @@ static void free_replace(afd_event_heap *h, double v)
     (void)afd_event_heap_replace_top(h, v, h->e[0].id, 0);
 }
 
-static double quantile(double *x, size_t n, double q)
-{
-    double r;
-    size_t k;
-    if (n == 0)
-        return NAN;
-    r = ceil(q * (double)n);
-    k = r < 1 ? 0 : (size_t)r - 1;
-    return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
-}
 
 /* Per-run values. */
 enum { V_POFF, V_WAIT, V_WQ, V_TTFT, V_LPOFF, V_LWAIT, V_LWQ, V_LFRAC, NV };
@@ -315,11 +305,11 @@ static afd_status run(const run_ctx *cx, uint64_t r, double *v)
     v[V_POFF] = (double)ac.off / (double)ac.n;
     v[V_WAIT] = ac.nw ? ac.wsum / (double)ac.nw : NAN;
     v[V_TTFT] = ac.nw ? ac.tsum / (double)ac.nw : NAN;
-    v[V_WQ] = quantile(ac.wait, ac.nw, cx->q);
+    v[V_WQ] = afd_priv_quantile(ac.wait, ac.nw, cx->q);
     v[V_LFRAC] = (double)ac.nlong / (double)ac.n;
     v[V_LPOFF] = ac.nlong ? (double)ac.offlong / (double)ac.nlong : NAN;
     v[V_LWAIT] = ac.nlw ? ac.lwsum / (double)ac.nlw : NAN;
-    v[V_LWQ] = quantile(ac.lwait, ac.nlw, cx->q);
+    v[V_LWQ] = afd_priv_quantile(ac.lwait, ac.nlw, cx->q);
 done:
     afd_event_heap_free(&freeh);
     line_free(&wl);

@@ -5,11 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <gsl/gsl_statistics_double.h>
-
 #include "afd_event.h"
 #include "afd_mc.h"
 #include "afd_philox.h"
+#include "mc_internal.h"
 
 #define CHUNK        1024                /* customers per uniform buffer */
 #define REBASE       (UINT64_C(1) << 16) /* customers between time rebases */
@@ -23,26 +22,6 @@ static void set_nan(afd_queue_sim_result *out)
     out->customers = 0;
 }
 
-/* ceil(q n)-th smallest of x[0..n-1] (1-based), n >= 1. */
-static double quantile(double *x, size_t n, double q)
-{
-    double r = ceil(q * (double)n);
-    size_t k = r < 1 ? 0 : (size_t)r - 1;
-    return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
-}
-
-static void mean_se(const double *x, unsigned k, double *mean, double *se)
-{
-    double m = 0, v = 0;
-    unsigned b;
-    for (b = 0; b < k; b++)
-        m += x[b];
-    m /= k;
-    for (b = 0; b < k; b++)
-        v += (x[b] - m) * (x[b] - m);
-    *mean = m;
-    *se = sqrt(v / (k - 1) / k);
-}
 
 /* The service law of p: E[S] (*es), and with a trace the service time of
  * every kept row (*svc, when svc is not NULL).  E[S] is the deterministic
@@ -240,16 +219,16 @@ afd_status afd_queue_sim(const afd_queue_sim_params *p, afd_queue_sim_result *ou
         bm[b] = sum / (double)len;
         bp[b] = (double)busy / (double)len;
         bs[b] = ssum / (double)len;
-        bq[b] = quantile(x, (size_t)len, q); /* reorders the batch only */
-        bsq[b] = quantile(y, (size_t)len, q);
+        bq[b] = afd_priv_quantile(x, (size_t)len, q); /* reorders the batch only */
+        bsq[b] = afd_priv_quantile(y, (size_t)len, q);
     }
-    mean_se(bm, k, &out->wait_mean, &out->wait_mean_se);
-    mean_se(bp, k, &out->p_wait, &out->p_wait_se);
-    mean_se(bq, k, &out->wait_q, &out->wait_q_se);
-    mean_se(bs, k, &out->sojourn_mean, &out->sojourn_mean_se);
-    mean_se(bsq, k, &out->sojourn_q, &out->sojourn_q_se);
-    out->wait_q = quantile(wait, (size_t)m, q);
-    out->sojourn_q = quantile(soj, (size_t)m, q);
+    afd_priv_batch_mean_se(bm, NULL, k, &out->wait_mean, &out->wait_mean_se);
+    afd_priv_batch_mean_se(bp, NULL, k, &out->p_wait, &out->p_wait_se);
+    afd_priv_batch_mean_se(bq, NULL, k, &out->wait_q, &out->wait_q_se);
+    afd_priv_batch_mean_se(bs, NULL, k, &out->sojourn_mean, &out->sojourn_mean_se);
+    afd_priv_batch_mean_se(bsq, NULL, k, &out->sojourn_q, &out->sojourn_q_se);
+    out->wait_q = afd_priv_quantile(wait, (size_t)m, q);
+    out->sojourn_q = afd_priv_quantile(soj, (size_t)m, q);
     out->service_mean = es;
     out->rho = lambda * es / p->c;
     out->customers = m;

@@ -70,4 +70,60 @@ void afd_priv_picker_free(afd_priv_picker *pk);
 /* The entry index drawn by one uniform u in (0, 1). */
 size_t afd_priv_picker_draw(const afd_priv_picker *pk, double u);
 
+/* The ceil(q n)-th smallest of x[0..n) (1-based; the first for q n < 1),
+ * by selection (gsl_stats_select), NaN for n = 0.  Reorders x. */
+double afd_priv_quantile(double *x, size_t n, double q);
+
+/* The mean of k batch values x[b] weighted by their sizes n_b (n_b NULL:
+ * all 1) and its batch-means standard error (batch_stats.c derives it);
+ * batches with n_b = 0 or x[b] NaN are left out.  One batch: its value and
+ * se NaN; none: both NaN. */
+void afd_priv_batch_mean_se(const double *x, const double *n_b, unsigned k, double *mean,
+                            double *se);
+
+/* A log-bucketed histogram of values >= 0 for quantiles within a stated
+ * relative error, in memory that grows with the range of the values (the
+ * octaves they span), not with their number.
+ *
+ * A finite x > 0 counts in the bucket named by the exponent and the top
+ * AFD_QHIST_BITS = s bits of the mantissa of its binary64 encoding: for
+ * x = 2^e (1 + f), the bucket [2^e (1 + j 2^-s), 2^e (1 + (j + 1) 2^-s)),
+ * j = floor(f 2^s), whose width 2^(e - s) is at most 2^-s x.  Zeros and
+ * +inf are counted apart and come out exactly.  The buckets held are those
+ * of a window of whole octaves (2^s buckets of 4 bytes, 4 KiB for s = 10)
+ * that widens as values arrive.
+ *
+ * A quantile is the k = ceil(q n)-th smallest value (1-based, clamped to
+ * 1..n, as afd_priv_quantile): its bucket is found exactly from the
+ * counts, and the value is interpolated linearly in rank: the bucket's c
+ * values spread evenly over it, from its first to its last (r - 1)/(c - 1)
+ * of the way, where a bucket holding the smallest or largest value held is
+ * narrowed to it (a value alone in a bucket: its middle, or the smallest or
+ * largest value).  Error bound: the k-th smallest x_(k) and the answer lie
+ * in the same bucket, so |answer - x_(k)| <= 2^-s x_(k), 2^-10 = 0.098%
+ * for every x_(k) >= 2^-1022 (a normal double; below, within 2^-1032
+ * absolutely); exact for 0 and +inf, for the smallest and largest value
+ * (q = 0, q = 1), and when the finite values > 0 held are all equal. */
+#define AFD_QHIST_BITS 10
+typedef struct afd_priv_qhist {
+    uint64_t n;            /* values held (zeros and infinities included) */
+    uint64_t zeros, infs;  /* of which 0 and +inf */
+    uint32_t lo, len;      /* buckets lo .. lo + len - 1 held (keys) */
+    uint32_t *count;       /* count[i]: values in bucket lo + i */
+    double min, max;       /* smallest and largest finite value > 0 held */
+} afd_priv_qhist;
+
+/* An empty histogram (no memory held). */
+void afd_priv_qhist_init(afd_priv_qhist *h);
+void afd_priv_qhist_free(afd_priv_qhist *h);
+/* Empty it, keeping its memory (and window) for the next values. */
+void afd_priv_qhist_reset(afd_priv_qhist *h);
+/* Count x.  AFD_EINVAL: x < 0 or NaN (not counted); AFD_ENOMEM; AFD_ELIMIT:
+ * 2^32 - 1 values held already. */
+afd_status afd_priv_qhist_add(afd_priv_qhist *h, double x);
+/* The q-quantile (0 <= q <= 1) as above; NaN when empty or q outside. */
+double afd_priv_qhist_quantile(const afd_priv_qhist *h, double q);
+/* The bytes of buckets held. */
+size_t afd_priv_qhist_bytes(const afd_priv_qhist *h);
+
 #endif /* AFD_MC_INTERNAL_H */

@@ -56,8 +56,22 @@
  * batches in arrival order, of floor(n / K) requests or one more, and se is
  * that of the batch values weighted by their sizes (the ratio estimate's,
  * Cochran 1977 Sec. 6.4; with equal sizes sd(batch values) / sqrt(K),
- * sectioning as afd_queue_sim; engine.c derives it).  A percentile is the
- * empirical ceil(q n)-th smallest.
+ * sectioning as afd_queue_sim; batch_stats.c derives it).  A percentile
+ * estimates the empirical ceil(q n)-th smallest x_(k): exactly when at most
+ * AFD_SERVE_EXACT_REQUESTS are measured (every value kept, 24 bytes a
+ * request); beyond, from log-bucketed histograms (mc_internal.h,
+ * afd_priv_qhist: 1024 buckets per octave, 4 KiB each) within a relative
+ * error of 2^-10 (|p - x_(k)| <= 2^-10 x_(k), 0.098%; 0 and +inf exact), in
+ * memory that grows with the octaves the values span, not with their
+ * number.  Means stay exact (batch sums).  A batch's percentiles come from
+ * histograms of its own, held from its first measured request's departure
+ * to its last's and then reused; at most AFD_SERVE_OPEN_BATCHES batches
+ * hold them at once (3 x 4 KiB per octave each).  A batch that starts
+ * while that many are open gets none: it is left out of the percentiles'
+ * standard errors (pct_batches_lost counts it; the others give the se, as
+ * a batch-means se over fewer batches, larger than with all of them), and
+ * not of the percentiles themselves, of the means or of any other
+ * statistic.
  *
  * Instability.  A finite run of an unstable system always finishes, with
  * percentiles that grow with the run length.  The engine counts the requests
@@ -92,8 +106,14 @@
 extern "C" {
 #endif
 
-/* Requests measured are at most this many (three doubles kept each). */
+/* Requests measured are at most this many. */
 #define AFD_SERVE_MAX_REQUESTS (UINT64_C(1) << 27)
+/* Runs measuring at most this many requests keep their three values each
+ * (24 bytes a request) for exact percentiles; longer runs count them in
+ * log-bucketed histograms instead (see Metrics above). */
+#define AFD_SERVE_EXACT_REQUESTS (UINT64_C(1) << 20)
+/* Batches that hold histograms at once in such runs (see Metrics above). */
+#define AFD_SERVE_OPEN_BATCHES 256u
 /* Requests simulated and discarded first: at most as many as measured. */
 #define AFD_SERVE_MAX_WARMUP AFD_SERVE_MAX_REQUESTS
 #define AFD_SERVE_MAX_INSTANCES 4096u
@@ -235,6 +255,8 @@ typedef struct afd_serve_result {
                                          found in the prefix cache over all their
                                          prompt tokens, batch-means se (NaN
                                          without a cache) */
+    unsigned pct_batches_lost;        /* batches left out of the percentiles' se
+                                         (see Metrics) */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy

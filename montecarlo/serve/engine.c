@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_statistics_double.h>
-
 #include "afd_philox.h"
 #include "mc_internal.h"
 #include "serve_internal.h"
@@ -130,7 +128,27 @@ void serve_decoder_free(serve_decoder *d)
 
 /* ---------------------------------------------------------------- engine */
 
-enum { FLAG_DROPPED = 1, FLAG_CLASS = 2 };
+/* The measured metrics (TTFT, TPOT, end-to-end) and the percentiles
+ * reported of each. */
+enum { M_TTFT, M_TPOT, M_E2E, N_METRIC };
+#define N_PCT 3
+static const double pct[N_PCT] = {0.5, 0.9, 0.99};
+
+/* One batch of the batch means, filled as its requests leave. */
+typedef struct meas_batch {
+    uint64_t left;                  /* measured requests yet to finish or drop */
+    uint64_t good, dropped, marked; /* met both SLOs, dropped, nonzero class */
+    /* histogram runs: values, their sum, and the batch's percentiles once
+     * its last request has left */
+    uint64_t n[N_METRIC];
+    double sum[N_METRIC];
+    double q[N_METRIC][N_PCT];
+    int slot; /* its histograms: SLOT_NONE before its first value, SLOT_LOST
+               * when none was free then */
+    double cached, prompt; /* with a prefix cache: prompt tokens found in it, and all */
+} meas_batch;
+
+enum { SLOT_NONE = -1, SLOT_LOST = -2 };
 
 struct afd_serve_engine {
     const afd_serve_params *p;
@@ -147,9 +165,17 @@ struct afd_serve_engine {
     uint64_t in_system;
     /* measurements */
     uint64_t first, m; /* measured: arrival numbers first .. first + m - 1 */
-    double *ttft, *tpot, *e2e;
-    unsigned char *flags; /* per measured request: FLAG_DROPPED, FLAG_CLASS */
-    uint32_t *cached, *prompt; /* per measured request with a prefix cache, or NULL */
+    unsigned k;        /* batches */
+    double tslo, pslo; /* the SLOs (+inf: none) */
+    meas_batch *batch;
+    /* exact runs (m <= the exact limit): every value, per metric */
+    double *val[N_METRIC];
+    /* histogram runs: all values per metric, and the open batches' */
+    afd_priv_qhist all[N_METRIC];
+    afd_priv_qhist (*slot)[N_METRIC]; /* AFD_SERVE_OPEN_BATCHES sets */
+    unsigned n_slot, *free_slot, n_free_slot;
+    unsigned lost; /* batches without histograms */
+    int prefix; /* a prefix cache: count the cached and the prompt tokens */
     double last_finish;
     double t0; /* arrival of the first measured request */
     afd_philox_cursor policy_rng;
@@ -179,20 +205,102 @@ void afd_serve_first_token(afd_serve_engine *e, uint32_t r)
     e->req[r].first = e->now;
 }
 
+/* Batch b of m requests cut into k: [start(b), start(b + 1)), sizes
+ * floor(m / k) or one more; start(b) = floor(b m / k). */
+static size_t batch_start(uint64_t m, unsigned k, unsigned b)
+{
+    return (size_t)(m / k * b + m % k * b / k);
+}
+
+/* The batch of measured request j: the largest b with floor(b m / k) <= j,
+ * i.e. b m < (j + 1) k. */
+static unsigned batch_of(uint64_t m, unsigned k, uint64_t j)
+{
+    return (unsigned)(((j + 1) * k - 1) / m);
+}
+
+/* A set of histograms for a batch's values (histogram runs): a free one,
+ * or a new one while fewer than AFD_SERVE_OPEN_BATCHES are in use. */
+static int take_hist_slot(afd_serve_engine *e)
+{
+    unsigned i;
+    if (e->n_free_slot > 0)
+        return (int)e->free_slot[--e->n_free_slot];
+    if (e->n_slot == AFD_SERVE_OPEN_BATCHES)
+        return SLOT_LOST;
+    for (i = 0; i < N_METRIC; i++)
+        afd_priv_qhist_init(&e->slot[e->n_slot][i]);
+    return (int)e->n_slot++;
+}
+
+/* The batch's last request has left: its percentiles, and its histograms
+ * back to the free sets. */
+static void close_batch(afd_serve_engine *e, meas_batch *bt)
+{
+    unsigned i, j;
+    for (i = 0; i < N_METRIC; i++)
+        for (j = 0; j < N_PCT; j++)
+            bt->q[i][j] = bt->slot >= 0 && bt->n[i] > 0
+                              ? afd_priv_qhist_quantile(&e->slot[bt->slot][i], pct[j])
+                              : NAN;
+    if (bt->slot >= 0) {
+        for (i = 0; i < N_METRIC; i++)
+            afd_priv_qhist_reset(&e->slot[bt->slot][i]);
+        e->free_slot[e->n_free_slot++] = (unsigned)bt->slot;
+    } else if (bt->slot == SLOT_LOST) {
+        e->lost++;
+    }
+}
+
+/* Measured request j (0-based) leaves with the values v (NaN: none), and
+ * with a prefix cache its cached and prompt tokens. */
+static void measure(afd_serve_engine *e, uint64_t j, const double v[N_METRIC], int dropped,
+                    int cls, uint32_t cached, uint32_t prompt)
+{
+    meas_batch *bt = &e->batch[batch_of(e->m, e->k, j)];
+    unsigned i;
+    if (e->prefix) {
+        bt->cached += cached;
+        bt->prompt += prompt;
+    }
+    bt->dropped += dropped != 0;
+    bt->good += !dropped && !(v[M_TTFT] > e->tslo) && !(v[M_TPOT] > e->pslo);
+    bt->marked += cls != 0;
+    if (e->val[0] != NULL) { /* exact */
+        for (i = 0; i < N_METRIC; i++)
+            e->val[i][j] = v[i];
+        bt->left--;
+        return;
+    }
+    for (i = 0; i < N_METRIC; i++) {
+        afd_status st;
+        if (isnan(v[i]))
+            continue;
+        if (bt->slot == SLOT_NONE)
+            bt->slot = take_hist_slot(e);
+        /* a duration below 0 would be a defect of a policy: the run fails */
+        if ((st = afd_priv_qhist_add(&e->all[i], v[i])) != AFD_OK ||
+            (bt->slot >= 0 && (st = afd_priv_qhist_add(&e->slot[bt->slot][i], v[i])) != AFD_OK)) {
+            afd_serve_fail(e, st == AFD_EINVAL ? AFD_ENUMERIC : st);
+            continue;
+        }
+        bt->n[i]++;
+        bt->sum[i] += v[i];
+    }
+    if (--bt->left == 0)
+        close_batch(e, bt);
+}
+
 void afd_serve_finish(afd_serve_engine *e, uint32_t r)
 {
     const afd_serve_request *q = &e->req[r];
     uint64_t n = e->index[r];
     if (n >= e->first && n - e->first < e->m) {
-        size_t k = (size_t)(n - e->first);
-        e->ttft[k] = q->first - q->arrival;
-        e->tpot[k] = q->output >= 2 ? (e->now - q->first) / (q->output - 1) : NAN;
-        e->e2e[k] = e->now - q->arrival;
-        e->flags[k] = q->cls != 0 ? FLAG_CLASS : 0;
-        if (e->cached != NULL) {
-            e->cached[k] = q->cached;
-            e->prompt[k] = q->prompt;
-        }
+        double v[N_METRIC];
+        v[M_TTFT] = q->first - q->arrival;
+        v[M_TPOT] = q->output >= 2 ? (e->now - q->first) / (q->output - 1) : NAN;
+        v[M_E2E] = e->now - q->arrival;
+        measure(e, n - e->first, v, 0, q->cls, q->cached, q->prompt);
         if (e->now > e->last_finish)
             e->last_finish = e->now;
     }
@@ -205,13 +313,8 @@ void afd_serve_drop(afd_serve_engine *e, uint32_t r)
     const afd_serve_request *q = &e->req[r];
     uint64_t n = e->index[r];
     if (n >= e->first && n - e->first < e->m) {
-        size_t k = (size_t)(n - e->first);
-        e->ttft[k] = e->tpot[k] = e->e2e[k] = NAN;
-        e->flags[k] = (unsigned char)(FLAG_DROPPED | (q->cls != 0 ? FLAG_CLASS : 0));
-        if (e->cached != NULL) {
-            e->cached[k] = q->cached;
-            e->prompt[k] = q->prompt;
-        }
+        static const double none[N_METRIC] = {NAN, NAN, NAN};
+        measure(e, n - e->first, none, 1, q->cls, q->cached, q->prompt);
     }
     e->free_slots[e->n_free++] = r;
     e->in_system--;
@@ -339,69 +442,13 @@ static void set_nan(afd_serve_result *out)
     out->prefix_hit = out->prefix_hit_se = NAN;
 }
 
-static double quantile(double *x, size_t n, double q)
+/* Statistics of the exact run's values x[0..m) (NaN entries skipped), batch
+ * b = [batch_start(b), batch_start(b + 1)).  Reorders x. */
+static void summarize(double *x, uint64_t m, unsigned k, double *scratch, afd_serve_stat *s,
+                      uint64_t *count)
 {
-    double r = ceil(q * (double)n);
-    size_t k = r < 1 ? 0 : (size_t)r - 1;
-    return gsl_stats_select(x, 1, n, k < n ? k : n - 1);
-}
-
-/* Batch means of unequal sizes: batch b holds n_b values (n_b = 0: none)
- * with mean x_b.  The overall mean is the ratio estimate sum n_b x_b / sum
- * n_b, and its variance estimate (Cochran, Sampling Techniques, 3rd ed.
- * 1977, Sec. 6.4, the ratio estimate's v(R) with f = 0; the delta method
- * on sum y_b / sum n_b, y_b = n_b x_b) is
- *     se^2 = sum_b (n_b / nbar)^2 (x_b - mean)^2 / (K (K - 1)),
- * nbar = sum n_b / K over the K batches with values.  With equal sizes
- * the weights are 1 and this is sd(x_b)^2 / K.  A batch percentile is
- * asymptotically the percentile plus the batch mean of its influence
- * function (Bahadur's representation), so the same formula gives its
- * standard error. */
-static void mean_se(const double *x, const double *n_b, unsigned k, double *mean, double *se)
-{
-    double m = 0, v = 0, tot = 0, nbar;
-    unsigned b, n = 0;
-    for (b = 0; b < k; b++)
-        if (n_b[b] > 0 && !isnan(x[b])) {
-            tot += n_b[b];
-            n++;
-        }
-    if (n < 2) {
-        for (b = 0; b < k; b++)
-            if (n_b[b] > 0 && !isnan(x[b]))
-                m = x[b];
-        *mean = n == 1 ? m : NAN;
-        *se = NAN;
-        return;
-    }
-    nbar = tot / n;
-    for (b = 0; b < k; b++)
-        if (n_b[b] > 0 && !isnan(x[b]))
-            m += n_b[b] / nbar * x[b];
-    m /= n;
-    for (b = 0; b < k; b++)
-        if (n_b[b] > 0 && !isnan(x[b])) {
-            double d = n_b[b] / nbar * (x[b] - m);
-            v += d * d;
-        }
-    *mean = m;
-    *se = sqrt(v / (n - 1) / n);
-}
-
-/* Batch b of m requests cut into k: [start(b), start(b + 1)), sizes
- * floor(m / k) or one more. */
-static size_t batch_start(uint64_t m, unsigned k, unsigned b)
-{
-    return (size_t)(m / k * b + m % k * b / k);
-}
-
-/* Statistics of x[0..m) (NaN entries skipped), batch b = [batch_start(b),
- * batch_start(b + 1)).  Reorders x. */
-static afd_status summarize(double *x, uint64_t m, unsigned k, double *scratch,
-                            afd_serve_stat *s, uint64_t *count)
-{
-    static const double qs[3] = {0.5, 0.9, 0.99};
-    double *bm = scratch, *bq = scratch + k, *cnt = scratch + 2 * (size_t)k, *val[3], *se[3];
+    double *bm = scratch, *bq = scratch + k, *cnt = scratch + 2 * (size_t)k, *val[N_PCT],
+           *se[N_PCT];
     size_t j, n_all, at;
     unsigned b, qi;
     double sum;
@@ -423,23 +470,55 @@ static afd_status summarize(double *x, uint64_t m, unsigned k, double *scratch,
         n_all += c;
     }
     *count = n_all;
-    mean_se(bm, cnt, k, &s->mean, &s->mean_se);
-    for (qi = 0; qi < 3; qi++) {
+    afd_priv_batch_mean_se(bm, cnt, k, &s->mean, &s->mean_se);
+    for (qi = 0; qi < N_PCT; qi++) {
         for (b = 0, at = 0; b < k; at += (size_t)cnt[b], b++)
-            bq[b] = cnt[b] > 0 ? quantile(x + at, (size_t)cnt[b], qs[qi]) : NAN;
-        mean_se(bq, cnt, k, val[qi], se[qi]);
+            bq[b] = afd_priv_quantile(x + at, (size_t)cnt[b], pct[qi]);
+        afd_priv_batch_mean_se(bq, cnt, k, val[qi], se[qi]);
     }
     if (n_all == 0) {
         stat_nan(s);
-        return AFD_OK;
+        return;
     }
     /* the overall mean and quantiles from all values */
     for (j = 0, sum = 0; j < n_all; j++)
         sum += x[j];
     s->mean = sum / (double)n_all;
-    for (qi = 0; qi < 3; qi++)
-        *val[qi] = quantile(x, n_all, qs[qi]);
-    return AFD_OK;
+    for (qi = 0; qi < N_PCT; qi++)
+        *val[qi] = afd_priv_quantile(x, n_all, pct[qi]);
+}
+
+/* The same from the histogram run's batches and histogram h of metric i. */
+static void summarize_hist(const meas_batch *batch, unsigned k, unsigned i,
+                           const afd_priv_qhist *h, double *scratch, afd_serve_stat *s,
+                           uint64_t *count)
+{
+    double *bm = scratch, *bq = scratch + k, *cnt = scratch + 2 * (size_t)k, *val[N_PCT],
+           *se[N_PCT], sum = 0;
+    uint64_t n_all = 0;
+    unsigned b, qi;
+    val[0] = &s->p50, val[1] = &s->p90, val[2] = &s->p99;
+    se[0] = &s->p50_se, se[1] = &s->p90_se, se[2] = &s->p99_se;
+    for (b = 0; b < k; b++) {
+        cnt[b] = (double)batch[b].n[i];
+        bm[b] = batch[b].n[i] ? batch[b].sum[i] / cnt[b] : NAN;
+        sum += batch[b].sum[i];
+        n_all += batch[b].n[i];
+    }
+    *count = n_all;
+    afd_priv_batch_mean_se(bm, cnt, k, &s->mean, &s->mean_se);
+    for (qi = 0; qi < N_PCT; qi++) {
+        for (b = 0; b < k; b++)
+            bq[b] = batch[b].q[i][qi];
+        afd_priv_batch_mean_se(bq, cnt, k, val[qi], se[qi]);
+    }
+    if (n_all == 0) {
+        stat_nan(s);
+        return;
+    }
+    s->mean = sum / (double)n_all;
+    for (qi = 0; qi < N_PCT; qi++)
+        *val[qi] = afd_priv_qhist_quantile(h, pct[qi]);
 }
 
 static afd_status check(const afd_serve_params *p, afd_error *err)
@@ -528,11 +607,17 @@ static void trend(const uint64_t bk[3], uint64_t total, afd_serve_result *out)
 
 afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_error *err)
 {
+    return afd_priv_serve_run(p, AFD_SERVE_EXACT_REQUESTS, out, err);
+}
+
+afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
+                              afd_serve_result *out, afd_error *err)
+{
     afd_serve_engine e;
     afd_error err_local;
     afd_status st;
     void *state = NULL;
-    unsigned k;
+    unsigned k, i, b;
     uint64_t total, n = 0;
     uint64_t bk[3] = {0, 0, 0};
     double next_arrival, *scratch = NULL;
@@ -553,20 +638,37 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     e.hw = p->hw;
     e.first = p->warmup;
     e.m = p->requests; /* every one, in k batches of floor(m / k) or one more */
+    e.k = k;
+    e.tslo = p->ttft_slo > 0 ? p->ttft_slo : INFINITY;
+    e.pslo = p->tpot_slo > 0 ? p->tpot_slo : INFINITY;
     total = p->warmup + p->requests;
-    e.ttft = malloc((size_t)e.m * sizeof *e.ttft);
-    e.tpot = malloc((size_t)e.m * sizeof *e.tpot);
-    e.e2e = malloc((size_t)e.m * sizeof *e.e2e);
-    e.flags = calloc((size_t)e.m, sizeof *e.flags);
+    for (i = 0; i < N_METRIC; i++)
+        afd_priv_qhist_init(&e.all[i]);
+    e.batch = malloc(k * sizeof *e.batch);
     scratch = malloc(3 * (size_t)k * sizeof *scratch);
-    if (p->config.prefix_blocks > 0) {
-        e.cached = calloc((size_t)e.m, sizeof *e.cached);
-        e.prompt = calloc((size_t)e.m, sizeof *e.prompt);
-    }
-    if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || e.flags == NULL ||
-        scratch == NULL || (p->config.prefix_blocks > 0 && (e.cached == NULL || e.prompt == NULL))) {
+    e.prefix = p->config.prefix_blocks > 0;
+    if (e.batch == NULL || scratch == NULL) {
         st = AFD_ENOMEM;
         goto done;
+    }
+    for (b = 0; b < k; b++) {
+        memset(&e.batch[b], 0, sizeof e.batch[b]);
+        e.batch[b].left = batch_start(e.m, k, b + 1) - batch_start(e.m, k, b);
+        e.batch[b].slot = SLOT_NONE;
+    }
+    if (e.m <= exact_max) { /* every value kept: exact percentiles */
+        for (i = 0; i < N_METRIC; i++)
+            if ((e.val[i] = malloc((size_t)e.m * sizeof *e.val[i])) == NULL) {
+                st = AFD_ENOMEM;
+                goto done;
+            }
+    } else { /* histograms: the whole run's, and those of the open batches */
+        e.slot = malloc(AFD_SERVE_OPEN_BATCHES * sizeof *e.slot);
+        e.free_slot = malloc(AFD_SERVE_OPEN_BATCHES * sizeof *e.free_slot);
+        if (e.slot == NULL || e.free_slot == NULL) {
+            st = AFD_ENOMEM;
+            goto done;
+        }
     }
     if (p->workload != NULL && p->workload->kind == AFD_WORKLOAD_TRACE && p->times == NULL &&
         (st = afd_priv_picker_init(&e.picker, p->workload, 0)) != AFD_OK)
@@ -648,69 +750,55 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
     }
 
     {
-        size_t j;
-        unsigned b;
         double *bat = scratch, *len = scratch + 2 * (size_t)k;
-        double tslo = p->ttft_slo > 0 ? p->ttft_slo : INFINITY;
-        double pslo = p->tpot_slo > 0 ? p->tpot_slo : INFINITY;
         uint64_t cnt, ok = 0, dropped = 0, marked = 0;
         for (b = 0; b < k; b++)
             len[b] = (double)(batch_start(e.m, k, b + 1) - batch_start(e.m, k, b));
-        /* attainment per batch, before the arrays are reordered; a dropped
-         * request misses its SLO */
+        /* attainment per batch (a dropped request misses its SLO), then the
+         * fractions dropped and of a nonzero class */
         for (b = 0; b < k; b++) {
-            uint64_t good = 0;
-            for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++) {
-                int met = !(e.flags[j] & FLAG_DROPPED) && !(e.ttft[j] > tslo) &&
-                          !(e.tpot[j] > pslo);
-                good += met;
-            }
-            bat[b] = (double)good / len[b];
-            ok += good;
+            bat[b] = (double)e.batch[b].good / len[b];
+            ok += e.batch[b].good;
         }
-        mean_se(bat, len, k, &out->attainment, &out->attainment_se);
+        afd_priv_batch_mean_se(bat, len, k, &out->attainment, &out->attainment_se);
         out->attainment = (double)ok / (double)e.m;
-        /* the fractions dropped and of a nonzero class, batch by batch */
         for (b = 0; b < k; b++) {
-            uint64_t n_drop = 0;
-            for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++)
-                n_drop += (e.flags[j] & FLAG_DROPPED) != 0;
-            bat[b] = (double)n_drop / len[b];
-            dropped += n_drop;
+            bat[b] = (double)e.batch[b].dropped / len[b];
+            dropped += e.batch[b].dropped;
         }
-        mean_se(bat, len, k, &out->drop_frac, &out->drop_frac_se);
+        afd_priv_batch_mean_se(bat, len, k, &out->drop_frac, &out->drop_frac_se);
         out->dropped = dropped;
         out->drop_frac = (double)dropped / (double)e.m;
         for (b = 0; b < k; b++) {
-            uint64_t n_cls = 0;
-            for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++)
-                n_cls += (e.flags[j] & FLAG_CLASS) != 0;
-            bat[b] = (double)n_cls / len[b];
-            marked += n_cls;
+            bat[b] = (double)e.batch[b].marked / len[b];
+            marked += e.batch[b].marked;
         }
-        mean_se(bat, len, k, &out->class_frac, &out->class_frac_se);
+        afd_priv_batch_mean_se(bat, len, k, &out->class_frac, &out->class_frac_se);
         out->class_frac = (double)marked / (double)e.m;
-        if (e.cached != NULL) { /* cached over prompt tokens: a ratio of batch sums */
+        if (e.prefix) { /* cached over prompt tokens: a ratio of batch sums */
             double *tok = scratch + k, all_c = 0, all_p = 0;
             for (b = 0; b < k; b++) {
-                double c = 0, pt = 0;
-                for (j = batch_start(e.m, k, b); j < batch_start(e.m, k, b + 1); j++) {
-                    c += e.cached[j];
-                    pt += e.prompt[j];
-                }
+                double c = e.batch[b].cached, pt = e.batch[b].prompt;
                 bat[b] = pt > 0 ? c / pt : NAN;
                 tok[b] = pt;
                 all_c += c;
                 all_p += pt;
             }
-            mean_se(bat, tok, k, &out->prefix_hit, &out->prefix_hit_se);
+            afd_priv_batch_mean_se(bat, tok, k, &out->prefix_hit, &out->prefix_hit_se);
             out->prefix_hit = all_c / all_p;
         }
         out->completed = e.m;
-        if ((st = summarize(e.ttft, e.m, k, scratch, &out->ttft, &cnt)) != AFD_OK ||
-            (st = summarize(e.tpot, e.m, k, scratch, &out->tpot, &out->tpot_count)) != AFD_OK ||
-            (st = summarize(e.e2e, e.m, k, scratch, &out->e2e, &cnt)) != AFD_OK)
-            goto done;
+        if (e.val[0] != NULL) {
+            summarize(e.val[M_TTFT], e.m, k, scratch, &out->ttft, &cnt);
+            summarize(e.val[M_TPOT], e.m, k, scratch, &out->tpot, &out->tpot_count);
+            summarize(e.val[M_E2E], e.m, k, scratch, &out->e2e, &cnt);
+        } else {
+            summarize_hist(e.batch, k, M_TTFT, &e.all[M_TTFT], scratch, &out->ttft, &cnt);
+            summarize_hist(e.batch, k, M_TPOT, &e.all[M_TPOT], scratch, &out->tpot,
+                           &out->tpot_count);
+            summarize_hist(e.batch, k, M_E2E, &e.all[M_E2E], scratch, &out->e2e, &cnt);
+            out->pct_batches_lost = e.lost;
+        }
         trend(bk, total, out);
     }
     out->events = e.events;
@@ -726,12 +814,16 @@ done:
     free(e.req);
     free(e.index);
     free(e.free_slots);
-    free(e.ttft);
-    free(e.tpot);
-    free(e.e2e);
-    free(e.flags);
-    free(e.cached);
-    free(e.prompt);
+    for (i = 0; i < N_METRIC; i++) {
+        free(e.val[i]);
+        afd_priv_qhist_free(&e.all[i]);
+    }
+    for (b = 0; b < e.n_slot; b++)
+        for (i = 0; i < N_METRIC; i++)
+            afd_priv_qhist_free(&e.slot[b][i]);
+    free(e.slot);
+    free(e.free_slot);
+    free(e.batch);
     free(scratch);
     if (st != AFD_OK) {
         set_nan(out);

@@ -31,6 +31,11 @@ static inline uint32_t serve_fifo_peek(const serve_fifo *q)
 }
 void serve_fifo_free(serve_fifo *q);
 
+/* afd_serve_run with exact percentiles when p->requests <= exact_max, else
+ * from histograms (afd_serve_run: exact_max = AFD_SERVE_EXACT_REQUESTS). */
+afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
+                              afd_serve_result *out, afd_error *err);
+
 /* The built-in policies. */
 extern const afd_serve_policy afd_priv_serve_colloc;
 extern const afd_serve_policy afd_priv_serve_chunked;

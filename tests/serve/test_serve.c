@@ -9,6 +9,7 @@
 #include "afd_serve.h"
 #include "afd_serve_twotier.h"
 #include "hw_test_util.h"
+#include "serve_internal.h"
 #include "test_util.h"
 
 /* Latency laws in seconds; the six AFD coefficients are not used here. */
@@ -56,6 +57,13 @@ static void md1_ttft(void **state)
     assert_true(isnan(r.tpot.mean)); /* one output token: no TPOT */
     assert_int_equal(r.tpot_count, 0);
     assert_close(r.throughput, p.lambda, 0.02, 0);
+    /* the same run with its percentiles from histograms */
+    assert_int_equal(afd_priv_serve_run(&p, 0, &r, NULL), AFD_OK);
+    assert_within_se(r.ttft.mean, rho * D / (2 * (1 - rho)) + D, r.ttft.mean_se, 5);
+    assert_within_se(r.ttft.p90, afd_md1_wait_quantile(p.lambda, D, 0.9) + D, r.ttft.p90_se, 4);
+    assert_within_se(r.ttft.p50, afd_md1_wait_quantile(p.lambda, D, 0.5) + D, r.ttft.p50_se, 4);
+    assert_true(isnan(r.tpot.mean) && isnan(r.tpot.p50) && isnan(r.tpot.p50_se));
+    assert_int_equal(r.tpot_count, 0);
 }
 
 /* c prefill instances, batch 1: M/D/c, exact by the embedded chain. */
@@ -79,7 +87,109 @@ static void mdc_ttft(void **state)
     assert_within_se(r.ttft.mean, afd_mdc_wq(q) + D, r.ttft.mean_se, 5);
     assert_within_se(r.ttft.p90, afd_mdc_wait_quantile(q, 0.9) + D, r.ttft.p90_se, 4);
     assert_within_se(r.ttft.p99, afd_mdc_wait_quantile(q, 0.99) + D, r.ttft.p99_se, 4);
+    assert_int_equal(afd_priv_serve_run(&p, 0, &r, NULL), AFD_OK); /* histograms */
+    assert_within_se(r.ttft.mean, afd_mdc_wq(q) + D, r.ttft.mean_se, 5);
+    assert_within_se(r.ttft.p90, afd_mdc_wait_quantile(q, 0.9) + D, r.ttft.p90_se, 4);
+    assert_within_se(r.ttft.p99, afd_mdc_wait_quantile(q, 0.99) + D, r.ttft.p99_se, 4);
     afd_mdc_free(q);
+}
+
+/* Percentiles from histograms against the exact ones of the same run: each
+ * within the stated bound 2^-10 of the exact value, everything else the
+ * same but for the order of the sums.  The batches hold equal numbers of
+ * TTFT and end-to-end values (weights 1), and each batch percentile moves
+ * by d_b <= 2^-10 x_b, so the standard error moves by at most
+ * max |d_b| / sqrt(K - 1) (centering is a projection: the centred batch
+ * values move by at most |d| <= sqrt(K) max |d_b|, and se is their norm
+ * over sqrt(K (K - 1))), with max x_b <= p + K se taken as a safe bound on
+ * the largest batch percentile. */
+/* colloc with geometric lengths (w), run with exact percentiles (ex) and
+ * with histograms (hi). */
+static void exact_and_histograms(afd_serve_params *p, afd_workload *w, double mu_p, double mu_d,
+                                 afd_serve_result *ex, afd_serve_result *hi)
+{
+    assert_int_equal(afd_workload_geometric(mu_p, mu_d, w), AFD_OK);
+    p->workload = w;
+    assert_int_equal(afd_priv_serve_run(p, UINT64_MAX, ex, NULL), AFD_OK);
+    assert_int_equal(afd_priv_serve_run(p, 0, hi, NULL), AFD_OK);
+}
+
+static void histograms_against_exact(void **state)
+{
+    const double bound = 0x1p-10;
+    afd_hw hw = laws(0.02, 2e-5, 1e-9, 0.015, 2e-4, 1e-8);
+    afd_serve_params p = base(&hw, "colloc");
+    afd_serve_result ex, hi;
+    afd_workload w;
+    const afd_serve_stat *se[3], *sh[3];
+    unsigned i, k = 32;
+    (void)state;
+    p.config.prefill_bmax = 4;
+    p.config.decode_bmax = 32;
+    p.lambda = 2.5;
+    p.requests = 1536 * k;
+    p.warmup = 500;
+    p.batches = k;
+    p.ttft_slo = 0.035;
+    p.tpot_slo = 0.0165;
+    exact_and_histograms(&p, &w, 300, 40, &ex, &hi);
+    assert_int_equal(ex.unstable, 0);
+    assert_int_equal(hi.pct_batches_lost, 0);
+    assert_int_equal(hi.completed, ex.completed);
+    assert_int_equal(hi.tpot_count, ex.tpot_count);
+    assert_true(hi.tpot_count < hi.completed); /* some G = 1: no TPOT */
+    assert_int_equal(hi.events, ex.events);
+    assert_true(hi.throughput == ex.throughput && hi.end_time == ex.end_time);
+    assert_true(hi.attainment == ex.attainment && hi.attainment_se == ex.attainment_se);
+    assert_true(ex.attainment > 0.2 && ex.attainment < 0.95);
+    se[0] = &ex.ttft, se[1] = &ex.tpot, se[2] = &ex.e2e;
+    sh[0] = &hi.ttft, sh[1] = &hi.tpot, sh[2] = &hi.e2e;
+    for (i = 0; i < 3; i++) {
+        assert_close(sh[i]->mean, se[i]->mean, 1e-12, 0);
+        assert_close(sh[i]->mean_se, se[i]->mean_se, 1e-9, 0);
+        assert_close(sh[i]->p50, se[i]->p50, bound, 0);
+        assert_close(sh[i]->p90, se[i]->p90, bound, 0);
+        assert_close(sh[i]->p99, se[i]->p99, bound, 0);
+        if (i == 1)
+            continue; /* TPOT: unequal counts per batch */
+        assert_close(sh[i]->p50_se, se[i]->p50_se, 0,
+                     bound * (se[i]->p50 + k * se[i]->p50_se) / sqrt(k - 1));
+        assert_close(sh[i]->p90_se, se[i]->p90_se, 0,
+                     bound * (se[i]->p90 + k * se[i]->p90_se) / sqrt(k - 1));
+        assert_close(sh[i]->p99_se, se[i]->p99_se, 0,
+                     bound * (se[i]->p99 + k * se[i]->p99_se) / sqrt(k - 1));
+    }
+    assert_true(hi.tpot.p50_se > 0 && hi.tpot.p99_se > 0);
+}
+
+/* More batches open at once than hold histograms: 4000 requests in 2000
+ * batches of two arrive within about 0.4 s, are prefilled first (colloc)
+ * and decode together, each leaving after its own geometric number of
+ * steps (mean 1000 of 1 ms), so batches close in random order and most are
+ * open at the peak.  The batches past AFD_SERVE_OPEN_BATCHES lose only the
+ * percentiles' standard errors; the percentiles, means and counts do not
+ * change. */
+static void open_batches_beyond_the_cap(void **state)
+{
+    afd_hw hw = laws(1e-4, 0, 0, 1e-3, 0, 0);
+    afd_serve_params p = base(&hw, "colloc");
+    afd_serve_result ex, hi;
+    afd_workload w;
+    (void)state;
+    p.config.prefill_bmax = 64;
+    p.config.decode_bmax = 8192;
+    p.lambda = 10000;
+    p.requests = 4000;
+    p.warmup = 0;
+    p.batches = 2000;
+    exact_and_histograms(&p, &w, 10, 1000, &ex, &hi);
+    assert_true(hi.pct_batches_lost > 0 && hi.pct_batches_lost < p.batches - 2);
+    assert_int_equal(ex.pct_batches_lost, 0);
+    assert_close(hi.e2e.p90, ex.e2e.p90, 0x1p-10, 0);
+    assert_close(hi.e2e.mean, ex.e2e.mean, 1e-12, 0);
+    assert_close(hi.e2e.mean_se, ex.e2e.mean_se, 1e-9, 0);
+    assert_true(hi.e2e.p90_se > 0 && isfinite(hi.e2e.p90_se));
+    assert_true(hi.attainment == ex.attainment);
 }
 
 /* Four prefill instances, batch 1, prefill b P with P geometric of mean
@@ -626,6 +736,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(md1_ttft),
         cmocka_unit_test(mdc_ttft),
+        cmocka_unit_test(histograms_against_exact),
+        cmocka_unit_test(open_batches_beyond_the_cap),
         cmocka_unit_test(routers_against_exact_queues),
         cmocka_unit_test(single_request_timelines),
         cmocka_unit_test(shared_batch),
