@@ -29,7 +29,8 @@ static const cli_option arch_options[] = {
     {"kv-latency", 0, "T", "disagg, taichi: fixed time per KV transfer (default 0)",
      OPT_SV_KVLAT},
     {"router", 0, "R",
-     "disagg: how arrivals reach the prefill instances: global (one shared queue, the "
+     "colloc, chunked, disagg (prefill pool): how arrivals reach the instances, each "
+     "queueing its own: global (one shared queue, the "
      "ideal bound; default), random (gateway policy random), round-robin (vLLM production "
      "stack, Ray Serve RoundRobinRouter, Vidur), least-requests (fewest queued + running), "
      "least-tokens (fewest prompt tokens to prefill, Ray Serve KV-aware without a cache), "

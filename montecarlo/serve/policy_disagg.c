@@ -99,12 +99,8 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
                  AFD_SERVE_MAX_INSTANCES);
         return AFD_EINVAL;
     }
-    if (serve_batch_limits(cfg, err) != AFD_OK)
+    if (serve_batch_limits(cfg, err) != AFD_OK || serve_router_check(cfg, err) != AFD_OK)
         return AFD_EINVAL;
-    if (cfg->router > AFD_SERVE_ROUTE_CACHE_AWARE) {
-        snprintf(err->text, sizeof err->text, "unknown router %d", (int)cfg->router);
-        return AFD_EINVAL;
-    }
     if (!(cfg->pseudo_tau >= 0 && isfinite(cfg->pseudo_tau)) ||
         !(cfg->kv_time_per_token >= 0 && isfinite(cfg->kv_time_per_token)) ||
         !(cfg->kv_time_fixed >= 0 && isfinite(cfg->kv_time_fixed))) {

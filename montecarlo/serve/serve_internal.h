@@ -163,6 +163,9 @@ typedef struct serve_route_load {
     const serve_pcache *caches; /* per instance, or NULL (cache-aware needs them) */
 } serve_route_load;
 
+/* AFD_OK, or AFD_EINVAL with err set when cfg->router names no router. */
+afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err);
+
 /* The instance (0 .. n - 1) that router `how` (not GLOBAL) gives request r;
  * *rr is the round-robin counter kept by the caller. */
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,

@@ -50,6 +50,8 @@
  * (SessionRouter). */
 #include <config.h>
 
+#include <stdio.h>
+
 #include "serve_internal.h"
 
 static unsigned fewest(unsigned n, const serve_route_load *load, int tokens)
@@ -104,6 +106,15 @@ static unsigned cache_aware(const afd_serve_engine *e, uint32_t r, unsigned n,
     if ((double)best_run * load->caches[0].block > 0.3 * q->prompt)
         return best;
     return lo;
+}
+
+afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err)
+{
+    if ((unsigned)cfg->router > AFD_SERVE_ROUTE_CACHE_AWARE) {
+        snprintf(err->text, sizeof err->text, "unknown router %d", (int)cfg->router);
+        return AFD_EINVAL;
+    }
+    return AFD_OK;
 }
 
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,

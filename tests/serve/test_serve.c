@@ -98,16 +98,22 @@ static void mdc_ttft(void **state)
  *   global: one queue, M/M/4, W = C(4, a) / (4 mu - L) + 1 / mu with
  *     Erlang's C formula, a = L / mu (Kleinrock, Section 3.5).
  * least-requests and power-of-two see the queue lengths, so they lie
- * between global and round-robin. */
-static double routed_ttft(afd_serve_router how, double *se)
+ * between global and round-robin.
+ * The same holds for four colloc instances with prefill batch 1 (a request
+ * of one output token leaves after its prefill) and for four chunked
+ * instances with one sequence each: with no fixed cost the chunks of a
+ * prompt add up to b P, so each instance serves one request at a time in
+ * b P. */
+static double routed_ttft(const char *arch, afd_serve_router how, double *se)
 {
     afd_hw hw = laws(0, 1e-3, 0, 0.01, 0, 0);
-    afd_serve_params p = base(&hw, "disagg");
+    afd_serve_params p = base(&hw, arch);
     afd_workload w;
     afd_serve_result r;
     assert_int_equal(afd_workload_geometric(1000, 1, &w), AFD_OK);
     p.workload = &w;
-    p.config.prefill = 4;
+    p.config.prefill = p.config.instances = 4;
+    p.config.decode_bmax = 1;
     p.config.router = how;
     p.lambda = 0.8 * 4 / 1.0;
     p.requests = 400000;
@@ -118,13 +124,12 @@ static double routed_ttft(afd_serve_router how, double *se)
     return r.ttft.mean;
 }
 
-static void routers_against_exact_queues(void **state)
+static void routers_against_exact_queues_of(const char *arch)
 {
     const double m = 1000, pr = 1 / m, b = 1e-3, rho = 0.8, mu = 1 / (b * m), L = 4 * rho * mu;
     double es = b * m, es2 = b * b * (2 - pr) / (pr * pr);
     double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t;
     int k;
-    (void)state;
     for (k = 0; k < 500; k++) /* a contraction on (0, 1) for rho < 1 */
         sigma = pow(L / (L + mu * (1 - sigma)), 4);
     for (k = 0; k < 4; k++) {
@@ -132,16 +137,24 @@ static void routers_against_exact_queues(void **state)
         term *= a / (k + 1);
     } /* term = a^4 / 4! */
     erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
-    t = routed_ttft(AFD_SERVE_ROUTE_RANDOM, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_RANDOM, &se);
     assert_within_se(t, es + L / 4 * es2 / (2 * (1 - rho)), se, 5);
-    t_rr = routed_ttft(AFD_SERVE_ROUTE_ROUND_ROBIN, &se);
+    t_rr = routed_ttft(arch, AFD_SERVE_ROUTE_ROUND_ROBIN, &se);
     assert_within_se(t_rr, 1 / (mu * (1 - sigma)), se, 5);
-    t_glob = routed_ttft(AFD_SERVE_ROUTE_GLOBAL, &se);
+    t_glob = routed_ttft(arch, AFD_SERVE_ROUTE_GLOBAL, &se);
     assert_within_se(t_glob, erlang_c / (4 * mu - L) + 1 / mu, se, 5);
-    t = routed_ttft(AFD_SERVE_ROUTE_LEAST_REQUESTS, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_LEAST_REQUESTS, &se);
     assert_true(t > t_glob && t < t_rr);
-    t = routed_ttft(AFD_SERVE_ROUTE_POWER_OF_TWO, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_POWER_OF_TWO, &se);
     assert_true(t > t_glob && t < t_rr);
+}
+
+static void routers_against_exact_queues(void **state)
+{
+    (void)state;
+    routers_against_exact_queues_of("disagg");
+    routers_against_exact_queues_of("colloc");
+    routers_against_exact_queues_of("chunked");
 }
 
 /* Requests 1000 time units apart never meet: each sees an empty system.
