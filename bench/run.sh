@@ -109,6 +109,14 @@ fi
         awk '{ cpu = $1 + $2; printf "serve: %.3f s CPU, %.2f M requests per CPU second (target: >= 1)\n", cpu, 1.01 / cpu }' "$out/serve.time"
     fi
     echo
+    echo "## afdkit serve with a router: the same 1p1d, --router round-robin (the prefill pool's own queue), 10^6 requests, CPU time"
+    cmd="serve --arch disagg --model codellama-34b --device ascend-910b3 --tp 4 --lengths op2 --lambda 2.5/s --prefill-bmax 4 --decode-bmax 16 --requests 1000000 --warmup 10000 --router round-robin"
+    echo "afdkit $cmd"
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "%U %S" -o "$out/serve_router.time" "$afdkit" $cmd >/dev/null
+        awk '{ cpu = $1 + $2; printf "serve --router: %.3f s CPU, %.2f M requests per CPU second (target: >= 1)\n", cpu, 1.01 / cpu }' "$out/serve_router.time"
+    fi
+    echo
     echo "## afdkit serve with a prefix cache: Mooncake's synthetic trace, 4 prefill instances of 4,000 blocks, cache-aware, 10^6 requests, CPU time"
     cmd="serve --arch disagg --prefill 4 --decode 2 --prefill-bmax 1 --hw $srcdir/notebooks-data/llama-3.1-70b-h100-tp4.hw --trace $srcdir/notebooks-data/mooncake/synthetic_trace.jsonl.gz --lambda 2.5/s --prefix-cache 4000 --router cache-aware --requests 1000000 --warmup 10000 -q"
     echo "afdkit $cmd"
