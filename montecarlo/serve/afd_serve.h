@@ -228,6 +228,10 @@ typedef struct afd_serve_result {
                                          found in the prefix cache over all their
                                          prompt tokens, batch-means se (NaN
                                          without a cache) */
+    double imbalance, imbalance_se;   /* routed pool (router != global): the
+                                         largest instance's share of the measured
+                                         requests over the mean share (1: even),
+                                         batch-means se; NaN with global */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy

@@ -150,6 +150,8 @@ struct afd_serve_engine {
     double *ttft, *tpot, *e2e;
     unsigned char *flags; /* per measured request: FLAG_DROPPED, FLAG_CLASS */
     uint32_t *cached, *prompt; /* per measured request with a prefix cache, or NULL */
+    uint16_t *inst;            /* per measured request, its routed instance, or NULL */
+    unsigned n_pool;           /* instances of the routed pool */
     double last_finish;
     double t0; /* arrival of the first measured request */
     afd_philox_cursor policy_rng;
@@ -231,6 +233,28 @@ double afd_serve_u01(afd_serve_engine *e)
 const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r)
 {
     return &e->req[r];
+}
+
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n)
+{
+    uint64_t j = e->index[r] - e->first;
+    if (e->inst == NULL || e->index[r] < e->first || j >= e->m)
+        return;
+    e->inst[j] = (uint16_t)i;
+    e->n_pool = n;
+}
+
+/* The largest instance's share of the measured requests j0 .. j1 - 1 over
+ * the mean share, counts[] (n_pool zeros) as scratch. */
+static double imbalance(const afd_serve_engine *e, size_t j0, size_t j1, uint64_t *counts)
+{
+    uint64_t top = 0;
+    size_t j;
+    memset(counts, 0, e->n_pool * sizeof *counts);
+    for (j = j0; j < j1; j++)
+        if (++counts[e->inst[j]] > top)
+            top = counts[e->inst[j]];
+    return j1 > j0 ? (double)top * e->n_pool / (double)(j1 - j0) : NAN;
 }
 
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
@@ -336,6 +360,7 @@ static void set_nan(afd_serve_result *out)
     out->drop_frac = out->drop_frac_se = out->class_frac = out->class_frac_se = NAN;
     out->growth = out->end_time = NAN;
     out->prefix_hit = out->prefix_hit_se = NAN;
+    out->imbalance = out->imbalance_se = NAN;
 }
 
 static double quantile(double *x, size_t n, double q)
@@ -562,6 +587,11 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
         e.cached = calloc((size_t)e.m, sizeof *e.cached);
         e.prompt = calloc((size_t)e.m, sizeof *e.prompt);
     }
+    if (p->config.router != AFD_SERVE_ROUTE_GLOBAL &&
+        (e.inst = calloc((size_t)e.m, sizeof *e.inst)) == NULL) {
+        st = AFD_ENOMEM;
+        goto done;
+    }
     if (e.ttft == NULL || e.tpot == NULL || e.e2e == NULL || e.flags == NULL ||
         scratch == NULL || (p->config.prefix_blocks > 0 && (e.cached == NULL || e.prompt == NULL))) {
         st = AFD_ENOMEM;
@@ -703,6 +733,21 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
             mean_se(bat, tok, k, &out->prefix_hit, &out->prefix_hit_se);
             out->prefix_hit = all_c / all_p;
         }
+        if (e.inst != NULL && e.n_pool > 0) {
+            /* the whole run's imbalance; its se from the spread of the
+             * batches' (batch means, the statistic taken as smooth) */
+            double ignored;
+            uint64_t *counts = malloc(e.n_pool * sizeof *counts);
+            if (counts == NULL) {
+                st = AFD_ENOMEM;
+                goto done;
+            }
+            for (b = 0; b < k; b++)
+                bat[b] = imbalance(&e, batch_start(e.m, k, b), batch_start(e.m, k, b + 1), counts);
+            mean_se(bat, len, k, &ignored, &out->imbalance_se);
+            out->imbalance = imbalance(&e, 0, e.m, counts);
+            free(counts);
+        }
         out->completed = e.m;
         if ((st = summarize(e.ttft, e.m, k, scratch, &out->ttft, &cnt)) != AFD_OK ||
             (st = summarize(e.tpot, e.m, k, scratch, &out->tpot, &out->tpot_count)) != AFD_OK ||
@@ -729,6 +774,7 @@ done:
     free(e.flags);
     free(e.cached);
     free(e.prompt);
+    free(e.inst);
     free(scratch);
     if (st != AFD_OK) {
         set_nan(out);

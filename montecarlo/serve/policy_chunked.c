@@ -186,6 +186,7 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
             s->seen_tok[i] = s->qtok[i] + s->in[i].ch.pending;
         }
         i = serve_route(s->c.router, e, r, n, &load, &s->rr);
+        serve_routed(e, r, i, n);
         if (serve_fifo_push(&s->qi[i], r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;

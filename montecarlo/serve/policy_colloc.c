@@ -153,6 +153,7 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
         for (i = 0; i < n; i++)
             s->seen[i] = s->pqi[i].n + s->pre[i] + s->local[i].n + s->dec[i].running;
         i = serve_route(s->c.router, e, r, n, &load, &s->rr);
+        serve_routed(e, r, i, n);
         if (serve_fifo_push(&s->pqi[i], r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;

@@ -207,6 +207,7 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
         serve_route_load load = {s->p_req, s->p_tok, s->batch.pc};
         unsigned i = serve_route(s->c.router, e, r, s->c.prefill, &load, &s->rr);
+        serve_routed(e, r, i, s->c.prefill);
         if (serve_fifo_push(&s->pqi[i], r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;

@@ -163,6 +163,10 @@ typedef struct serve_route_load {
     const serve_pcache *caches; /* per instance, or NULL (cache-aware needs them) */
 } serve_route_load;
 
+/* The router gave request r instance i of a pool of n: counted for the
+ * result's imbalance. */
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n);
+
 /* AFD_OK, or AFD_EINVAL with err set when cfg->router names no router. */
 afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err);
 

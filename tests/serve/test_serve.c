@@ -104,7 +104,7 @@ static void mdc_ttft(void **state)
  * instances with one sequence each: with no fixed cost the chunks of a
  * prompt add up to b P, so each instance serves one request at a time in
  * b P. */
-static double routed_ttft(const char *arch, afd_serve_router how, double *se)
+static double routed_ttft(const char *arch, afd_serve_router how, double *se, double *imb)
 {
     afd_hw hw = laws(0, 1e-3, 0, 0.01, 0, 0);
     afd_serve_params p = base(&hw, arch);
@@ -121,6 +121,8 @@ static double routed_ttft(const char *arch, afd_serve_router how, double *se)
     assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
     assert_int_equal(r.unstable, 0);
     *se = r.ttft.mean_se;
+    if (imb != NULL)
+        *imb = r.imbalance;
     return r.ttft.mean;
 }
 
@@ -128,7 +130,9 @@ static void routers_against_exact_queues_of(const char *arch)
 {
     const double m = 1000, pr = 1 / m, b = 1e-3, rho = 0.8, mu = 1 / (b * m), L = 4 * rho * mu;
     double es = b * m, es2 = b * b * (2 - pr) / (pr * pr);
-    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t;
+    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t, imb;
+    /* a Binomial(m, 1/4) count per instance: the share's sd over the mean */
+    const double m_req = 400000, imb_sd = sqrt(m_req * 0.25 * 0.75) / (m_req / 4);
     int k;
     for (k = 0; k < 500; k++) /* a contraction on (0, 1) for rho < 1 */
         sigma = pow(L / (L + mu * (1 - sigma)), 4);
@@ -137,15 +141,21 @@ static void routers_against_exact_queues_of(const char *arch)
         term *= a / (k + 1);
     } /* term = a^4 / 4! */
     erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
-    t = routed_ttft(arch, AFD_SERVE_ROUTE_RANDOM, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_RANDOM, &se, &imb);
+    /* the largest of four such counts: above the mean, within 5 sd */
+    assert_true(imb > 1 && imb < 1 + 5 * imb_sd);
     assert_within_se(t, es + L / 4 * es2 / (2 * (1 - rho)), se, 5);
-    t_rr = routed_ttft(arch, AFD_SERVE_ROUTE_ROUND_ROBIN, &se);
+    t_rr = routed_ttft(arch, AFD_SERVE_ROUTE_ROUND_ROBIN, &se, &imb);
+    /* the 4000 discarded and 400000 measured arrivals are multiples of 4:
+     * every instance gets exactly 100000 measured requests */
+    assert_true(imb == 1);
     assert_within_se(t_rr, 1 / (mu * (1 - sigma)), se, 5);
-    t_glob = routed_ttft(arch, AFD_SERVE_ROUTE_GLOBAL, &se);
+    t_glob = routed_ttft(arch, AFD_SERVE_ROUTE_GLOBAL, &se, &imb);
+    assert_true(isnan(imb)); /* one queue: no instance is chosen at arrival */
     assert_within_se(t_glob, erlang_c / (4 * mu - L) + 1 / mu, se, 5);
-    t = routed_ttft(arch, AFD_SERVE_ROUTE_LEAST_REQUESTS, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_LEAST_REQUESTS, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
-    t = routed_ttft(arch, AFD_SERVE_ROUTE_POWER_OF_TWO, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_POWER_OF_TWO, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
 }
 
