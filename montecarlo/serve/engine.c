@@ -735,8 +735,11 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
         }
         if (e.inst != NULL && e.n_pool > 0) {
             /* the whole run's imbalance; its se from the spread of the
-             * batches' (batch means, the statistic taken as smooth) */
-            double ignored;
+             * batches' (batch means, the statistic taken as smooth; the
+             * batches' sizes differ by one at most, so unweighted: equal
+             * batches give an se of exactly 0: the spread is taken about
+             * the first batch, so that equal values leave no rounding) */
+            double mb = 0, v = 0;
             uint64_t *counts = malloc(e.n_pool * sizeof *counts);
             if (counts == NULL) {
                 st = AFD_ENOMEM;
@@ -744,7 +747,12 @@ afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out, afd_e
             }
             for (b = 0; b < k; b++)
                 bat[b] = imbalance(&e, batch_start(e.m, k, b), batch_start(e.m, k, b + 1), counts);
-            mean_se(bat, len, k, &ignored, &out->imbalance_se);
+            for (b = k; b-- > 0;)
+                mb += bat[b] -= bat[0];
+            mb /= k;
+            for (b = 0; b < k; b++)
+                v += (bat[b] - mb) * (bat[b] - mb);
+            out->imbalance_se = k > 1 ? sqrt(v / (k - 1) / k) : NAN;
             out->imbalance = imbalance(&e, 0, e.m, counts);
             free(counts);
         }
