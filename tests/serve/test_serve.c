@@ -130,7 +130,7 @@ static void routers_against_exact_queues_of(const char *arch)
 {
     const double m = 1000, pr = 1 / m, b = 1e-3, rho = 0.8, mu = 1 / (b * m), L = 4 * rho * mu;
     double es = b * m, es2 = b * b * (2 - pr) / (pr * pr);
-    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t, imb;
+    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t, imb, wq;
     /* a Binomial(m, 1/4) count per instance: the share's sd over the mean */
     const double m_req = 400000, imb_sd = sqrt(m_req * 0.25 * 0.75) / (m_req / 4);
     int k;
@@ -141,6 +141,14 @@ static void routers_against_exact_queues_of(const char *arch)
         term *= a / (k + 1);
     } /* term = a^4 / 4! */
     erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
+    /* routed.c against the forms above: random's M/G/1 with the geometric
+     * law's moments, round-robin's E_4/M/1 and global's M/M/4 */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_RANDOM, L, es, es2, 4, &wq), AFD_OK);
+    assert_close(wq, L / 4 * es2 / (2 * (1 - rho)), 1e-12, 0);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_ROUND_ROBIN, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_close(wq + es, 1 / (mu * (1 - sigma)), 1e-9, 0);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_GLOBAL, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_close(wq + es, erlang_c / (4 * mu - L) + 1 / mu, 1e-9, 0);
     t = routed_ttft(arch, AFD_SERVE_ROUTE_RANDOM, &se, &imb);
     /* the largest of four such counts: above the mean, within 5 sd */
     assert_true(imb > 1 && imb < 1 + 5 * imb_sd);
@@ -155,8 +163,16 @@ static void routers_against_exact_queues_of(const char *arch)
     assert_within_se(t_glob, erlang_c / (4 * mu - L) + 1 / mu, se, 5);
     t = routed_ttft(arch, AFD_SERVE_ROUTE_LEAST_REQUESTS, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
+    /* routed.c's closed forms: join-the-shortest-queue as the shared
+     * queue's M/M/4 is 8-10% below the simulation here, the supermarket
+     * mean field for power-of-two 14-16% below (it is exact only as the
+     * pool grows without bound) */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_LEAST, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_true((wq + es) / t > 0.88 && (wq + es) / t < 0.94);
     t = routed_ttft(arch, AFD_SERVE_ROUTE_POWER_OF_TWO, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_POWER_OF_TWO, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_true((wq + es) / t > 0.82 && (wq + es) / t < 0.88);
 }
 
 static void routers_against_exact_queues(void **state)
