@@ -119,6 +119,7 @@ static const struct {
     {OPT_SV_NET, A_DISAGG | A_TAICHI},
     {OPT_SV_KVLAT, A_DISAGG | A_TAICHI},
     {OPT_SV_ROUTER, A_COLLOC | A_CHUNKED | A_DISAGG},
+    {OPT_SV_DROUTER, A_DISAGG},
     {OPT_SV_PCACHE, A_COLLOC | A_CHUNKED | A_DISAGG},
     {OPT_SV_BLOCK, A_COLLOC | A_CHUNKED | A_DISAGG},
     {OPT_TC_NP, A_TAICHI},
@@ -735,7 +736,11 @@ const cli_command cli_cmd_serve = {
         "\n"
         "Routers (colloc, chunked, disagg's prefill pool): any --router but global adds\n"
         "imbalance (the largest instance's share of the measured requests over the mean\n"
-        "share: 1 is even) and imbalance_se.\n"
+        "share: 1 is even) and imbalance_se.  global is the bound; a deployment behind a\n"
+        "router passes its policy: round-robin for the vLLM production stack (the most\n"
+        "common), cache-aware for the SGLang gateway, power-of-two for Ray Serve LLM\n"
+        "(docs/routing.md).  disagg's decode pool has its own --decode-router (default\n"
+        "global), chosen when a request's KV transfer starts.\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"

@@ -259,7 +259,7 @@ static double imbalance(const afd_serve_engine *e, size_t j0, size_t j1, uint64_
 
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
 {
-    return afd_philox_u01(e->p->seed, 3, 2 * e->index[r] + k);
+    return afd_philox_u01(e->p->seed, 3 + k / 2, 2 * e->index[r] + k % 2);
 }
 
 double afd_serve_prefill_time(const afd_serve_engine *e, double sum_p, double sum_p2)

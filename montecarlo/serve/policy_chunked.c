@@ -179,7 +179,7 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     chunked *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->seen, s->seen_tok, s->pc};
+        serve_route_load load = {s->seen, s->seen_tok, s->pc, 0};
         unsigned i, n = s->c.instances;
         for (i = 0; i < n; i++) {
             s->seen[i] = s->qi[i].n + s->in[i].ch.pre.n + s->in[i].dec.running;

@@ -148,7 +148,7 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     colloc *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->seen, s->tok, s->batch.pc};
+        serve_route_load load = {s->seen, s->tok, s->batch.pc, 0};
         unsigned i, n = s->c.instances;
         for (i = 0; i < n; i++)
             s->seen[i] = s->pqi[i].n + s->pre[i] + s->local[i].n + s->dec[i].running;

@@ -183,6 +183,81 @@ static void routers_against_exact_queues(void **state)
     routers_against_exact_queues_of("chunked");
 }
 
+/* disagg's decode pool: one prefill instance of zero time, four decode
+ * instances of one sequence each, a step of beta, output G geometric of
+ * mean m = 1000 on {1, 2, ...}.  A request with G = 1 leaves at its
+ * prefill; the others (a Poisson stream of rate L (1 - p), p = 1/m) reach
+ * the decode router at once and need G - 1 steps, which given G >= 2 is
+ * again geometric of mean m (memoryless): service S = beta (G - 1), within
+ * one step of exponential.  So random is M/G/1 per instance
+ * (Pollaczek-Khinchine, E[S^2] = beta^2 (2 - p) / p^2), round-robin E_4/M/1
+ * (W = 1 / (mu (1 - sigma)), sigma = (Ld / (Ld + mu (1 - sigma)))^4) and
+ * global M/M/4 (Erlang's C; Kleinrock, Sections 3.5 and 4.4); the mean E2E
+ * is (1 - p) W.  least-requests and power-of-two lie between global and
+ * round-robin. */
+static double decode_routed_e2e(afd_serve_router how, double L, double *se)
+{
+    afd_hw hw = laws(0, 0, 0, 1e-3, 0, 0);
+    afd_serve_params p = base(&hw, "disagg");
+    afd_workload w;
+    afd_serve_result r;
+    assert_int_equal(afd_workload_geometric(1, 1000, &w), AFD_OK);
+    p.workload = &w;
+    p.config.decode = 4;
+    p.config.decode_bmax = 1;
+    p.config.decode_router = how;
+    p.lambda = L;
+    p.requests = 400000;
+    p.warmup = 4000;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(r.unstable, 0);
+    assert_true(isnan(r.imbalance)); /* the prefill pool's, which is global */
+    *se = r.e2e.mean_se;
+    return r.e2e.mean;
+}
+
+static void decode_routers_against_exact_queues(void **state)
+{
+    const double m = 1000, pr = 1 / m, beta = 1e-3, rho = 0.8, mu = 1 / (beta * m);
+    const double Ld = 4 * rho * mu, L = Ld / (1 - pr), es = beta * m;
+    const double es2 = beta * beta * (2 - pr) / (pr * pr), a = Ld / mu;
+    double sigma = 0.5, sum = 0, term = 1, erlang_c, se, t, t_rr, t_glob;
+    afd_serve_params p;
+    afd_serve_result r;
+    afd_hw hw = laws(0, 0, 0, 1e-3, 0, 0);
+    int k;
+    (void)state;
+    for (k = 0; k < 500; k++)
+        sigma = pow(Ld / (Ld + mu * (1 - sigma)), 4);
+    for (k = 0; k < 4; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    }
+    erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
+    t = decode_routed_e2e(AFD_SERVE_ROUTE_RANDOM, L, &se);
+    assert_within_se(t, (1 - pr) * (es + Ld / 4 * es2 / (2 * (1 - rho))), se, 5);
+    t_rr = decode_routed_e2e(AFD_SERVE_ROUTE_ROUND_ROBIN, L, &se);
+    assert_within_se(t_rr, (1 - pr) / (mu * (1 - sigma)), se, 5);
+    t_glob = decode_routed_e2e(AFD_SERVE_ROUTE_GLOBAL, L, &se);
+    assert_within_se(t_glob, (1 - pr) * (erlang_c / (4 * mu - Ld) + 1 / mu), se, 5);
+    t = decode_routed_e2e(AFD_SERVE_ROUTE_LEAST_REQUESTS, L, &se);
+    assert_true(t > t_glob && t < t_rr);
+    t = decode_routed_e2e(AFD_SERVE_ROUTE_POWER_OF_TWO, L, &se);
+    assert_true(t > t_glob && t < t_rr);
+    /* the keyed routers read prefix caches, which decode instances lack;
+     * the pseudo-batch decode keeps its own placement */
+    p = base(&hw, "disagg");
+    p.lambda = 1;
+    p.requests = 100;
+    p.prompt = 10;
+    p.output = 10;
+    p.config.decode_router = AFD_SERVE_ROUTE_SESSION;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_EINVAL);
+    p.config.decode_router = AFD_SERVE_ROUTE_ROUND_ROBIN;
+    p.config.pseudo_tau = 1;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_EINVAL);
+}
+
 /* Requests 1000 time units apart never meet: each sees an empty system.
  * TTFT = a + b P + c P^2; decode step j (j = 1 .. G-1) holds P + j tokens,
  * so TPOT = beta + gamma + alpha (P + G/2). */
@@ -666,6 +741,7 @@ int main(void)
         cmocka_unit_test(md1_ttft),
         cmocka_unit_test(mdc_ttft),
         cmocka_unit_test(routers_against_exact_queues),
+        cmocka_unit_test(decode_routers_against_exact_queues),
         cmocka_unit_test(single_request_timelines),
         cmocka_unit_test(shared_batch),
         cmocka_unit_test(stability),
