@@ -185,13 +185,10 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
             s->seen[i] = s->qi[i].n + s->in[i].ch.pre.n + s->in[i].dec.running;
             s->seen_tok[i] = s->qtok[i] + s->in[i].ch.pending;
         }
-        i = serve_route(s->c.router, e, r, n, &load, &s->rr);
-        serve_routed(e, r, i, n);
-        if (serve_fifo_push(&s->qi[i], r) != 0) {
-            afd_serve_fail(e, AFD_ENOMEM);
+        i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->qi, s->qtok);
+        if (i == n)
             return;
-        }
-        s->qtok[i] += afd_serve_req(e, r)->prompt;
+        serve_routed(e, r, i, n);
         if (!s->busy[i])
             next(s, e, i);
         return;

@@ -152,13 +152,10 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
         unsigned i, n = s->c.instances;
         for (i = 0; i < n; i++)
             s->seen[i] = s->pqi[i].n + s->pre[i] + s->local[i].n + s->dec[i].running;
-        i = serve_route(s->c.router, e, r, n, &load, &s->rr);
-        serve_routed(e, r, i, n);
-        if (serve_fifo_push(&s->pqi[i], r) != 0) {
-            afd_serve_fail(e, AFD_ENOMEM);
+        i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->pqi, s->tok);
+        if (i == n)
             return;
-        }
-        s->tok[i] += afd_serve_req(e, r)->prompt;
+        serve_routed(e, r, i, n);
         if (!s->busy[i])
             next(s, e, i);
         return;

@@ -235,13 +235,8 @@ static void decode_arrive(disagg *s, afd_serve_engine *e, uint32_t r)
             s->d_req[i] = s->dqi[i].n + s->dec[i].running;
             s->d_tok[i] = s->d_qtok[i] + (uint64_t)s->dec[i].kv;
         }
-        i = serve_route(s->c.decode_router, e, r, n, &load, &s->d_rr);
-        if (serve_fifo_push(&s->dqi[i], r) != 0) {
-            afd_serve_fail(e, AFD_ENOMEM);
-            return;
-        }
-        s->d_qtok[i] += afd_serve_req(e, r)->prompt;
-        if (!s->stepping[i])
+        i = serve_route_push(s->c.decode_router, e, r, n, &load, &s->d_rr, s->dqi, s->d_qtok);
+        if (i < n && !s->stepping[i])
             decode_next(s, e, i);
         return;
     }
@@ -258,14 +253,12 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
     disagg *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
         serve_route_load load = {s->p_req, s->p_tok, s->batch.pc, 0};
-        unsigned i = serve_route(s->c.router, e, r, s->c.prefill, &load, &s->rr);
-        serve_routed(e, r, i, s->c.prefill);
-        if (serve_fifo_push(&s->pqi[i], r) != 0) {
-            afd_serve_fail(e, AFD_ENOMEM);
+        unsigned n = s->c.prefill;
+        unsigned i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->pqi, s->p_tok);
+        if (i == n)
             return;
-        }
+        serve_routed(e, r, i, n);
         s->p_req[i]++;
-        s->p_tok[i] += afd_serve_req(e, r)->prompt;
         if (!s->p_busy[i])
             start_prefill(s, e, i);
         return;

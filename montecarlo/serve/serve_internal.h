@@ -180,4 +180,11 @@ afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err);
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,
                      const serve_route_load *load, uint64_t *rr);
 
+/* serve_route, then request r joins queues[i] and its prompt adds to
+ * queued_tokens[i]: the instance i, or n when memory ran out (the run has
+ * failed). */
+unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
+                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
+                          uint64_t *queued_tokens);
+
 #endif /* AFD_SERVE_INTERNAL_H */

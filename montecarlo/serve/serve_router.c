@@ -160,3 +160,16 @@ unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r
         return 0;
     }
 }
+
+unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
+                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
+                          uint64_t *queued_tokens)
+{
+    unsigned i = serve_route(how, e, r, n, load, rr);
+    if (serve_fifo_push(&queues[i], r) != 0) {
+        afd_serve_fail(e, AFD_ENOMEM);
+        return n;
+    }
+    queued_tokens[i] += afd_serve_req(e, r)->prompt;
+    return i;
+}
