@@ -102,21 +102,28 @@ fi
     done
     echo "afdkit estimate (h100-sxm, kernel model): $best us (target: under 10 ms; includes process start-up)"
     echo
+    # serve's speed: NAME, the target in requests per CPU second, then the
+    # command line (10^6 measured + 10^4 warm-up requests)
+    serve_speed() {
+        name=$1 target=$2
+        shift 2
+        echo "afdkit $*"
+        if [ -x /usr/bin/time ]; then
+            /usr/bin/time -f "%U %S" -o "$out/$name.time" "$afdkit" "$@" >/dev/null
+            awk -v name="$name" -v target="$target" '{ cpu = $1 + $2; printf "%s: %.3f s CPU, %.3g requests per CPU second (target: >= %s)\n", name, cpu, 1.01e6 / cpu, target }' "$out/$name.time"
+        fi
+    }
+    light="serve --arch disagg --model codellama-34b --device ascend-910b3 --tp 4 --lengths op2 --lambda 2.5/s --prefill-bmax 4 --decode-bmax 16 --requests 1000000 --warmup 10000"
     echo "## afdkit serve, 1p1d (CodeLlama-34B, 910B3, TP 4, OP2, 2.5/s, batches 4/16), 10^6 requests, CPU time"
-    cmd="serve --arch disagg --model codellama-34b --device ascend-910b3 --tp 4 --lengths op2 --lambda 2.5/s --prefill-bmax 4 --decode-bmax 16 --requests 1000000 --warmup 10000"
-    echo "afdkit $cmd"
-    if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f "%U %S" -o "$out/serve.time" "$afdkit" $cmd >/dev/null
-        awk '{ cpu = $1 + $2; printf "serve: %.3f s CPU, %.2f M requests per CPU second (target: >= 1)\n", cpu, 1.01 / cpu }' "$out/serve.time"
-    fi
+    # shellcheck disable=SC2086
+    serve_speed serve 1e6 $light
+    echo
+    echo "## afdkit serve with a router: the same 1p1d, --router round-robin (the prefill pool's own queue), 10^6 requests, CPU time"
+    # shellcheck disable=SC2086
+    serve_speed serve_router 1e6 $light --router round-robin
     echo
     echo "## afdkit serve with a prefix cache: Mooncake's synthetic trace, 4 prefill instances of 4,000 blocks, cache-aware, 10^6 requests, CPU time"
-    cmd="serve --arch disagg --prefill 4 --decode 2 --prefill-bmax 1 --hw $srcdir/notebooks-data/llama-3.1-70b-h100-tp4.hw --trace $srcdir/notebooks-data/mooncake/synthetic_trace.jsonl.gz --lambda 2.5/s --prefix-cache 4000 --router cache-aware --requests 1000000 --warmup 10000 -q"
-    echo "afdkit $cmd"
-    if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f "%U %S" -o "$out/serve_prefix.time" "$afdkit" $cmd >/dev/null
-        awk '{ cpu = $1 + $2; printf "serve --prefix-cache: %.3f s CPU, %.3g requests per CPU second (target: >= 2e5)\n", cpu, 1.01e6 / cpu }' "$out/serve_prefix.time"
-    fi
+    serve_speed serve_prefix 2e5 serve --arch disagg --prefill 4 --decode 2 --prefill-bmax 1 --hw "$srcdir/notebooks-data/llama-3.1-70b-h100-tp4.hw" --trace "$srcdir/notebooks-data/mooncake/synthetic_trace.jsonl.gz" --lambda 2.5/s --prefix-cache 4000 --router cache-aware --requests 1000000 --warmup 10000 -q
     echo
     sreq=${BENCH_SERVE_REQUESTS:-100000000}
     echo "## afdkit serve, the same 1p1d, $sreq requests: peak RSS (target: under 200 MB; percentiles from histograms past 2^20 requests, within 2^-10 = 0.098% of the exact ones) and CPU time"

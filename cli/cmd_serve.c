@@ -118,7 +118,8 @@ static const struct {
     {OPT_SV_KVB, A_DISAGG | A_TAICHI},
     {OPT_SV_NET, A_DISAGG | A_TAICHI},
     {OPT_SV_KVLAT, A_DISAGG | A_TAICHI},
-    {OPT_SV_ROUTER, A_DISAGG},
+    {OPT_SV_ROUTER, A_COLLOC | A_CHUNKED | A_DISAGG},
+    {OPT_SV_DROUTER, A_DISAGG},
     {OPT_SV_PCACHE, A_COLLOC | A_CHUNKED | A_DISAGG},
     {OPT_SV_BLOCK, A_COLLOC | A_CHUNKED | A_DISAGG},
     {OPT_TC_NP, A_TAICHI},
@@ -397,7 +398,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_serve_twotier_config ttc;
     afd_serve_twotier_counts ttn;
     afd_twotier_result ttcf;
-    int is_taichi, is_twotier;
+    int is_taichi, is_twotier, routed;
     afd_serving_result cf;
     afd_serve_result r;
     afd_error err;
@@ -428,6 +429,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     is_taichi = strcmp(su.params.policy->name, "taichi") == 0;
     is_twotier = strcmp(su.params.policy->name, "twotier") == 0;
+    routed = su.params.config.router != AFD_SERVE_ROUTE_GLOBAL;
     memset(&cnt, 0, sizeof cnt);
     memset(&ttn, 0, sizeof ttn);
     if (is_taichi || is_twotier) {
@@ -583,7 +585,8 @@ static int run(const cli_command *self, int argc, char **argv)
         static const char *const gaps[] = {"gap_ttft_mean", "gap_ttft_p90", "gap_tpot_mean",
                                            "gap_tpot_p90"};
         static const char *const hit_names[] = {"prefix_hit", "prefix_hit_se", "prefix_hit_che"};
-        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4 + 3];
+        static const char *const imb_names[] = {"imbalance", "imbalance_se"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4 + 3 + 2];
         size_t n = 0, k;
         for (k = 0; k < sizeof base / sizeof base[0]; k++)
             names[n++] = base[k];
@@ -599,6 +602,8 @@ static int run(const cli_command *self, int argc, char **argv)
             names[n++] = gaps[k];
         for (k = 0; su.params.config.prefix_blocks > 0 && k < 3; k++)
             names[n++] = hit_names[k];
+        for (k = 0; routed && k < 2; k++)
+            names[n++] = imb_names[k];
         cli_table_begin_array(t, n, names);
     }
     stat_cols(t, &r.ttft, ms, 0);
@@ -648,6 +653,10 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, r.prefix_hit);
         cli_table_real(t, r.prefix_hit_se);
         cli_table_real(t, hit_che);
+    }
+    if (routed) {
+        cli_table_real(t, r.imbalance);
+        cli_table_real(t, r.imbalance_se);
     }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);
@@ -748,6 +757,14 @@ const cli_command cli_cmd_serve = {
         "all prompt tokens), prefix_hit_se and prefix_hit_che (Che's approximation from\n"
         "the trace's block popularity, for one cache seeing every request).  With\n"
         "Poisson arrivals the rows are held with their blocks (4 bytes a block).\n"
+        "\n"
+        "Routers (colloc, chunked, disagg's prefill pool): any --router but global adds\n"
+        "imbalance (the largest instance's share of the measured requests over the mean\n"
+        "share: 1 is even) and imbalance_se.  global is the bound; a deployment behind a\n"
+        "router passes its policy: round-robin for the vLLM production stack (the most\n"
+        "common), cache-aware for the SGLang gateway, power-of-two for Ray Serve LLM\n"
+        "(docs/routing.md).  disagg's decode pool has its own --decode-router (default\n"
+        "global), chosen when a request's KV transfer starts.\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"

@@ -29,7 +29,8 @@ static const cli_option arch_options[] = {
     {"kv-latency", 0, "T", "disagg, taichi: fixed time per KV transfer (default 0)",
      OPT_SV_KVLAT},
     {"router", 0, "R",
-     "disagg: how arrivals reach the prefill instances: global (one shared queue, the "
+     "colloc, chunked, disagg (prefill pool): how arrivals reach the instances, each "
+     "queueing its own: global (one shared queue, the "
      "ideal bound; default), random (gateway policy random), round-robin (vLLM production "
      "stack, Ray Serve RoundRobinRouter, Vidur), least-requests (fewest queued + running), "
      "least-tokens (fewest prompt tokens to prefill, Ray Serve KV-aware without a cache), "
@@ -39,6 +40,13 @@ static const cli_option arch_options[] = {
      "prefix when it covers > 0.3 of the prompt, else the fewest requests; needs "
      "--prefix-cache)",
      OPT_SV_ROUTER},
+    {"decode-router", 0, "R",
+     "disagg (per-step decode): how prefilled requests reach the decode instances, chosen "
+     "when the KV transfer starts: global (one shared queue, the bound; default), random, "
+     "round-robin, least-requests (fewest queued + running sequences), least-tokens (fewest "
+     "KV tokens held or queued), power-of-two; as the SGLang gateway's PD mode "
+     "(--decode-policy) routes the decode pool apart from the prefill pool",
+     OPT_SV_DROUTER},
     {"prefix-cache", 0, "BLOCKS",
      "colloc, chunked, disagg (prefill pool): an LRU prefix cache of BLOCKS KV blocks per "
      "instance, keyed by the trace's hash_ids; a request prefills only the prompt past its "
@@ -137,6 +145,29 @@ static int lengths(const char *cmd, const char *arg, int64_t *p, int64_t *g)
     return 0;
 }
 
+/* --router (keyed: session and cache-aware too) or --decode-router. */
+static int parse_router(const char *cmd, const char *name, const char *arg, int keyed,
+                        afd_serve_router *out)
+{
+    static const char *const names[] = {"global",       "random",       "round-robin",
+                                        "least-requests", "least-tokens", "power-of-two",
+                                        "session",      "cache-aware"};
+    size_t k, n = keyed ? 8 : 6;
+    for (k = 0; k < n; k++)
+        if (strcmp(arg, names[k]) == 0) {
+            *out = (afd_serve_router)k;
+            return 0;
+        }
+    if (!keyed && (strcmp(arg, names[6]) == 0 || strcmp(arg, names[7]) == 0))
+        return cli_usage_error(cmd, "--%s %s: decode instances keep no prefix cache to route "
+                                    "by (global, random, round-robin, least-requests, "
+                                    "least-tokens, power-of-two)",
+                               name, arg);
+    return cli_usage_error(cmd, "--%s: unknown router '%s' (global, random, round-robin, "
+                                "least-requests, least-tokens, power-of-two%s)",
+                           name, arg, keyed ? ", session, cache-aware" : "");
+}
+
 int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
 {
     const char *cmd = a->cmd;
@@ -163,21 +194,8 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_KVB: return cli_real_min(cmd, opt->name, arg, 0, 0, &a->kv_bytes);
     case OPT_SV_NET: return cli_real_min(cmd, opt->name, arg, 0, 1, &a->net_gbps);
     case OPT_SV_KVLAT: a->kv_latency = arg; return 0;
-    case OPT_SV_ROUTER: {
-        static const char *const names[] = {"global",       "random",       "round-robin",
-                                            "least-requests", "least-tokens", "power-of-two",
-                                            "session",      "cache-aware"};
-        size_t k;
-        for (k = 0; k < sizeof names / sizeof names[0]; k++)
-            if (strcmp(arg, names[k]) == 0) {
-                a->router = (afd_serve_router)k;
-                return 0;
-            }
-        return cli_usage_error(cmd, "--router: unknown router '%s' (global, random, round-robin, "
-                                    "least-requests, least-tokens, power-of-two, session, "
-                                    "cache-aware)",
-                               arg);
-    }
+    case OPT_SV_ROUTER: return parse_router(cmd, opt->name, arg, 1, &a->router);
+    case OPT_SV_DROUTER: return parse_router(cmd, opt->name, arg, 0, &a->decode_router);
     case OPT_SV_PCACHE:
         return cli_integer(cmd, opt->name, arg, 0, UINT32_MAX - 1, &a->prefix_blocks);
     case OPT_SV_BLOCK: return cli_integer(cmd, opt->name, arg, 1, 1 << 24, &a->block_size);
@@ -375,6 +393,10 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
         return rc;
     if (!(kvlat >= 0))
         return cli_usage_error(cmd, "--kv-latency must be >= 0");
+    if (a->decode_router != AFD_SERVE_ROUTE_GLOBAL && a->pseudo_tau > 0)
+        return cli_usage_error(cmd, "--decode-router needs the per-step decode: --pseudo-batch "
+                                    "places each request on the decode instance with the most "
+                                    "free boxes");
     if (a->kv_bytes > 0 && isnan(a->net_gbps))
         return cli_usage_error(cmd, "--kv-bytes-per-token needs --net-gbps");
     cf->instances = (unsigned)a->instances;
@@ -382,6 +404,7 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     cf->decode = (unsigned)a->decode;
     cf->prefill_bmax = (unsigned)a->prefill_bmax;
     cf->router = a->router;
+    cf->decode_router = a->decode_router;
     cf->prefix_blocks = (uint32_t)a->prefix_blocks;
     cf->block_size = (uint32_t)a->block_size;
     cf->decode_bmax = (unsigned)a->decode_bmax;

@@ -15,7 +15,7 @@ enum {
     OPT_SV_LAMBDA, OPT_SV_LENGTHS, OPT_SV_REQUESTS, OPT_SV_WARMUP, OPT_SV_BATCHES,
     OPT_SV_SEED, OPT_SV_TTFT, OPT_SV_TPOT, OPT_SV_UNSTABLE, OPT_SV_MODEL, OPT_SV_DEVICE,
     OPT_SV_TP, OPT_SV_ARRIVALS, OPT_SV_TSCALE, OPT_SV_ROUTER, OPT_SV_PCACHE, OPT_SV_BLOCK,
-    OPT_SV_LAST
+    OPT_SV_DROUTER, OPT_SV_LAST
 };
 
 typedef struct cli_serve_args {
@@ -23,7 +23,7 @@ typedef struct cli_serve_args {
     const char *arch;
     int64_t instances, prefill, decode, prefill_bmax, decode_bmax, chunk;
     double pseudo_tau, kv_bytes, net_gbps;
-    afd_serve_router router;
+    afd_serve_router router, decode_router;
     int64_t prefix_blocks, block_size; /* --prefix-cache (0: none), --block-size */
     const char *lambda, *ttft_slo, *tpot_slo, *kv_latency; /* parsed once the unit is known */
     int64_t prompt, output; /* --lengths, 0 if not given */

@@ -256,4 +256,19 @@ AFD_API afd_status afd_mdc_approx_compare(double lambda, double service, unsigne
 }
 #endif
 
+/* ----------------------------------------------------------- routed pools
+ * Mean wait in queue of n identical FIFO servers fed by a Poisson stream of
+ * rate lambda as a router at arrival splits it, service S with E[S] = es
+ * and E[S^2] = es2 (>= es^2).  Sources and which forms are exact: routed.c.
+ * AFD_EINVAL for bad arguments, AFD_EUNSTABLE when lambda es >= n. */
+typedef enum afd_routed_kind {
+    AFD_ROUTED_RANDOM,       /* M/G/1 per server at lambda / n: exact */
+    AFD_ROUTED_ROUND_ROBIN,  /* E_n/G/1: exact for exponential service */
+    AFD_ROUTED_GLOBAL,       /* one shared queue, M/G/c: exact for exponential */
+    AFD_ROUTED_LEAST,        /* join the shortest queue: M/G/c, a lower bound */
+    AFD_ROUTED_POWER_OF_TWO  /* the supermarket model's mean field, d = 2 */
+} afd_routed_kind;
+AFD_API afd_status afd_routed_wq(afd_routed_kind how, double lambda, double es, double es2,
+                                 unsigned n, double *wq);
+
 #endif /* AFD_QUEUE_H */

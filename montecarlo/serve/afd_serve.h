@@ -88,6 +88,7 @@
  *             geometric model) and 2n + 1 (D of the geometric model)
  *   stream 2  the policy's own stream (afd_serve_u01), read in order.
  *   stream 3  the router's draws for request n: uniforms 2n and 2n + 1.
+ *   stream 4  the decode router's draws for request n (disagg): the same.
  *
  * Times are in the unit of the latency laws (afd_hw.unit); rates in its
  * inverse.
@@ -166,7 +167,12 @@ typedef struct afd_serve_config {
                               pseudo batch size max(floor((b + 1) / tau), 1); 0: per step */
     double kv_time_per_token; /* disagg: KV transfer time per prompt token (>= 0) */
     double kv_time_fixed;     /* disagg: fixed part of a transfer (>= 0) */
-    afd_serve_router router;  /* disagg prefill pool: queue per instance, chosen at arrival */
+    afd_serve_router router;  /* colloc, chunked, disagg prefill pool: queue per
+                                 instance, chosen at arrival */
+    afd_serve_router decode_router; /* disagg decode pool (per-step decode): queue per
+                                       instance, chosen when the prefill ends (the KV
+                                       transfer needs its destination); GLOBAL to
+                                       POWER_OF_TWO */
     /* Prefix cache (prefix_cache.c) of every instance that prefills (colloc,
      * chunked, disagg's prefill pool): prefix_blocks > 0 blocks of
      * block_size >= 1 tokens each, LRU; needs a workload with blocks.
@@ -257,6 +263,10 @@ typedef struct afd_serve_result {
                                          without a cache) */
     unsigned pct_batches_lost;        /* batches left out of the percentiles' se
                                          (see Metrics) */
+    double imbalance, imbalance_se;   /* routed pool (router != global): the
+                                         largest instance's share of the measured
+                                         requests over the mean share (1: even),
+                                         batch-means se; NaN with global */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy

@@ -176,6 +176,11 @@ struct afd_serve_engine {
     unsigned n_slot, *free_slot, n_free_slot;
     unsigned lost; /* batches without histograms */
     int prefix; /* a prefix cache: count the cached and the prompt tokens */
+    /* a routed pool (router != global): requests routed to each instance,
+     * per batch (k x n_pool, allocated at the first routing), or NULL */
+    uint64_t *routed;
+    unsigned n_pool; /* instances of the routed pool */
+    int route;       /* the pool is routed */
     double last_finish;
     double t0; /* arrival of the first measured request */
     afd_philox_cursor policy_rng;
@@ -336,9 +341,39 @@ const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r)
     return &e->req[r];
 }
 
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n)
+{
+    uint64_t j = e->index[r] - e->first;
+    if (!e->route || e->index[r] < e->first || j >= e->m)
+        return;
+    if (e->routed == NULL) {
+        e->routed = calloc((size_t)e->k * n, sizeof *e->routed);
+        if (e->routed == NULL) {
+            afd_serve_fail(e, AFD_ENOMEM);
+            return;
+        }
+        e->n_pool = n;
+    }
+    if (n == e->n_pool && i < n)
+        e->routed[(size_t)batch_of(e->m, e->k, j) * n + i]++;
+}
+
+/* The largest instance's share of the requests counts[0 .. n_pool) over the
+ * mean share. */
+static double imbalance(const afd_serve_engine *e, const uint64_t *counts)
+{
+    uint64_t top = 0, all = 0;
+    unsigned i;
+    for (i = 0; i < e->n_pool; i++) {
+        all += counts[i];
+        top = counts[i] > top ? counts[i] : top;
+    }
+    return all > 0 ? (double)top * e->n_pool / (double)all : NAN;
+}
+
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
 {
-    return afd_philox_u01(e->p->seed, 3, 2 * e->index[r] + k);
+    return afd_philox_u01(e->p->seed, 3 + k / 2, 2 * e->index[r] + k % 2);
 }
 
 /* the latency file's tables where it has them, else its laws (afd_hw.h) */
@@ -440,6 +475,7 @@ static void set_nan(afd_serve_result *out)
     out->drop_frac = out->drop_frac_se = out->class_frac = out->class_frac_se = NAN;
     out->growth = out->end_time = NAN;
     out->prefix_hit = out->prefix_hit_se = NAN;
+    out->imbalance = out->imbalance_se = NAN;
 }
 
 /* Statistics of the exact run's values x[0..m) (NaN entries skipped), batch
@@ -647,6 +683,7 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
     e.batch = malloc(k * sizeof *e.batch);
     scratch = malloc(3 * (size_t)k * sizeof *scratch);
     e.prefix = p->config.prefix_blocks > 0;
+    e.route = p->config.router != AFD_SERVE_ROUTE_GLOBAL;
     if (e.batch == NULL || scratch == NULL) {
         st = AFD_ENOMEM;
         goto done;
@@ -787,6 +824,32 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
             afd_priv_batch_mean_se(bat, tok, k, &out->prefix_hit, &out->prefix_hit_se);
             out->prefix_hit = all_c / all_p;
         }
+        if (e.routed != NULL && e.n_pool > 0) {
+            /* the whole run's imbalance; its se from the spread of the
+             * batches' (batch means, the statistic taken as smooth; the
+             * batches' sizes differ by one at most, so unweighted: equal
+             * batches give an se of exactly 0: the spread is taken about
+             * the first batch, so that equal values leave no rounding) */
+            double mb = 0, v = 0;
+            uint64_t *counts = calloc(e.n_pool, sizeof *counts);
+            if (counts == NULL) {
+                st = AFD_ENOMEM;
+                goto done;
+            }
+            for (b = 0; b < k; b++) {
+                bat[b] = imbalance(&e, e.routed + (size_t)b * e.n_pool);
+                for (i = 0; i < e.n_pool; i++)
+                    counts[i] += e.routed[(size_t)b * e.n_pool + i];
+            }
+            for (b = k; b-- > 0;)
+                mb += bat[b] -= bat[0];
+            mb /= k;
+            for (b = 0; b < k; b++)
+                v += (bat[b] - mb) * (bat[b] - mb);
+            out->imbalance_se = k > 1 ? sqrt(v / (k - 1) / k) : NAN;
+            out->imbalance = imbalance(&e, counts);
+            free(counts);
+        }
         out->completed = e.m;
         if (e.val[0] != NULL) {
             summarize(e.val[M_TTFT], e.m, k, scratch, &out->ttft, &cnt);
@@ -824,6 +887,7 @@ done:
     free(e.slot);
     free(e.free_slot);
     free(e.batch);
+    free(e.routed);
     free(scratch);
     if (st != AFD_OK) {
         set_nan(out);

@@ -22,6 +22,10 @@
  * request taken from the queue starts its prefill past its cached tokens
  * (the chunks' attention term still counts them), and its blocks enter the
  * cache when its last chunk is done.
+ * With a router other than global (serve_router.c), each instance admits
+ * from its own queue, filled at arrival by the router from what a gateway
+ * sees: each instance's requests (queued, prefilling, decoding) and its
+ * prompt tokens not yet prefilled (queued or partly chunked).
  */
 #include <config.h>
 
@@ -43,6 +47,13 @@ typedef struct chunked {
     chunk_inst *in;
     unsigned *idle, n_idle;
     serve_pcache *pc; /* prefix cache per instance, or NULL */
+    /* routed (router != global): per instance its queue, the prompt tokens
+     * it holds, busy flag; what a router sees, filled at each arrival */
+    serve_fifo *qi;
+    uint64_t *qtok, *seen_tok;
+    unsigned *seen;
+    unsigned char *busy;
+    uint64_t rr;
 } chunked;
 
 static void fini(void *state)
@@ -57,6 +68,14 @@ static void fini(void *state)
             serve_decoder_free(&s->in[i].dec);
             serve_chunker_free(&s->in[i].ch);
         }
+    if (s->qi != NULL)
+        for (i = 0; i < s->c.instances; i++)
+            serve_fifo_free(&s->qi[i]);
+    free(s->qi);
+    free(s->qtok);
+    free(s->seen_tok);
+    free(s->seen);
+    free(s->busy);
     free(s->in);
     free(s->idle);
     serve_pcaches_free(s->pc, s->c.instances);
@@ -86,6 +105,8 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
                  cfg->decode_bmax);
         return AFD_EINVAL;
     }
+    if (serve_router_check(cfg, err) != AFD_OK)
+        return AFD_EINVAL;
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return AFD_ENOMEM;
@@ -93,7 +114,13 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->in = calloc(n, sizeof *s->in);
     s->idle = malloc(n * sizeof *s->idle);
     s->pc = serve_pcaches_new(cfg, n, &fail);
-    if (s->in == NULL || s->idle == NULL || fail) {
+    s->qi = calloc(n, sizeof *s->qi);
+    s->qtok = calloc(n, sizeof *s->qtok);
+    s->seen_tok = calloc(n, sizeof *s->seen_tok);
+    s->seen = calloc(n, sizeof *s->seen);
+    s->busy = calloc(n, 1);
+    if (s->in == NULL || s->idle == NULL || fail || s->qi == NULL || s->qtok == NULL ||
+        s->seen_tok == NULL || s->seen == NULL || s->busy == NULL) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -114,14 +141,19 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
 {
     chunk_inst *in = &s->in[i];
     const afd_hw *hw = afd_serve_hw(e);
+    int routed = s->c.router != AFD_SERVE_ROUTE_GLOBAL;
+    serve_fifo *q = routed ? &s->qi[i] : &s->q;
     unsigned b = in->dec.running, budget = s->c.chunk - b;
     double t;
     int any = 0;
     in->ch.n_done = 0;
     /* admit new requests while there is room for sequences and the
      * prefills already here leave budget unused */
-    while (s->q.n > 0 && b + in->ch.pre.n < s->c.decode_bmax && in->ch.pending < budget) {
-        if (serve_chunker_admit(&in->ch, e, serve_fifo_pop(&s->q)) != 0) {
+    while (q->n > 0 && b + in->ch.pre.n < s->c.decode_bmax && in->ch.pending < budget) {
+        uint32_t r = serve_fifo_pop(q);
+        if (routed)
+            s->qtok[i] -= afd_serve_req(e, r)->prompt;
+        if (serve_chunker_admit(&in->ch, e, r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
         }
@@ -133,15 +165,34 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
     else if (any)
         t += hw->prefill_a;
     else {
-        s->idle[s->n_idle++] = i;
+        if (routed)
+            s->busy[i] = 0;
+        else
+            s->idle[s->n_idle++] = i;
         return;
     }
+    s->busy[i] = 1;
     afd_serve_at(e, afd_serve_now(e) + t, EV_ITER_DONE, i);
 }
 
 static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     chunked *s = state;
+    if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
+        serve_route_load load = {s->seen, s->seen_tok, s->pc, 0};
+        unsigned i, n = s->c.instances;
+        for (i = 0; i < n; i++) {
+            s->seen[i] = s->qi[i].n + s->in[i].ch.pre.n + s->in[i].dec.running;
+            s->seen_tok[i] = s->qtok[i] + s->in[i].ch.pending;
+        }
+        i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->qi, s->qtok);
+        if (i == n)
+            return;
+        serve_routed(e, r, i, n);
+        if (!s->busy[i])
+            next(s, e, i);
+        return;
+    }
     if (serve_fifo_push(&s->q, r) != 0) {
         afd_serve_fail(e, AFD_ENOMEM);
         return;

@@ -20,6 +20,10 @@
  * difference is at most one step per prefill batch.  Prefilled requests do
  * not take a decode slot until one is free, so admission to prefill is never
  * blocked by decode occupancy (BestServe's queues P, Q and S).
+ * With a router other than global (serve_router.c), each instance has its
+ * own prefill queue, filled at arrival by the router from what a gateway
+ * sees: each instance's requests (queued, in prefill, waiting for a decode
+ * slot, decoding) and its prompt tokens queued or in prefill.
  */
 #include <config.h>
 
@@ -37,6 +41,14 @@ typedef struct colloc {
     serve_decoder *dec;
     serve_batches batch;
     unsigned *idle, n_idle;
+    /* routed (router != global): per instance its prefill queue, requests
+     * in prefill, prompt tokens queued or in prefill, busy flag; the
+     * requests a router sees, filled at each arrival */
+    serve_fifo *pqi;
+    unsigned *pre, *seen;
+    uint64_t *tok;
+    unsigned char *busy;
+    uint64_t rr;
 } colloc;
 
 static void fini(void *state)
@@ -47,12 +59,19 @@ static void fini(void *state)
         return;
     serve_fifo_free(&s->pq);
     for (i = 0; i < s->c.instances; i++) {
+        if (s->pqi != NULL)
+            serve_fifo_free(&s->pqi[i]);
         if (s->local != NULL)
             serve_fifo_free(&s->local[i]);
         if (s->dec != NULL)
             serve_decoder_free(&s->dec[i]);
     }
     free(s->local);
+    free(s->pqi);
+    free(s->pre);
+    free(s->seen);
+    free(s->tok);
+    free(s->busy);
     free(s->dec);
     serve_batches_free(&s->batch);
     free(s->idle);
@@ -71,7 +90,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
                  AFD_SERVE_MAX_INSTANCES);
         return AFD_EINVAL;
     }
-    if (serve_batch_limits(cfg, err) != AFD_OK)
+    if (serve_batch_limits(cfg, err) != AFD_OK || serve_router_check(cfg, err) != AFD_OK)
         return AFD_EINVAL;
     s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -80,8 +99,14 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->local = calloc(n, sizeof *s->local);
     s->dec = calloc(n, sizeof *s->dec);
     s->idle = malloc(n * sizeof *s->idle);
+    s->pqi = calloc(n, sizeof *s->pqi);
+    s->pre = calloc(n, sizeof *s->pre);
+    s->seen = calloc(n, sizeof *s->seen);
+    s->tok = calloc(n, sizeof *s->tok);
+    s->busy = calloc(n, 1);
     if (serve_batches_init(&s->batch, n, cfg) != 0 || s->local == NULL ||
-        s->dec == NULL || s->idle == NULL) {
+        s->dec == NULL || s->idle == NULL || s->pqi == NULL || s->pre == NULL ||
+        s->seen == NULL || s->tok == NULL || s->busy == NULL) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -95,8 +120,11 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 static void next(colloc *s, afd_serve_engine *e, unsigned i)
 {
     serve_decoder *d = &s->dec[i];
-    if (s->pq.n > 0) {
-        double time = serve_batches_form(&s->batch, i, &s->pq, e);
+    serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pqi[i];
+    s->busy[i] = 1;
+    if (q->n > 0) {
+        double time = serve_batches_form(&s->batch, i, q, e);
+        s->pre[i] = s->batch.n[i];
         afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
         return;
     }
@@ -110,6 +138,8 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
     if (d->running > 0)
         afd_serve_at(e, afd_serve_now(e) + afd_serve_decode_step(e, d->running, d->kv),
                      EV_STEP_DONE, i);
+    else if (s->c.router != AFD_SERVE_ROUTE_GLOBAL)
+        s->busy[i] = 0;
     else
         s->idle[s->n_idle++] = i;
 }
@@ -117,6 +147,19 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
 static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     colloc *s = state;
+    if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
+        serve_route_load load = {s->seen, s->tok, s->batch.pc, 0};
+        unsigned i, n = s->c.instances;
+        for (i = 0; i < n; i++)
+            s->seen[i] = s->pqi[i].n + s->pre[i] + s->local[i].n + s->dec[i].running;
+        i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->pqi, s->tok);
+        if (i == n)
+            return;
+        serve_routed(e, r, i, n);
+        if (!s->busy[i])
+            next(s, e, i);
+        return;
+    }
     if (serve_fifo_push(&s->pq, r) != 0) {
         afd_serve_fail(e, AFD_ENOMEM);
         return;
@@ -133,8 +176,11 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
         uint32_t *batch = serve_batch(&s->batch, a);
         unsigned j;
         serve_batches_done(&s->batch, a, e);
+        s->pre[a] = 0;
         for (j = 0; j < s->batch.n[a]; j++) {
             uint32_t r = batch[j];
+            if (s->c.router != AFD_SERVE_ROUTE_GLOBAL)
+                s->tok[a] -= afd_serve_req(e, r)->prompt;
             afd_serve_first_token(e, r);
             if (afd_serve_req(e, r)->output <= 1)
                 afd_serve_finish(e, r);

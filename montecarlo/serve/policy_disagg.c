@@ -25,6 +25,12 @@
  * With a router other than global (serve_router.c), each prefill instance
  * has its own FIFO queue, filled at arrival by the router, and batches
  * from it alone.
+ * With a decode router other than global (per-step decode only), each
+ * decode instance admits from its own FIFO queue, chosen when the request's
+ * prefill ends (its KV transfer needs a destination) from what a gateway
+ * sees of each decode instance: its sequences queued and running, and the
+ * KV tokens they hold or bring (prompts of the queued).  The draws of
+ * random and power-of-two come from their own stream (4).
  * Prefix cache: each prefill instance keeps its own (prefix_cache.c),
  * looked up when a batch forms and filled with the batch's blocks when it
  * is done (serve_batches_form, serve_batches_done).
@@ -56,6 +62,12 @@ typedef struct disagg {
     uint64_t *p_tok;
     unsigned char *p_busy;
     uint64_t rr;
+    /* routed decode (decode_router != global): per instance its queue, the
+     * prompt tokens of that queue; what the router sees, filled per request */
+    serve_fifo *dqi;
+    uint64_t *d_qtok, *d_tok;
+    unsigned *d_req;
+    uint64_t d_rr;
 } disagg;
 
 static void fini(void *state)
@@ -73,6 +85,13 @@ static void fini(void *state)
     free(s->p_req);
     free(s->p_tok);
     free(s->p_busy);
+    if (s->dqi != NULL)
+        for (i = 0; i < s->c.decode; i++)
+            serve_fifo_free(&s->dqi[i]);
+    free(s->dqi);
+    free(s->d_qtok);
+    free(s->d_tok);
+    free(s->d_req);
     if (s->dec != NULL)
         for (i = 0; i < s->c.decode; i++)
             serve_decoder_free(&s->dec[i]);
@@ -99,17 +118,19 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
                  AFD_SERVE_MAX_INSTANCES);
         return AFD_EINVAL;
     }
-    if (serve_batch_limits(cfg, err) != AFD_OK)
+    if (serve_batch_limits(cfg, err) != AFD_OK || serve_router_check(cfg, err) != AFD_OK)
         return AFD_EINVAL;
-    if (cfg->router > AFD_SERVE_ROUTE_CACHE_AWARE) {
-        snprintf(err->text, sizeof err->text, "unknown router %d", (int)cfg->router);
-        return AFD_EINVAL;
-    }
     if (!(cfg->pseudo_tau >= 0 && isfinite(cfg->pseudo_tau)) ||
         !(cfg->kv_time_per_token >= 0 && isfinite(cfg->kv_time_per_token)) ||
         !(cfg->kv_time_fixed >= 0 && isfinite(cfg->kv_time_fixed))) {
         snprintf(err->text, sizeof err->text,
                  "the pseudo batch factor and the KV transfer times must be finite and >= 0");
+        return AFD_EINVAL;
+    }
+    if (cfg->pseudo_tau > 0 && cfg->decode_router != AFD_SERVE_ROUTE_GLOBAL) {
+        snprintf(err->text, sizeof err->text,
+                 "a decode router needs the per-step decode (the pseudo-batch decode takes the "
+                 "instance with the most free boxes)");
         return AFD_EINVAL;
     }
     s = calloc(1, sizeof *s);
@@ -126,7 +147,12 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->p_req = calloc(cfg->prefill, sizeof *s->p_req);
     s->p_tok = calloc(cfg->prefill, sizeof *s->p_tok);
     s->p_busy = calloc(cfg->prefill, 1);
-    if (s->pqi == NULL || s->p_req == NULL || s->p_tok == NULL || s->p_busy == NULL ||
+    s->dqi = calloc(cfg->decode, sizeof *s->dqi);
+    s->d_qtok = calloc(cfg->decode, sizeof *s->d_qtok);
+    s->d_tok = calloc(cfg->decode, sizeof *s->d_tok);
+    s->d_req = calloc(cfg->decode, sizeof *s->d_req);
+    if (s->dqi == NULL || s->d_qtok == NULL || s->d_tok == NULL || s->d_req == NULL ||
+        s->pqi == NULL || s->p_req == NULL || s->p_tok == NULL || s->p_busy == NULL ||
         serve_batches_init(&s->batch, cfg->prefill, cfg) != 0 ||
         s->link_free == NULL || s->p_idle == NULL || s->dec == NULL || s->stepping == NULL ||
         s->d_idle == NULL || s->boxes == NULL) {
@@ -153,8 +179,12 @@ static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
 static void decode_next(disagg *s, afd_serve_engine *e, unsigned i)
 {
     serve_decoder *d = &s->dec[i];
-    while (d->running < s->c.decode_bmax && s->dq.n > 0) {
-        uint32_t r = serve_fifo_pop(&s->dq);
+    int routed = s->c.decode_router != AFD_SERVE_ROUTE_GLOBAL;
+    serve_fifo *q = routed ? &s->dqi[i] : &s->dq;
+    while (d->running < s->c.decode_bmax && q->n > 0) {
+        uint32_t r = serve_fifo_pop(q);
+        if (routed)
+            s->d_qtok[i] -= afd_serve_req(e, r)->prompt;
         if (serve_decoder_add(d, afd_serve_req(e, r), r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
@@ -166,7 +196,8 @@ static void decode_next(disagg *s, afd_serve_engine *e, unsigned i)
                      EV_STEP_DONE, i);
     } else {
         s->stepping[i] = 0;
-        s->d_idle[s->n_d_idle++] = i;
+        if (!routed)
+            s->d_idle[s->n_d_idle++] = i;
     }
 }
 
@@ -197,6 +228,18 @@ static void decode_arrive(disagg *s, afd_serve_engine *e, uint32_t r)
             afd_serve_fail(e, AFD_ENOMEM);
         return;
     }
+    if (s->c.decode_router != AFD_SERVE_ROUTE_GLOBAL) {
+        serve_route_load load = {s->d_req, s->d_tok, NULL, 2};
+        unsigned i, n = s->c.decode;
+        for (i = 0; i < n; i++) {
+            s->d_req[i] = s->dqi[i].n + s->dec[i].running;
+            s->d_tok[i] = s->d_qtok[i] + (uint64_t)s->dec[i].kv;
+        }
+        i = serve_route_push(s->c.decode_router, e, r, n, &load, &s->d_rr, s->dqi, s->d_qtok);
+        if (i < n && !s->stepping[i])
+            decode_next(s, e, i);
+        return;
+    }
     if (serve_fifo_push(&s->dq, r) != 0) {
         afd_serve_fail(e, AFD_ENOMEM);
         return;
@@ -209,14 +252,13 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     disagg *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->p_req, s->p_tok, s->batch.pc};
-        unsigned i = serve_route(s->c.router, e, r, s->c.prefill, &load, &s->rr);
-        if (serve_fifo_push(&s->pqi[i], r) != 0) {
-            afd_serve_fail(e, AFD_ENOMEM);
+        serve_route_load load = {s->p_req, s->p_tok, s->batch.pc, 0};
+        unsigned n = s->c.prefill;
+        unsigned i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->pqi, s->p_tok);
+        if (i == n)
             return;
-        }
+        serve_routed(e, r, i, n);
         s->p_req[i]++;
-        s->p_tok[i] += afd_serve_req(e, r)->prompt;
         if (!s->p_busy[i])
             start_prefill(s, e, i);
         return;

@@ -153,7 +153,8 @@ int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r);
  * finished prefills move to done[].  *any is set when a token was given. */
 double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budget, int *any);
 
-/* Uniform k (0 or 1) of the router's stream for the request in slot r:
+/* Uniform k of the routers' draws for the request in slot r: k = 0, 1 the
+ * arrival router's (stream 3), 2, 3 the decode router's (stream 4);
  * addressed by its arrival number, so independent of the event order. */
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k);
 
@@ -166,11 +167,29 @@ typedef struct serve_route_load {
     const unsigned *requests;
     const uint64_t *tokens;
     const serve_pcache *caches; /* per instance, or NULL (cache-aware needs them) */
+    unsigned draws;             /* 0: the arrival router's uniforms (stream 3); 2: the
+                                   decode router's (stream 4) */
 } serve_route_load;
+
+/* The router gave request r instance i of a pool of n: counted for the
+ * result's imbalance. */
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n);
+
+/* AFD_OK, or AFD_EINVAL with err set when cfg->router names no router, or
+ * cfg->decode_router no router of a decode pool (GLOBAL to POWER_OF_TWO:
+ * the keyed ones read prefix caches, which decode instances do not keep). */
+afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err);
 
 /* The instance (0 .. n - 1) that router `how` (not GLOBAL) gives request r;
  * *rr is the round-robin counter kept by the caller. */
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,
                      const serve_route_load *load, uint64_t *rr);
+
+/* serve_route, then request r joins queues[i] and its prompt adds to
+ * queued_tokens[i]: the instance i, or n when memory ran out (the run has
+ * failed). */
+unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
+                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
+                          uint64_t *queued_tokens);
 
 #endif /* AFD_SERVE_INTERNAL_H */

@@ -50,6 +50,8 @@
  * (SessionRouter). */
 #include <config.h>
 
+#include <stdio.h>
+
 #include "serve_internal.h"
 
 static unsigned fewest(unsigned n, const serve_route_load *load, int tokens)
@@ -106,13 +108,29 @@ static unsigned cache_aware(const afd_serve_engine *e, uint32_t r, unsigned n,
     return lo;
 }
 
+afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err)
+{
+    if ((unsigned)cfg->router > AFD_SERVE_ROUTE_CACHE_AWARE) {
+        snprintf(err->text, sizeof err->text, "unknown router %d", (int)cfg->router);
+        return AFD_EINVAL;
+    }
+    if ((unsigned)cfg->decode_router > AFD_SERVE_ROUTE_POWER_OF_TWO) {
+        snprintf(err->text, sizeof err->text,
+                 "decode router %d: a decode pool routes by global, random, round-robin, "
+                 "least-requests, least-tokens or power-of-two",
+                 (int)cfg->decode_router);
+        return AFD_EINVAL;
+    }
+    return AFD_OK;
+}
+
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,
                      const serve_route_load *load, uint64_t *rr)
 {
     unsigned a, b;
     switch (how) {
     case AFD_SERVE_ROUTE_RANDOM:
-        a = (unsigned)(serve_route_u01(e, r, 0) * n);
+        a = (unsigned)(serve_route_u01(e, r, load->draws) * n);
         return a < n ? a : n - 1;
     case AFD_SERVE_ROUTE_ROUND_ROBIN:
         return (unsigned)((*rr)++ % n);
@@ -123,9 +141,9 @@ unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r
     case AFD_SERVE_ROUTE_POWER_OF_TWO:
         if (n == 1)
             return 0;
-        a = (unsigned)(serve_route_u01(e, r, 0) * n);
+        a = (unsigned)(serve_route_u01(e, r, load->draws) * n);
         a = a < n ? a : n - 1;
-        b = (unsigned)(serve_route_u01(e, r, 1) * (n - 1)); /* of the n - 1 others */
+        b = (unsigned)(serve_route_u01(e, r, load->draws + 1) * (n - 1)); /* of the n - 1 others */
         b = b < n - 1 ? b : n - 2;
         b += b >= a;
         return load->requests[b] < load->requests[a] ? b : a;
@@ -141,4 +159,17 @@ unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r
     default:
         return 0;
     }
+}
+
+unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
+                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
+                          uint64_t *queued_tokens)
+{
+    unsigned i = serve_route(how, e, r, n, load, rr);
+    if (serve_fifo_push(&queues[i], r) != 0) {
+        afd_serve_fail(e, AFD_ENOMEM);
+        return n;
+    }
+    queued_tokens[i] += afd_serve_req(e, r)->prompt;
+    return i;
 }

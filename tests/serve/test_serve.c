@@ -208,16 +208,22 @@ static void open_batches_beyond_the_cap(void **state)
  *   global: one queue, M/M/4, W = C(4, a) / (4 mu - L) + 1 / mu with
  *     Erlang's C formula, a = L / mu (Kleinrock, Section 3.5).
  * least-requests and power-of-two see the queue lengths, so they lie
- * between global and round-robin. */
-static double routed_ttft(afd_serve_router how, double *se)
+ * between global and round-robin.
+ * The same holds for four colloc instances with prefill batch 1 (a request
+ * of one output token leaves after its prefill) and for four chunked
+ * instances with one sequence each: with no fixed cost the chunks of a
+ * prompt add up to b P, so each instance serves one request at a time in
+ * b P. */
+static double routed_ttft(const char *arch, afd_serve_router how, double *se, double *imb)
 {
     afd_hw hw = laws(0, 1e-3, 0, 0.01, 0, 0);
-    afd_serve_params p = base(&hw, "disagg");
+    afd_serve_params p = base(&hw, arch);
     afd_workload w;
     afd_serve_result r;
     assert_int_equal(afd_workload_geometric(1000, 1, &w), AFD_OK);
     p.workload = &w;
-    p.config.prefill = 4;
+    p.config.prefill = p.config.instances = 4;
+    p.config.decode_bmax = 1;
     p.config.router = how;
     p.lambda = 0.8 * 4 / 1.0;
     p.requests = 400000;
@@ -225,16 +231,19 @@ static double routed_ttft(afd_serve_router how, double *se)
     assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
     assert_int_equal(r.unstable, 0);
     *se = r.ttft.mean_se;
+    if (imb != NULL)
+        *imb = r.imbalance;
     return r.ttft.mean;
 }
 
-static void routers_against_exact_queues(void **state)
+static void routers_against_exact_queues_of(const char *arch)
 {
     const double m = 1000, pr = 1 / m, b = 1e-3, rho = 0.8, mu = 1 / (b * m), L = 4 * rho * mu;
     double es = b * m, es2 = b * b * (2 - pr) / (pr * pr);
-    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t;
+    double sigma = 0.5, a = L / mu, sum = 0, term = 1, erlang_c, se, t_glob, t_rr, t, imb, wq;
+    /* a Binomial(m, 1/4) count per instance: the share's sd over the mean */
+    const double m_req = 400000, imb_sd = sqrt(m_req * 0.25 * 0.75) / (m_req / 4);
     int k;
-    (void)state;
     for (k = 0; k < 500; k++) /* a contraction on (0, 1) for rho < 1 */
         sigma = pow(L / (L + mu * (1 - sigma)), 4);
     for (k = 0; k < 4; k++) {
@@ -242,16 +251,121 @@ static void routers_against_exact_queues(void **state)
         term *= a / (k + 1);
     } /* term = a^4 / 4! */
     erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
-    t = routed_ttft(AFD_SERVE_ROUTE_RANDOM, &se);
+    /* routed.c against the forms above: random's M/G/1 with the geometric
+     * law's moments, round-robin's E_4/M/1 and global's M/M/4 */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_RANDOM, L, es, es2, 4, &wq), AFD_OK);
+    assert_close(wq, L / 4 * es2 / (2 * (1 - rho)), 1e-12, 0);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_ROUND_ROBIN, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_close(wq + es, 1 / (mu * (1 - sigma)), 1e-9, 0);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_GLOBAL, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_close(wq + es, erlang_c / (4 * mu - L) + 1 / mu, 1e-9, 0);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_RANDOM, &se, &imb);
+    /* the largest of four such counts: above the mean, within 5 sd */
+    assert_true(imb > 1 && imb < 1 + 5 * imb_sd);
     assert_within_se(t, es + L / 4 * es2 / (2 * (1 - rho)), se, 5);
-    t_rr = routed_ttft(AFD_SERVE_ROUTE_ROUND_ROBIN, &se);
+    t_rr = routed_ttft(arch, AFD_SERVE_ROUTE_ROUND_ROBIN, &se, &imb);
+    /* the 4000 discarded and 400000 measured arrivals are multiples of 4:
+     * every instance gets exactly 100000 measured requests */
+    assert_true(imb == 1);
     assert_within_se(t_rr, 1 / (mu * (1 - sigma)), se, 5);
-    t_glob = routed_ttft(AFD_SERVE_ROUTE_GLOBAL, &se);
+    t_glob = routed_ttft(arch, AFD_SERVE_ROUTE_GLOBAL, &se, &imb);
+    assert_true(isnan(imb)); /* one queue: no instance is chosen at arrival */
     assert_within_se(t_glob, erlang_c / (4 * mu - L) + 1 / mu, se, 5);
-    t = routed_ttft(AFD_SERVE_ROUTE_LEAST_REQUESTS, &se);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_LEAST_REQUESTS, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
-    t = routed_ttft(AFD_SERVE_ROUTE_POWER_OF_TWO, &se);
+    /* routed.c's closed forms: join-the-shortest-queue as the shared
+     * queue's M/M/4 is 8-10% below the simulation here, the supermarket
+     * mean field for power-of-two 14-16% below (it is exact only as the
+     * pool grows without bound) */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_LEAST, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_true((wq + es) / t > 0.88 && (wq + es) / t < 0.94);
+    t = routed_ttft(arch, AFD_SERVE_ROUTE_POWER_OF_TWO, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_POWER_OF_TWO, L, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_true((wq + es) / t > 0.82 && (wq + es) / t < 0.88);
+}
+
+static void routers_against_exact_queues(void **state)
+{
+    (void)state;
+    routers_against_exact_queues_of("disagg");
+    routers_against_exact_queues_of("colloc");
+    routers_against_exact_queues_of("chunked");
+}
+
+/* disagg's decode pool: one prefill instance of zero time, four decode
+ * instances of one sequence each, a step of beta, output G geometric of
+ * mean m = 1000 on {1, 2, ...}.  A request with G = 1 leaves at its
+ * prefill; the others (a Poisson stream of rate L (1 - p), p = 1/m) reach
+ * the decode router at once and need G - 1 steps, which given G >= 2 is
+ * again geometric of mean m (memoryless): service S = beta (G - 1), within
+ * one step of exponential.  So random is M/G/1 per instance
+ * (Pollaczek-Khinchine, E[S^2] = beta^2 (2 - p) / p^2), round-robin E_4/M/1
+ * (W = 1 / (mu (1 - sigma)), sigma = (Ld / (Ld + mu (1 - sigma)))^4) and
+ * global M/M/4 (Erlang's C; Kleinrock, Sections 3.5 and 4.4); the mean E2E
+ * is (1 - p) W.  least-requests and power-of-two lie between global and
+ * round-robin. */
+static double decode_routed_e2e(afd_serve_router how, double L, double *se)
+{
+    afd_hw hw = laws(0, 0, 0, 1e-3, 0, 0);
+    afd_serve_params p = base(&hw, "disagg");
+    afd_workload w;
+    afd_serve_result r;
+    assert_int_equal(afd_workload_geometric(1, 1000, &w), AFD_OK);
+    p.workload = &w;
+    p.config.decode = 4;
+    p.config.decode_bmax = 1;
+    p.config.decode_router = how;
+    p.lambda = L;
+    p.requests = 400000;
+    p.warmup = 4000;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_int_equal(r.unstable, 0);
+    assert_true(isnan(r.imbalance)); /* the prefill pool's, which is global */
+    *se = r.e2e.mean_se;
+    return r.e2e.mean;
+}
+
+static void decode_routers_against_exact_queues(void **state)
+{
+    const double m = 1000, pr = 1 / m, beta = 1e-3, rho = 0.8, mu = 1 / (beta * m);
+    const double Ld = 4 * rho * mu, L = Ld / (1 - pr), es = beta * m;
+    const double es2 = beta * beta * (2 - pr) / (pr * pr), a = Ld / mu;
+    double sigma = 0.5, sum = 0, term = 1, erlang_c, se, t, t_rr, t_glob;
+    afd_serve_params p;
+    afd_serve_result r;
+    afd_hw hw = laws(0, 0, 0, 1e-3, 0, 0);
+    int k;
+    (void)state;
+    for (k = 0; k < 500; k++)
+        sigma = pow(Ld / (Ld + mu * (1 - sigma)), 4);
+    for (k = 0; k < 4; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    }
+    erlang_c = term / (1 - rho) / (sum + term / (1 - rho));
+    t = decode_routed_e2e(AFD_SERVE_ROUTE_RANDOM, L, &se);
+    assert_within_se(t, (1 - pr) * (es + Ld / 4 * es2 / (2 * (1 - rho))), se, 5);
+    t_rr = decode_routed_e2e(AFD_SERVE_ROUTE_ROUND_ROBIN, L, &se);
+    assert_within_se(t_rr, (1 - pr) / (mu * (1 - sigma)), se, 5);
+    t_glob = decode_routed_e2e(AFD_SERVE_ROUTE_GLOBAL, L, &se);
+    assert_within_se(t_glob, (1 - pr) * (erlang_c / (4 * mu - Ld) + 1 / mu), se, 5);
+    t = decode_routed_e2e(AFD_SERVE_ROUTE_LEAST_REQUESTS, L, &se);
+    assert_true(t > t_glob && t < t_rr);
+    t = decode_routed_e2e(AFD_SERVE_ROUTE_POWER_OF_TWO, L, &se);
+    assert_true(t > t_glob && t < t_rr);
+    /* the keyed routers read prefix caches, which decode instances lack;
+     * the pseudo-batch decode keeps its own placement */
+    p = base(&hw, "disagg");
+    p.lambda = 1;
+    p.requests = 100;
+    p.prompt = 10;
+    p.output = 10;
+    p.config.decode_router = AFD_SERVE_ROUTE_SESSION;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_EINVAL);
+    p.config.decode_router = AFD_SERVE_ROUTE_ROUND_ROBIN;
+    p.config.pseudo_tau = 1;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_EINVAL);
 }
 
 /* Requests 1000 time units apart never meet: each sees an empty system.
@@ -739,6 +853,7 @@ int main(void)
         cmocka_unit_test(histograms_against_exact),
         cmocka_unit_test(open_batches_beyond_the_cap),
         cmocka_unit_test(routers_against_exact_queues),
+        cmocka_unit_test(decode_routers_against_exact_queues),
         cmocka_unit_test(single_request_timelines),
         cmocka_unit_test(shared_batch),
         cmocka_unit_test(stability),
