@@ -496,12 +496,12 @@ static void emit_afdkit(const struct ctx *x, const row *r, int argc, char **argv
 
 /* One server per instance.  vLLM (docs.vllm.ai, engine arguments):
  * --tensor-parallel-size, --max-num-seqs, --max-num-batched-tokens,
- * --enable-chunked-prefill, --kv-transfer-config for a disaggregated
- * prefill (kv_producer) or decode (kv_consumer) instance.  SGLang
+ * --enable-chunked-prefill, --kv-transfer-config with the NixlConnector
+ * for a disaggregated prefill or decode instance.  SGLang
  * (docs.sglang.ai, server arguments): --tp, --max-running-requests,
  * --chunked-prefill-size, --disaggregation-mode prefill|decode. */
 static void emit_server(const struct ctx *x, int tool, const row *r, const char *role,
-                        unsigned count, unsigned chunk)
+                        const char *label, unsigned count, unsigned chunk)
 {
     unsigned i;
     for (i = 0; i < count; i++) {
@@ -511,10 +511,11 @@ static void emit_server(const struct ctx *x, int tool, const row *r, const char 
             printf(" --tensor-parallel-size %u --max-num-seqs %u", r->ts->tp, r->ts->bmax);
             if (chunk > 0)
                 printf(" --enable-chunked-prefill --max-num-batched-tokens %u", chunk);
+            /* the NixlConnector guide starts prefill and decode
+                 * instances alike, kv_role kv_both, behind a proxy */
             if (role != NULL)
-                printf(" --kv-transfer-config '{\"kv_connector\":\"NixlConnector\","
-                       "\"kv_role\":\"%s\"}'",
-                       strcmp(role, "prefill") == 0 ? "kv_producer" : "kv_consumer");
+                printf(" --kv-transfer-config "
+                       "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
         } else {
             printf("python -m sglang.launch_server --model-path");
             put_arg(x->a.model);
@@ -524,7 +525,7 @@ static void emit_server(const struct ctx *x, int tool, const row *r, const char 
             if (role != NULL)
                 printf(" --disaggregation-mode %s", role);
         }
-        printf("  # %s instance %u of %u\n", role != NULL ? role : "serving", i + 1, count);
+        printf("  # %s instance %u of %u\n", label, i + 1, count);
     }
 }
 
@@ -541,18 +542,20 @@ static void emit_row(const struct ctx *x, const row *r, int argc, char **argv)
         return;
     }
     switch (r->arch) {
-    case ARCH_COLLOC: emit_server(x, x->emit, r, NULL, r->instances, 0); break;
-    case ARCH_CHUNKED: emit_server(x, x->emit, r, NULL, r->instances, r->chunk); break;
+    case ARCH_COLLOC: emit_server(x, x->emit, r, NULL, "serving", r->instances, 0); break;
+    case ARCH_CHUNKED:
+        emit_server(x, x->emit, r, NULL, "serving", r->instances, r->chunk);
+        break;
     case ARCH_DISAGG:
-        emit_server(x, x->emit, r, "prefill", r->prefill, 0);
-        emit_server(x, x->emit, r, "decode", r->decode, 0);
+        emit_server(x, x->emit, r, "prefill", "prefill", r->prefill, 0);
+        emit_server(x, x->emit, r, "decode", "decode", r->decode, 0);
         break;
     default:
         printf("# %s has no TaiChi hybrid scheduler: launch the P-heavy and D-heavy "
                "instances as chunked servers\n",
                x->emit == EMIT_VLLM ? "vLLM" : "SGLang");
-        emit_server(x, x->emit, r, NULL, r->prefill, r->chunk);
-        emit_server(x, x->emit, r, NULL, r->decode, r->chunk_d);
+        emit_server(x, x->emit, r, NULL, "P-heavy", r->prefill, r->chunk);
+        emit_server(x, x->emit, r, NULL, "D-heavy", r->decode, r->chunk_d);
     }
 }
 
