@@ -529,10 +529,10 @@ static void emit_server(const struct ctx *x, int tool, const row *r, const char 
     }
 }
 
-static void emit_row(const struct ctx *x, const row *r, int argc, char **argv)
+static void emit_row(const struct ctx *x, const row *r, double per_s, int argc, char **argv)
 {
-    printf("# %s: %u device%s, goodput %.4g requests/s\n", arch_names[r->arch], row_gpus(r),
-           row_gpus(r) == 1 ? "" : "s", r->goodput * 1e3);
+    printf("# %s on %u device%s: %.4g requests/s at 90%% attainment\n", arch_names[r->arch],
+           row_gpus(r), row_gpus(r) == 1 ? "" : "s", r->goodput * per_s);
     if (!(r->goodput > 0)) {
         printf("# no configuration meets the SLOs\n");
         return;
@@ -852,7 +852,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if (x.emit != EMIT_NONE) {
         for (a = 0; a < N_ARCH; a++)
             if (best[a].ts != NULL)
-                emit_row(&x, &best[a], argc, argv);
+                emit_row(&x, &best[a], per_s, argc, argv);
         rc = fflush(stdout) == 0 ? 0 : cli_runtime_error(cmd, "write error");
     } else {
         print_table(&x, &c, &m, &d, &pl, best, N_ARCH, per_s, &rc);
