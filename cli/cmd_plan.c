@@ -206,39 +206,53 @@ static const char *sim_limit(const afd_serve_result *res, double ttft, double tp
     return res->ttft.p90 / ttft >= res->tpot.p90 / tpot ? "ttft" : "tpot";
 }
 
+/* The closed forms' parameters of r's configuration (rate 1: to be set). */
+static void serving_params(const struct plan *pl, const row *r, afd_serving_params *q)
+{
+    memset(q, 0, sizeof *q);
+    q->hw = &r->ts->hw;
+    q->prompt = pl->len->prompt_mean;
+    q->output = pl->len->output_mean;
+    q->instances = r->instances;
+    q->prefill = r->prefill;
+    q->decode = r->decode;
+    q->prefill_bmax = PLAN_PREFILL_BMAX;
+    q->decode_bmax = r->ts->bmax;
+    q->kv_time = r->ts->kv_time_per_token * pl->len->prompt_mean;
+    q->quantile = 0.9;
+    q->lambda = 1;
+}
+
+/* TaiChi's closed-form parameters at one tp (configuration and rate to be set). */
+static void taichi_params(const struct plan *pl, const tpset *ts, afd_taichi_params *t)
+{
+    memset(t, 0, sizeof *t);
+    t->hw = &ts->hw;
+    t->len = pl->len;
+    t->decode_bmax = ts->bmax;
+    t->kv_capacity = ts->kv_capacity;
+    t->watermark = 0.95; /* afdkit serve's default */
+    t->kv_time = ts->kv_time_per_token * pl->len->prompt_mean;
+    t->ttft_slo = pl->ttft;
+    t->tpot_slo = pl->tpot;
+    t->lambda = 1;
+}
+
 /* An upper bound of the rate the row sustains, for the goodput bracket. */
 static double row_capacity(const struct plan *pl, const row *r)
 {
     afd_serving_params q;
     afd_taichi_params t;
     if (r->arch == ARCH_COLLOC || r->arch == ARCH_DISAGG) {
-        memset(&q, 0, sizeof q);
-        q.hw = &r->ts->hw;
-        q.prompt = pl->len->prompt_mean;
-        q.output = pl->len->output_mean;
-        q.instances = r->instances;
-        q.prefill = r->prefill;
-        q.decode = r->decode;
-        q.prefill_bmax = PLAN_PREFILL_BMAX;
-        q.decode_bmax = r->ts->bmax;
-        q.quantile = 0.9;
-        q.lambda = 1; /* not read: a valid value */
+        serving_params(pl, r, &q);
         return afd_serving_capacity(&q, r->arch == ARCH_COLLOC);
     }
-    memset(&t, 0, sizeof t);
-    t.hw = &r->ts->hw;
-    t.len = pl->len;
+    taichi_params(pl, r->ts, &t);
     /* chunked: TaiChi's aggregation, one kind of instance */
     t.config.p_heavy = r->arch == ARCH_CHUNKED ? r->instances : r->prefill;
     t.config.d_heavy = r->arch == ARCH_CHUNKED ? 0 : r->decode;
     t.config.chunk_p = r->chunk;
     t.config.chunk_d = r->arch == ARCH_CHUNKED ? r->chunk : r->chunk_d;
-    t.decode_bmax = r->ts->bmax;
-    t.kv_capacity = r->ts->kv_capacity;
-    t.watermark = 0.95;
-    t.ttft_slo = pl->ttft;
-    t.tpot_slo = pl->tpot;
-    t.lambda = 1; /* not read: a valid value */
     return afd_taichi_capacity(&t);
 }
 
@@ -291,17 +305,7 @@ static void closed_numbers(const struct plan *pl, row *r)
     r->goodput = r->closed;
     if (r->arch != ARCH_COLLOC && r->arch != ARCH_DISAGG)
         return;
-    memset(&q, 0, sizeof q);
-    q.hw = &r->ts->hw;
-    q.prompt = pl->len->prompt_mean;
-    q.output = pl->len->output_mean;
-    q.instances = r->instances;
-    q.prefill = r->prefill;
-    q.decode = r->decode;
-    q.prefill_bmax = PLAN_PREFILL_BMAX;
-    q.decode_bmax = r->ts->bmax;
-    q.kv_time = r->ts->kv_time_per_token * pl->len->prompt_mean;
-    q.quantile = 0.9;
+    serving_params(pl, r, &q);
     if (afd_serving_goodput(&q, r->arch == ARCH_COLLOC, pl->ttft, pl->tpot, 0.01, &g, &limit) ==
         AFD_OK)
         r->limit = afd_serving_limit_name(limit);
@@ -341,14 +345,7 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
         row_init(&cand[a], a, ts);
         cand[a].closed = 0;
     }
-    memset(&q, 0, sizeof q);
-    q.hw = &ts->hw;
-    q.prompt = pl->len->prompt_mean;
-    q.output = pl->len->output_mean;
-    q.prefill_bmax = PLAN_PREFILL_BMAX;
-    q.decode_bmax = ts->bmax;
-    q.kv_time = ts->kv_time_per_token * pl->len->prompt_mean;
-    q.quantile = 0.9;
+    serving_params(pl, &cand[ARCH_COLLOC], &q); /* the instance counts are searched */
     g = calloc(n, sizeof *g);
     if (g == NULL)
         return AFD_ENOMEM;
@@ -379,15 +376,7 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
     }
     /* chunked (TaiChi's aggregation) and TaiChi's hybrid on n instances */
     if (n_chunks > 0) {
-        memset(&t, 0, sizeof t);
-        t.hw = &ts->hw;
-        t.len = pl->len;
-        t.decode_bmax = ts->bmax;
-        t.kv_capacity = ts->kv_capacity;
-        t.watermark = 0.95;
-        t.kv_time = ts->kv_time_per_token * pl->len->prompt_mean;
-        t.ttft_slo = pl->ttft;
-        t.tpot_slo = pl->tpot;
+        taichi_params(pl, ts, &t);
         if ((st = afd_taichi_best(&t, n, chunks, n_chunks, PLAN_TARGET, 0.01, best, val)) !=
             AFD_OK)
             goto out;
