@@ -330,9 +330,12 @@ static void row_init(row *r, int arch, const tpset *ts)
 }
 
 /* The best configuration of each architecture at one tp by the closed
- * forms: cand[arch] (closed 0 when none sustains a rate). */
+ * forms: cand[arch] (closed 0 when none sustains a rate).  *taichi_st gets
+ * the status of TaiChi's search when it fails within its solver's limits
+ * (chunked and taichi then have no configuration at this tp), else AFD_OK. */
 static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n,
-                              const unsigned *chunks, size_t n_chunks, row cand[N_ARCH])
+                              const unsigned *chunks, size_t n_chunks, row cand[N_ARCH],
+                              afd_status *taichi_st)
 {
     afd_serving_params q;
     afd_taichi_params t;
@@ -341,6 +344,7 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
     afd_status st;
     unsigned i, np, nd;
     int a;
+    *taichi_st = AFD_OK;
     for (a = 0; a < N_ARCH; a++) {
         row_init(&cand[a], a, ts);
         cand[a].closed = 0;
@@ -377,8 +381,14 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
     /* chunked (TaiChi's aggregation) and TaiChi's hybrid on n instances */
     if (n_chunks > 0) {
         taichi_params(pl, ts, &t);
-        if ((st = afd_taichi_best(&t, n, chunks, n_chunks, PLAN_TARGET, 0.01, best, val)) !=
-            AFD_OK)
+        st = afd_taichi_best(&t, n, chunks, n_chunks, PLAN_TARGET, 0.01, best, val);
+        if (st == AFD_ELIMIT || st == AFD_ENUMERIC) {
+            /* the M/D/c solver's limits: no ranking of chunked and taichi here */
+            *taichi_st = st;
+            st = AFD_OK;
+            goto out;
+        }
+        if (st != AFD_OK)
             goto out;
         if (val[AFD_TAICHI_AGG] > 0) {
             cand[ARCH_CHUNKED].closed = val[AFD_TAICHI_AGG];
@@ -654,7 +664,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_model m;
     afd_device d;
     afd_error err;
-    afd_status st;
+    afd_status st, tst;
     afd_taichi_lengths len;
     struct plan pl;
     tpset *ts = NULL;
@@ -775,9 +785,12 @@ static int run(const cli_command *self, int argc, char **argv)
             if (x.chunks.v[k] > ts[i].bmax)
                 chunks[n_chunks++] = (unsigned)x.chunks.v[k];
         st = closed_best(&pl, &ts[i], (unsigned)x.gpus / ts[i].tp, chunks, n_chunks,
-                         &cand[i * N_ARCH]);
+                         &cand[i * N_ARCH], &tst);
         if (st != AFD_OK)
             FAIL(cli_runtime_error(cmd, "tp %u: %s", ts[i].tp, afd_strerror(st)));
+        if (tst != AFD_OK)
+            cli_warn(cmd, "tp %u: chunked and taichi left out: their closed forms failed (%s)",
+                     ts[i].tp, afd_strerror(tst));
         cli_progress_update(&prog, (double)(i + 1), (double)n_ts, "tp sizes");
     }
     cli_progress_end(&prog);
