@@ -624,6 +624,7 @@ extern const cli_command cli_cmd_pd;
 extern const cli_command cli_cmd_goodput;
 extern const cli_command cli_cmd_serve;
 extern const cli_command cli_cmd_strategies;
+extern const cli_command cli_cmd_plan;
 extern const cli_command cli_cmd_regime;
 extern const cli_command cli_cmd_pareto;
 extern const cli_command cli_cmd_estimate;

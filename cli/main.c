@@ -30,6 +30,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_goodput,
     &cli_cmd_serve,
     &cli_cmd_strategies,
+    &cli_cmd_plan,
     &cli_cmd_regime,
     &cli_cmd_pareto,
     &cli_cmd_hist,

@@ -68,6 +68,9 @@ def cases(nbdata, tmp):
         "strategies": ["--devices", "8", "--model", "codellama-34b", "--device", "ascend-910b3",
                        "--lengths", "op2", "--ttft-slo", "1500ms", "--tpot-slo", "70ms",
                        "--method", "closed"],
+        "plan": ["--model", "llama-3.1-70b", "--device", "h100-sxm", "--gpus", "8", "--tp", "4",
+                 "--lengths", "1024,128", "--ttft-slo", "2s", "--tpot-slo", "50ms",
+                 "--method", "closed"],
         "regime": ["--instances", "2", "--hw", os.path.join(tmp, "lat.hw"), "--lengths",
                    "1000,11", "--ttft-slo", "300ms,1s", "--tpot-slo", "40ms", "--chunks", "256"],
         "pipeline": ["--stages", os.path.join(nbdata, "pipelines", "five-stage.json"),
@@ -114,6 +117,9 @@ UNITS = {
     "strategies": "requests/s (goodput, goodput_sim), requests/s per device "
                   "(goodput_per_device, goodput_sim_per_device), requests/dollar "
                   "(goodput_per_dollar, goodput_sim_per_dollar)",
+    "plan": "requests/s (goodput, goodput_se), tokens/s (tokens_per_s_per_gpu, "
+            "tokens_per_s_per_user), ms (ttft_p90, tpot_p90), dollars per million generated "
+            "tokens (usd_per_mtok)",
     "regime": "ms (SLOs), requests/s (goodput), requests/dollar (goodput_per_dollar)",
     "pipeline": "s",
     "offload": "s",

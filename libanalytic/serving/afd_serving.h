@@ -272,6 +272,40 @@ AFD_API int afd_closed_too_close(double first, double second, double err);
  * NaN unless both are finite and simulated > 0. */
 AFD_API double afd_closed_gap(double closed, double simulated);
 
+/* ---- The decode batch cap of an instance.
+ * The largest b >= 1 with
+ *   (M) b x request_tokens <= kv_capacity: b sequences each holding the KV
+ *       cache of a whole request (E[P] + E[G] tokens at its last step) fit
+ *       in the memory the weights leave (afd_kv_capacity_tokens);
+ *   (T) t(b) = beta + gamma b + alpha b kv_mean <= tpot_slo: one decode
+ *       step of b sequences holding kv_mean tokens each on average (the
+ *       step law of afd_hw, decode_beta + decode_gamma b + decode_alpha K
+ *       with K = b kv_mean; kv_mean = theta of Lemma 4.1, the KV tokens a
+ *       decoding sequence holds at a random step) meets the TPOT SLO;
+ *   (L) b <= limit (0: AFD_DECODE_BMAX_MAX).
+ * Both (M) and (T) are monotone in b, so
+ *   b = min(floor(kv_capacity / request_tokens),
+ *           floor((tpot_slo - beta) / (gamma + alpha kv_mean)), limit),
+ * each floor checked against its inequality.  *bmax = 0 when b = 1 breaks
+ * (M) or (T); *binds (may be NULL) says which of AFD_DECODE_BMAX_MEMORY,
+ * _TPOT, _LIMIT gives the cap (_LIMIT when b reaches it, else _MEMORY on a
+ * tie of (M) and (T)).  kv_capacity
+ * and tpot_slo may be +inf.  AFD_EINVAL (bmax 0) for a hw without decode
+ * law, kv_capacity or tpot_slo not > 0, request_tokens < 1 or kv_mean not
+ * > 0. */
+#define AFD_DECODE_BMAX_MAX 65536u
+enum { AFD_DECODE_BMAX_MEMORY = 1, AFD_DECODE_BMAX_TPOT, AFD_DECODE_BMAX_LIMIT };
+typedef struct afd_decode_bmax_params {
+    const afd_hw *hw;      /* the decode law */
+    double kv_capacity;    /* KV tokens per instance, > 0 (+inf: memory never binds) */
+    double request_tokens; /* KV tokens of a finished request, E[P] + E[G] >= 1 */
+    double kv_mean;        /* mean KV tokens of a decoding sequence, > 0 */
+    double tpot_slo;       /* > 0, in the unit of hw (+inf: never binds) */
+    unsigned limit;        /* the largest b considered (0: AFD_DECODE_BMAX_MAX) */
+} afd_decode_bmax_params;
+
+AFD_API afd_status afd_decode_bmax(const afd_decode_bmax_params *p, unsigned *bmax, int *binds);
+
 #ifdef __cplusplus
 }
 #endif

@@ -587,3 +587,50 @@ int afd_closed_too_close(double first, double second, double err)
         return 0;
     return second >= (1 - err) * first;
 }
+
+/* the largest b in [0, cap] with b x per + fixed <= budget (per > 0),
+ * the floor checked against the inequality itself */
+static double largest_within(double budget, double fixed, double per, double cap)
+{
+    double b;
+    if (!isfinite(budget))
+        return cap;
+    b = floor((budget - fixed) / per);
+    if (!(b > 0))
+        return 0;
+    if (b > cap)
+        return cap;
+    while (b > 0 && b * per + fixed > budget)
+        b--;
+    while (b < cap && (b + 1) * per + fixed <= budget)
+        b++;
+    return b;
+}
+
+afd_status afd_decode_bmax(const afd_decode_bmax_params *p, unsigned *bmax, int *binds)
+{
+    double cap, bm, bt, step;
+    int which;
+    *bmax = 0;
+    if (binds != NULL)
+        *binds = 0;
+    if (p == NULL || p->hw == NULL || !afd_hw_has_decode(p->hw) || !(p->kv_capacity > 0) ||
+        !(p->tpot_slo > 0) || !(p->request_tokens >= 1) || !isfinite(p->request_tokens) ||
+        !(p->kv_mean > 0) || !isfinite(p->kv_mean))
+        return AFD_EINVAL;
+    cap = p->limit > 0 ? (double)p->limit : (double)AFD_DECODE_BMAX_MAX;
+    /* (M) b request_tokens <= kv_capacity; (T) beta + b (gamma + alpha kv_mean) <= slo */
+    bm = largest_within(p->kv_capacity, 0, p->request_tokens, cap);
+    step = p->hw->decode_gamma + p->hw->decode_alpha * p->kv_mean;
+    bt = step > 0 ? largest_within(p->tpot_slo, p->hw->decode_beta, step, cap)
+                  : (p->hw->decode_beta <= p->tpot_slo ? cap : 0);
+    /* the smallest of the three: the limit when reached, else (M) before (T) */
+    which = bm < cap && bm <= bt ? AFD_DECODE_BMAX_MEMORY
+            : bt < cap           ? AFD_DECODE_BMAX_TPOT
+                                 : AFD_DECODE_BMAX_LIMIT;
+    cap = fmin(cap, fmin(bm, bt));
+    *bmax = (unsigned)cap;
+    if (binds != NULL)
+        *binds = which;
+    return AFD_OK;
+}

@@ -328,6 +328,59 @@ static void chunked_hand(void **state)
     assert_int_equal(afd_serving_chunked(&c, &r), AFD_EINVAL);
 }
 
+/* The decode batch cap by hand.  Laws in s: beta 0.01, gamma 1e-4, alpha
+ * 1e-6; kv_mean 1000 tokens, so a step of b costs 0.01 + 1.1e-3 b:
+ * b = 36 gives 0.0496 <= 0.05, b = 37 gives 0.0507 > 0.05.  Memory of
+ * 100000 tokens at 1500 per request holds 66; of 30000 exactly 20. */
+static void decode_bmax_hand(void **state)
+{
+    afd_hw hw = laws(0.5, 1e-3, 0, 0.01, 1e-4, 1e-6);
+    afd_decode_bmax_params q = {.hw = &hw, .kv_capacity = 1e5, .request_tokens = 1500,
+                                .kv_mean = 1000, .tpot_slo = 0.05};
+    unsigned b;
+    int why;
+    (void)state;
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 36);
+    assert_int_equal(why, AFD_DECODE_BMAX_TPOT);
+    q.kv_capacity = 30000; /* 20 x 1500 exactly: the boundary fits */
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 20);
+    assert_int_equal(why, AFD_DECODE_BMAX_MEMORY);
+    q.kv_capacity = 29999;
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 19);
+    q.kv_capacity = INFINITY; /* no memory bound: the SLO alone */
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 36);
+    q.limit = 8;
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 8);
+    assert_int_equal(why, AFD_DECODE_BMAX_LIMIT);
+    q.limit = 0;
+    q.tpot_slo = INFINITY; /* neither binds: the largest batch considered */
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, AFD_DECODE_BMAX_MAX);
+    /* an SLO below one sequence's step 0.0111: no batch */
+    q.tpot_slo = 0.011;
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 0);
+    q.tpot_slo = 0.05;
+    q.kv_capacity = 1499; /* one request does not fit */
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_OK);
+    assert_int_equal(b, 0);
+    assert_int_equal(why, AFD_DECODE_BMAX_MEMORY);
+    q.kv_capacity = 0;
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_EINVAL);
+    q.kv_capacity = 1e5;
+    q.kv_mean = NAN;
+    assert_int_equal(afd_decode_bmax(&q, &b, &why), AFD_EINVAL);
+    q.kv_mean = 1000;
+    q.request_tokens = 0.5;
+    assert_int_equal(afd_decode_bmax(&q, &b, NULL), AFD_EINVAL);
+    assert_int_equal(b, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +394,7 @@ int main(void)
         cmocka_unit_test(greedy_md1),
         cmocka_unit_test(closed_tie),
         cmocka_unit_test(greedy_against_simulator),
+        cmocka_unit_test(decode_bmax_hand),
     };
     RUN_TESTS(tests);
 }
