@@ -21,6 +21,14 @@ while IFS= read -r q; do
 done >"$tmp/missing"
 if [ -s "$tmp/missing" ]; then cat "$tmp/missing"; status=1; fi
 
+# docs/agreement.md states the bounds of the table (made with it, not edited).
+awk -F '\t' 'FNR == NR { if (!/^#/ && NF >= 3) b[$1 " | " $2] = sprintf("%.0f%%", 100 * $3); next }
+    /^\| [a-z]+ \| [a-z0-9_]+ \| [0-9]+% \|/ { split($0, f, / \| /); k = substr(f[1], 3) " | " f[2]
+        seen[k] = 1; if (b[k] != f[3]) print "FAIL: docs/agreement.md states " f[3] " for " k ", the table " b[k] }
+    END { for (k in b) if (!(k in seen)) print "FAIL: docs/agreement.md has no bound for " k }' \
+    "$srcdir/docs/agreement.bounds" "$srcdir/docs/agreement.md" >"$tmp/doc"
+if [ -s "$tmp/doc" ]; then cat "$tmp/doc"; status=1; fi
+
 awk -F '\t' 'BEGIN { OFS = "\t" } !/^#/ && $1 == "pipeline" { $3 = 0 } { print }' \
     "$srcdir/docs/agreement.bounds" >"$tmp/zero.bounds"
 if AFDKIT_AGREEMENT_BOUNDS="$tmp/zero.bounds" sh "$srcdir/scripts/validate.sh" --quick - 2>"$tmp/err"; then
