@@ -41,7 +41,7 @@ emit() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$cells"; }
 
 # ---- regime: TaiChi's three modes on 4 instances at docs/taichi-test.hw.
 if [ "$quick" -eq 1 ]; then
-    ttft=300ms,1s; tpot=35ms,80ms; rq="--requests 1000 --warmup 100 --batches 5"
+    ttft=300ms,1s; tpot=35ms,80ms; rq=""
 else
     ttft=300ms,500ms,1s,2s,4s; tpot=35ms,50ms,60ms,80ms,100ms; rq=""
 fi
