@@ -34,12 +34,15 @@ static const cli_option pa_options[] = {
     {"ttft-slo", 0, "T", "time-to-first-token SLO (P90), e.g. 1500ms", OPT_SV_TTFT},
     {"tpot-slo", 0, "T", "time-per-output-token SLO (P90), e.g. 70ms", OPT_SV_TPOT},
     {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
-    {"decode-bmax", 0, "B", "sequences decoded together, memory permitting (default 16)",
+    {"decode-bmax", 0, "B",
+     "sequences decoded together, memory permitting (default: what the KV memory and the "
+     "TPOT SLO allow at each device and tp)",
      OPT_SV_DBMAX},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group pa_group = {"Options", pa_options};
-static const cli_group *const pa_groups[] = {&pa_group, &cli_output_group, NULL};
+static const cli_group *const pa_groups[] = {&pa_group, &cli_workload_group, &cli_output_group,
+                                             NULL};
 
 struct ctx {
     cli_serve_args a;
@@ -49,6 +52,7 @@ struct ctx {
     int throughput, colloc, disagg, all;
     double price[MAX_DEVICE_KINDS];
     size_t nprice;
+    afd_taichi_lengths len; /* what the closed forms read of the requests */
 };
 
 static int own(void *vctx, const cli_option *opt, const char *arg)
@@ -107,7 +111,9 @@ typedef struct point {
     char device[64], name[32];
     int colloc;
     unsigned tp, n; /* devices in use */
+    unsigned bmax, fit; /* the decode batch cap, and the one memory and the SLO allow */
     double price, value;
+    double value_fit; /* at fit when a given cap is below it (NaN otherwise) */
     int front;
 } point;
 
@@ -132,8 +138,9 @@ static void strategy(const struct ctx *x, const afd_hw *hw, int colloc, unsigned
 {
     memset(q, 0, sizeof *q);
     q->hw = hw;
-    q->prompt = (double)x->a.prompt;
-    q->output = (double)x->a.output;
+    /* the closed forms read the mean request (afd_serving.h) */
+    q->prompt = x->len.prompt_mean;
+    q->output = x->len.output_mean;
     q->instances = colloc ? a : 0;
     q->prefill = colloc ? 0 : a;
     q->decode = colloc ? 0 : b;
@@ -144,25 +151,77 @@ static void strategy(const struct ctx *x, const afd_hw *hw, int colloc, unsigned
     q->lambda = 1;
 }
 
+/* The closed-form goodputs of every size at one decode batch cap:
+ * collocated, and each stage of the disaggregated system alone (one search
+ * per prefill size and one for the decode stage, not one per split). */
+typedef struct sizes {
+    double *colloc_g, *prefill_g, decode_g; /* requests per ms */
+} sizes;
+
+static afd_status size_goodputs(const struct ctx *x, const afd_hw *hw, unsigned bmax,
+                                double kv_time, double ttft, double tpot, unsigned per, sizes *z)
+{
+    afd_serving_params q;
+    double *g1 = realloc(z->colloc_g, per * sizeof *z->colloc_g);
+    double *g2;
+    afd_status st = AFD_OK;
+    if (g1 == NULL)
+        return AFD_ENOMEM;
+    z->colloc_g = g1;
+    if ((g2 = realloc(z->prefill_g, per * sizeof *z->prefill_g)) == NULL)
+        return AFD_ENOMEM;
+    z->prefill_g = g2;
+    z->decode_g = NAN;
+    strategy(x, hw, 0, 1, 1, bmax, kv_time, &q);
+    if (x->colloc)
+        st = afd_serving_goodput_colloc_sizes(&q, ttft, tpot, 0.01, per, z->colloc_g);
+    if (st == AFD_OK && x->disagg && per >= 2)
+        st = afd_serving_goodput_stages(&q, ttft, tpot, 0.01, per - 1, z->prefill_g,
+                                        &z->decode_g);
+    return st;
+}
+
 /* The closed-form capacity of one strategy, or its goodput from those of
- * every size (afd_serving_goodput_colloc_sizes, afd_serving_goodput_stages),
- * requests/s. */
-static int evaluate(const struct ctx *x, const afd_hw *hw, point *p, unsigned a, unsigned b,
-                    unsigned bmax, double kv_time, const double *colloc_g,
-                    const double *prefill_g, double decode_g, const char *cmd)
+ * every size (size_goodputs), requests/s; NaN for no capacity. */
+static double evaluate(const struct ctx *x, const afd_hw *hw, const point *p, unsigned a,
+                       unsigned b, unsigned bmax, double kv_time, const sizes *z)
 {
     afd_serving_params q;
     double g;
     strategy(x, hw, p->colloc, a, b, bmax, kv_time, &q);
-    if (x->throughput) {
+    if (x->throughput)
         g = afd_serving_capacity(&q, p->colloc);
-        if (isnan(g))
-            return cli_runtime_error(cmd, "%s %s tp %u: no capacity", p->device, p->name, p->tp);
-    } else {
-        g = p->colloc ? colloc_g[a - 1] : afd_serving_goodput_split(prefill_g, decode_g, a, b);
+    else
+        g = p->colloc ? z->colloc_g[a - 1]
+                      : afd_serving_goodput_split(z->prefill_g, z->decode_g, a, b);
+    return g * 1e3; /* the laws are in ms */
+}
+
+/* A given --decode-bmax that binds: the configuration whose value rises
+ * most, relatively, at the cap the KV memory and the TPOT SLO allow (more
+ * than twice the searches' tolerance of 0.01), named on stderr; nothing
+ * when none rises. */
+static void warn_binding_cap(const char *cmd, const struct ctx *x, const point *pts, size_t n)
+{
+    const point *w = NULL;
+    double best = 0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        double rise;
+        if (!(pts[k].value_fit > 0) || !(pts[k].value >= 0))
+            continue;
+        rise = pts[k].value > 0 ? pts[k].value_fit / pts[k].value - 1 : INFINITY;
+        if (rise > 0.02 && rise > best) {
+            best = rise;
+            w = &pts[k];
+        }
     }
-    p->value = g * 1e3; /* the laws are in ms */
-    return 0;
+    if (w != NULL)
+        cli_warn(cmd, "--decode-bmax %lld binds: %s %s tp %u carries %.4g requests/s at a cap "
+                      "of %u and %.4g at %u, the cap the KV memory and the TPOT SLO allow there "
+                      "(leave --decode-bmax out for it)",
+                 (long long)x->a.decode_bmax, w->device, w->name, w->tp, w->value, w->bmax,
+                 w->value_fit, w->fit);
 }
 
 static int run(const cli_command *self, int argc, char **argv)
@@ -177,9 +236,10 @@ static int run(const cli_command *self, int argc, char **argv)
     point *pts = NULL;
     size_t n = 0, cap = 0, k, nd = 0, i;
     char names[MAX_DEVICE_KINDS][256];
-    double ttft = NAN, tpot = NAN, *cost = NULL, *val = NULL;
-    double *colloc_g = NULL, *prefill_g = NULL, decode_g = NAN;
-    int *front = NULL, rc;
+    double ttft = NAN, tpot = INFINITY, *cost = NULL, *val = NULL;
+    sizes at = {NULL, NULL, NAN}, at_fit = {NULL, NULL, NAN};
+    afd_workload wl;
+    int *front = NULL, rc, have_wl = 0, slo_out = 0;
     cli_table *t;
     cli_progress prog;
     double done = 0;
@@ -194,10 +254,12 @@ static int run(const cli_command *self, int argc, char **argv)
         goto out;
     if (x.tps.n == 0 && (rc = cli_list_parse(cmd, "tp", "1,2,4,8", 1, 1, 1024, &x.tps)) != 0)
         goto out;
-    if (x.devices == 0 || x.model == NULL || x.devlist == NULL || x.a.output == 0 ||
+    if (x.devices == 0 || x.model == NULL || x.devlist == NULL ||
         (!x.throughput && (x.a.ttft_slo == NULL || x.a.tpot_slo == NULL))) {
-        rc = cli_usage_error(cmd, "--devices, --model, --device and --lengths are required, "
-                                  "and --ttft-slo and --tpot-slo for --objective goodput");
+        rc = cli_usage_error(cmd, "--devices, --model and --device are required, with the "
+                                  "requests (--lengths P,G, --trace FILE or --geometric --mu-p "
+                                  "MP --mu-d MD), and --ttft-slo and --tpot-slo for --objective "
+                                  "goodput");
         goto out;
     }
     if (!x.throughput &&
@@ -212,6 +274,8 @@ static int run(const cli_command *self, int argc, char **argv)
         rc = cli_file_error(cmd, x.model, st, &err);
         goto out;
     }
+    if ((rc = cli_serve_requests(&x.a, &c, &wl, &have_wl, &x.len)) != 0)
+        goto out;
     cli_progress_init(&prog, cmd, "evaluated", c.out.quiet);
     /* the device list */
     {
@@ -247,7 +311,9 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         for (k = 0; k < x.tps.n; k++) {
             unsigned tp = (unsigned)x.tps.v[k], per = (unsigned)x.devices / tp, a, b;
-            double tokens, bmax, kv_time;
+            double tokens, kv_time;
+            unsigned bmax, fit;
+            int why;
             if (per == 0)
                 continue;
             if (afd_kv_capacity_tokens(&m, &d, tp, &tokens, &err) != AFD_OK ||
@@ -255,42 +321,26 @@ static int run(const cli_command *self, int argc, char **argv)
                 cli_warn(cmd, "%s tp %u left out: %s", d.name, tp, err.text);
                 continue;
             }
-            bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
-            if (bmax < 1) {
-                cli_warn(cmd, "%s tp %u left out: the KV cache cannot hold one request", d.name,
-                         tp);
+            /* the decode batch cap: the KV memory and the TPOT SLO, or the one given */
+            cli_serve_decode_cap(&x.a, &hw, tokens, &x.len, tpot, &bmax, &fit, &why);
+            if (bmax == 0) {
+                slo_out |= why == AFD_DECODE_BMAX_TPOT;
+                cli_warn(cmd, "%s tp %u left out: %s", d.name, tp,
+                         why == AFD_DECODE_BMAX_TPOT
+                             ? "one sequence's decode step alone exceeds the TPOT SLO"
+                             : "the KV cache cannot hold one mean request");
                 continue;
             }
-            if (bmax > (double)x.a.decode_bmax)
-                bmax = (double)x.a.decode_bmax;
-            /* the KV cache of one request crosses tp links of net_gbps (ms) */
-            kv_time = (double)x.a.prompt * afd_kv_bytes_per_token(&m, tp) /
+            /* the KV cache of the mean prompt crosses tp links of net_gbps (ms) */
+            kv_time = x.len.prompt_mean * afd_kv_bytes_per_token(&m, tp) /
                       (tp * d.net_gbps * 1e9) * 1e3;
-            /* the goodputs of every size at once: collocated, and each
-             * stage of the disaggregated system alone (one search per
-             * prefill size and one for the decode stage, not one per split) */
-            if (!x.throughput) {
-                afd_serving_params q;
-                double *g1 = realloc(colloc_g, per * sizeof *colloc_g);
-                double *g2 = g1 == NULL ? NULL : realloc(prefill_g, per * sizeof *prefill_g);
-                if (g1 != NULL)
-                    colloc_g = g1;
-                if (g2 == NULL) {
-                    rc = cli_runtime_error(cmd, "out of memory");
-                    goto out;
-                }
-                prefill_g = g2;
-                strategy(&x, &hw, 0, 1, 1, (unsigned)bmax, kv_time, &q);
-                st = x.colloc ? afd_serving_goodput_colloc_sizes(&q, ttft, tpot, 0.01, per,
-                                                                 colloc_g)
-                              : AFD_OK;
-                if (st == AFD_OK && x.disagg && per >= 2)
-                    st = afd_serving_goodput_stages(&q, ttft, tpot, 0.01, per - 1, prefill_g,
-                                                    &decode_g);
-                if (st != AFD_OK) {
-                    rc = cli_runtime_error(cmd, "%s tp %u: %s", d.name, tp, afd_strerror(st));
-                    goto out;
-                }
+            if (!x.throughput &&
+                ((st = size_goodputs(&x, &hw, bmax, kv_time, ttft, tpot, per, &at)) != AFD_OK ||
+                 (fit > bmax &&
+                  (st = size_goodputs(&x, &hw, fit, kv_time, ttft, tpot, per, &at_fit)) !=
+                      AFD_OK))) {
+                rc = cli_runtime_error(cmd, "%s tp %u: %s", d.name, tp, afd_strerror(st));
+                goto out;
             }
             for (a = 1; a <= per; a++)
                 for (b = 0; a + b <= per; b++) {
@@ -316,11 +366,15 @@ static int run(const cli_command *self, int argc, char **argv)
                     p->tp = tp;
                     p->n = tp * (a + b);
                     p->price = p->n * d.price_per_hour;
-                    rc = evaluate(&x, &hw, p, a, b, (unsigned)bmax, kv_time, colloc_g, prefill_g,
-                                  decode_g, cmd);
+                    p->bmax = bmax;
+                    p->fit = fit;
+                    p->value = evaluate(&x, &hw, p, a, b, bmax, kv_time, &at);
+                    p->value_fit = fit > bmax ? evaluate(&x, &hw, p, a, b, fit, kv_time, &at_fit)
+                                              : NAN;
                     cli_progress_update(&prog, ++done, 0, "configurations");
-                    if (rc != 0) {
-                        cli_progress_end(&prog);
+                    if (isnan(p->value)) {
+                        rc = cli_runtime_error(cmd, "%s %s tp %u: no capacity", p->device,
+                                               p->name, p->tp);
                         goto out;
                     }
                     n++;
@@ -328,6 +382,13 @@ static int run(const cli_command *self, int argc, char **argv)
         }
     }
     cli_progress_end(&prog);
+    warn_binding_cap(cmd, &x, pts, n);
+    if (n == 0 && slo_out) {
+        /* a size left out for the TPOT SLO has goodput 0 */
+        rc = cli_infeasible(cmd, "no configuration has a positive goodput: none meets the SLOs "
+                                 "at any rate");
+        goto out;
+    }
     if (n == 0) {
         rc = cli_infeasible(cmd, "no configuration: no priced device holds %s at the sizes "
                                  "tried",
@@ -377,14 +438,17 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_unit(t, "requests/s (goodput), dollars/h (price_per_hour), "
                           "requests/dollar (goodput_per_dollar)");
     cli_table_meta(t, "model", "%s", m.name);
-    cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    if (!have_wl)
+        cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    else
+        cli_table_meta(t, "mean_lengths", "%.6g,%.6g", x.len.prompt_mean, x.len.output_mean);
     if (!x.throughput)
         cli_table_meta(t, "slo", "P90 TTFT <= %g ms, P90 TPOT <= %g ms", ttft, tpot);
     {
         const char *v = x.throughput ? "throughput" : "goodput";
         const char *vd = x.throughput ? "throughput_per_dollar" : "goodput_per_dollar";
         cli_table_begin(t, "device", "tp", "strategy", "arch", "devices", "price_per_hour", v,
-                        vd, "frontier");
+                        vd, "frontier", "decode_bmax");
     }
     for (k = 0; k < n; k++) {
         const point *p = &pts[k];
@@ -399,14 +463,19 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, p->value);
         cli_table_real(t, afd_per_dollar(p->value, p->price));
         cli_table_int(t, p->front);
+        cli_table_uint(t, p->bmax);
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
 out:
     cli_progress_end(&prog);
+    if (have_wl)
+        afd_workload_free(&wl);
     free(pts);
-    free(colloc_g);
-    free(prefill_g);
+    free(at.colloc_g);
+    free(at.prefill_g);
+    free(at_fit.colloc_g);
+    free(at_fit.prefill_g);
     free(cost);
     free(val);
     free(front);
@@ -418,7 +487,8 @@ const cli_command cli_cmd_pareto = {
     .name = "pareto",
     .path = "pareto",
     .summary = "goodput or throughput against cost over devices, tp sizes and architectures",
-    .usage = "pareto --model M --device LIST --devices N --lengths P,G --ttft-slo T --tpot-slo T\n"
+    .usage = "pareto --model M --device LIST --devices N (--lengths P,G | --trace FILE)\n"
+             "       --ttft-slo T --tpot-slo T\n"
              "       [--tp LIST] [--arch colloc,disagg] [--objective goodput|throughput] [--all]",
     .description =
         "Every configuration of at most N devices: each device of --device (a preset or\n"
@@ -431,13 +501,20 @@ const cli_command cli_cmd_pareto = {
         "price_per_hour.  Prints the frontier, the configurations that no other is both\n"
         "no dearer and no worse than (and strictly better in one), cheapest first:\n"
         "  device tp strategy arch devices price_per_hour goodput goodput_per_dollar\n"
-        "  frontier\n"
+        "  frontier decode_bmax\n"
         "(throughput and throughput_per_dollar with --objective throughput); --all adds\n"
         "the dominated configurations with frontier 0.  Rows with equal price are sorted\n"
         "by value, best first.  A configuration of value 0 serves nothing and is never\n"
         "on the frontier; when none has a positive value, the answer is infeasible\n"
         "(exit 1, no table).  The goodputs are searched once per size (a split's is the\n"
-        "smaller of its prefill and decode stages'), not once per configuration.",
+        "smaller of its prefill and decode stages'), not once per configuration.\n"
+        "The requests: --lengths P,G, a trace (--trace) or the geometric model, whose\n"
+        "mean prompt and output the closed forms read.  decode_bmax, the decode batch\n"
+        "cap, is by default the largest the KV memory holds (whole mean requests) whose\n"
+        "decode step meets the TPOT SLO (afd_decode_bmax, as plan; a size where one\n"
+        "sequence's step exceeds it is left out); --decode-bmax B fixes it, memory\n"
+        "permitting, with a warning when a configuration's value is higher at the\n"
+        "default cap.",
     .groups = pa_groups,
     .run = run,
 };

@@ -26,7 +26,9 @@ static const cli_option st_options[] = {
      OPT_RELAX},
     {"tolerance", 0, "X", "relative width of the goodput bracket (default 0.01)", OPT_TOL},
     {"prefill-bmax", 0, "B", "requests per prefill batch (default 4)", OPT_SV_PBMAX},
-    {"decode-bmax", 0, "B", "sequences decoded together, memory permitting (default 16)",
+    {"decode-bmax", 0, "B",
+     "sequences decoded together, memory permitting (default: what the KV memory and the "
+     "TPOT SLO allow at each tp)",
      OPT_SV_DBMAX},
     {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
     {"price", 0, "P", "dollars per device-hour, e.g. 3.5/h, instead of the device file's",
@@ -34,9 +36,10 @@ static const cli_option st_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group st_group = {"Strategies", st_options};
-static const cli_group *const st_groups[] = {&st_group, &cli_serve_model_group,
-                                             &cli_serve_run_group, &cli_output_group,
-                                             &cli_shard_group, NULL};
+static const cli_group *const st_groups[] = {&st_group,           &cli_serve_model_group,
+                                             &cli_serve_run_group, &cli_workload_group,
+                                             &cli_output_group,    &cli_shard_group,
+                                             NULL};
 
 struct ctx {
     cli_serve_args a;
@@ -47,6 +50,8 @@ struct ctx {
     double relax, tol;
     double price; /* --price: per device-hour, 0 when not given */
     int have_price;
+    const afd_workload *wl;    /* --trace or --geometric, NULL with --lengths */
+    afd_taichi_lengths len;    /* what the closed forms read of the requests */
 };
 
 static int own(void *vctx, const cli_option *opt, const char *arg)
@@ -89,9 +94,12 @@ typedef struct strategy {
     char name[32];
     int colloc;
     unsigned tp, instances, prefill, decode, decode_bmax;
+    unsigned decode_bmax_fit; /* the cap the KV memory and the TPOT SLO allow */
     const afd_hw *hw;
-    double kv_time; /* per request, ms */
+    double kv_time_per_token; /* KV transfer per prompt token, ms */
     double goodput, goodput_sim; /* requests per ms */
+    double goodput_cap; /* closed-form, at decode_bmax (NaN unless computed) */
+    double goodput_fit; /* closed-form, at decode_bmax_fit when a given cap is below it */
     int limit;
     afd_status st, st_sim;
     size_t item;  /* position in the enumeration (the list --shard splits) */
@@ -104,22 +112,38 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
     double cap, lo, hi;
     memset(&q, 0, sizeof q);
     q.hw = s->hw;
-    q.prompt = (double)x->a.prompt;
-    q.output = (double)x->a.output;
+    /* the closed forms read the mean request (afd_serving.h) */
+    q.prompt = x->len.prompt_mean;
+    q.output = x->len.output_mean;
     q.instances = s->instances;
     q.prefill = s->prefill;
     q.decode = s->decode;
     q.prefill_bmax = (unsigned)x->a.prefill_bmax;
     q.decode_bmax = s->decode_bmax;
-    q.kv_time = s->kv_time;
+    q.kv_time = s->kv_time_per_token * q.prompt;
     q.quantile = 0.9;
     q.lambda = 1;
-    s->goodput = s->goodput_sim = NAN;
+    s->goodput = s->goodput_sim = s->goodput_fit = NAN;
     s->st = s->st_sim = AFD_OK;
     s->limit = AFD_SERVING_LIMIT_NONE;
     cap = afd_serving_capacity(&q, s->colloc);
     if (x->method & METHOD_CLOSED)
         s->st = afd_serving_goodput(&q, s->colloc, ttft, tpot, x->tol, &s->goodput, &s->limit);
+    s->goodput_cap = s->goodput;
+    if (s->st == AFD_OK && s->decode_bmax_fit > s->decode_bmax) {
+        /* does the given cap bind?  the closed-form goodput at the cap that
+         * would not, against the one at the given cap */
+        afd_serving_params qf = q;
+        int limit;
+        qf.decode_bmax = s->decode_bmax_fit;
+        if (afd_serving_goodput(&qf, s->colloc, ttft, tpot, x->tol, &s->goodput_fit, &limit) !=
+            AFD_OK)
+            s->goodput_fit = NAN;
+        if (!(x->method & METHOD_CLOSED) &&
+            afd_serving_goodput(&q, s->colloc, ttft, tpot, x->tol, &s->goodput_cap, &limit) !=
+                AFD_OK)
+            s->goodput_cap = NAN;
+    }
     if (x->method & METHOD_SIM) {
         afd_serve_params p;
         memset(&p, 0, sizeof p);
@@ -130,7 +154,8 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
         p.config.decode = s->decode;
         p.config.prefill_bmax = (unsigned)x->a.prefill_bmax;
         p.config.decode_bmax = s->decode_bmax;
-        p.config.kv_time_per_token = s->kv_time / q.prompt;
+        p.config.kv_time_per_token = s->kv_time_per_token;
+        p.workload = x->wl; /* the simulator draws the trace's own requests */
         p.prompt = (uint32_t)x->a.prompt;
         p.output = (uint32_t)x->a.output;
         p.requests = (uint64_t)x->a.requests;
@@ -161,6 +186,33 @@ static int by_goodput(const void *pa, const void *pb)
     return (a->item > b->item) - (a->item < b->item);
 }
 
+/* A given --decode-bmax that binds: the strategy whose closed-form goodput
+ * rises most, relatively, at the cap the KV memory and the TPOT SLO allow
+ * (more than twice the bisection's tolerance, so that no rounding of the
+ * search reads as a rise), named on stderr; nothing when none rises. */
+static void warn_binding_cap(const char *cmd, const struct ctx *x, const strategy *s, size_t n)
+{
+    const strategy *w = NULL;
+    double best = 0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        double cap = s[k].goodput_cap, fit = s[k].goodput_fit, rise;
+        if (!(fit > 0) || !(cap >= 0))
+            continue;
+        rise = cap > 0 ? fit / cap - 1 : INFINITY;
+        if (rise > 2 * x->tol && rise > best) {
+            best = rise;
+            w = &s[k];
+        }
+    }
+    if (w != NULL)
+        cli_warn(cmd, "--decode-bmax %lld binds: %s tp %u carries %.4g requests/s at a cap of "
+                      "%u and %.4g at %u, the cap the KV memory and the TPOT SLO allow at tp %u "
+                      "(the closed forms; leave --decode-bmax out for it)",
+                 (long long)x->a.decode_bmax, w->name, w->tp, w->goodput_cap * 1e3,
+                 w->decode_bmax, w->goodput_fit * 1e3, w->decode_bmax_fit, w->tp);
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *cmd = self->path;
@@ -170,13 +222,14 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_device d;
     afd_error err;
     afd_status st;
+    afd_workload wl;
     afd_hw *hws = NULL;
     strategy *s = NULL;
     size_t n = 0, cap_n, i, k;
     double ttft, tpot, ms_per_s = 1e3, per_s;
     cli_table *t;
     cli_progress prog;
-    int rc;
+    int rc, have_wl = 0, slo_out = 0;
     unsigned nt;
     long done = 0;
 
@@ -190,34 +243,34 @@ static int run(const cli_command *self, int argc, char **argv)
     x.tol = 0.01;
     cli_common_init(&c);
     rc = cli_parse_args(self, argc, argv, &c, own, &x);
-    if (rc != CLI_CONTINUE) {
-        cli_list_free(&x.tps);
-        return rc;
-    }
+    if (rc != CLI_CONTINUE)
+        goto out;
+    rc = 0;
+#define FAIL(expr)                                                                             \
+    do {                                                                                       \
+        rc = (expr);                                                                           \
+        goto out;                                                                              \
+    } while (0)
     if (x.tps.n == 0 && (rc = cli_list_parse(cmd, "tp", "1,2,4,8", 1, 1, 1024, &x.tps)) != 0)
-        return rc;
-    if (x.devices == 0 || x.a.model == NULL || x.a.device == NULL || x.a.output == 0 ||
-        x.a.ttft_slo == NULL || x.a.tpot_slo == NULL) {
-        cli_list_free(&x.tps);
-        return cli_usage_error(cmd, "--devices, --model, --device, --lengths, --ttft-slo and "
-                                    "--tpot-slo are required");
-    }
+        goto out;
+    if (x.devices == 0 || x.a.model == NULL || x.a.device == NULL || x.a.ttft_slo == NULL ||
+        x.a.tpot_slo == NULL)
+        FAIL(cli_usage_error(cmd, "--devices, --model, --device, --ttft-slo and --tpot-slo are "
+                                  "required, with the requests (--lengths P,G, --trace FILE or "
+                                  "--geometric --mu-p MP --mu-d MD)"));
     if ((rc = cli_time(cmd, "ttft-slo", x.a.ttft_slo, "ms", &ttft)) != 0 ||
-        (rc = cli_time(cmd, "tpot-slo", x.a.tpot_slo, "ms", &tpot)) != 0) {
-        cli_list_free(&x.tps);
-        return rc;
-    }
-    if (!(ttft > 0 && tpot > 0)) {
-        cli_list_free(&x.tps);
-        return cli_usage_error(cmd, "SLOs must be > 0");
-    }
+        (rc = cli_time(cmd, "tpot-slo", x.a.tpot_slo, "ms", &tpot)) != 0)
+        goto out;
+    if (!(ttft > 0 && tpot > 0))
+        FAIL(cli_usage_error(cmd, "SLOs must be > 0"));
     ttft *= x.relax;
     tpot *= x.relax;
     if ((st = afd_model_load(x.a.model, &m, &err)) != AFD_OK ||
-        (st = afd_device_load(x.a.device, &d, &err)) != AFD_OK) {
-        cli_list_free(&x.tps);
-        return cli_file_error(cmd, st == AFD_OK ? x.a.device : x.a.model, st, &err);
-    }
+        (st = afd_device_load(x.a.device, &d, &err)) != AFD_OK)
+        FAIL(cli_file_error(cmd, st == AFD_OK ? x.a.device : x.a.model, st, &err));
+    if ((rc = cli_serve_requests(&x.a, &c, &wl, &have_wl, &x.len)) != 0)
+        goto out;
+    x.wl = have_wl ? &wl : NULL;
     if (x.have_price)
         d.price_per_hour = x.price;
     hws = calloc(x.tps.n, sizeof *hws);
@@ -227,16 +280,13 @@ static int run(const cli_command *self, int argc, char **argv)
         cap_n += (size_t)x.devices / tp * ((size_t)x.devices / tp + 1);
     }
     s = calloc(cap_n + 1, sizeof *s);
-    if (hws == NULL || s == NULL) {
-        free(hws);
-        free(s);
-        cli_list_free(&x.tps);
-        return cli_runtime_error(cmd, "out of memory");
-    }
+    if (hws == NULL || s == NULL)
+        FAIL(cli_runtime_error(cmd, "out of memory"));
     /* enumerate: per tensor-parallel size that fits, every xm and ypzd */
     for (i = 0; i < x.tps.n; i++) {
-        unsigned tp = (unsigned)x.tps.v[i], per = (unsigned)x.devices / tp, a, b;
-        double tokens, kvb, bmax;
+        unsigned tp = (unsigned)x.tps.v[i], per = (unsigned)x.devices / tp, a, b, bmax, fit;
+        double tokens, kvt;
+        int why;
         if (per == 0)
             continue;
         if (afd_kv_capacity_tokens(&m, &d, tp, &tokens, &err) != AFD_OK) {
@@ -247,17 +297,22 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_warn(cmd, "tp %u left out: %s", tp, err.text);
             continue;
         }
-        /* the decode batch limit, as far as the KV cache holds it */
-        bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
-        if (bmax < 1) {
-            cli_warn(cmd, "tp %u left out: the KV cache holds %.15g tokens, less than one "
-                          "request's %lld",
-                     tp, tokens, (long long)(x.a.prompt + x.a.output));
+        /* the decode batch cap: the KV memory and the TPOT SLO, or the one given */
+        cli_serve_decode_cap(&x.a, &hws[i], tokens, &x.len, tpot, &bmax, &fit, &why);
+        if (bmax == 0) {
+            slo_out |= why == AFD_DECODE_BMAX_TPOT;
+            if (why == AFD_DECODE_BMAX_TPOT)
+                cli_warn(cmd, "tp %u left out: one sequence's decode step alone exceeds the "
+                              "TPOT SLO",
+                         tp);
+            else
+                cli_warn(cmd, "tp %u left out: the KV cache holds %.15g tokens, less than one "
+                              "mean request's %.15g",
+                         tp, tokens, x.len.prompt_mean + x.len.output_mean);
             continue;
         }
-        if (bmax > (double)x.a.decode_bmax)
-            bmax = (double)x.a.decode_bmax;
-        kvb = afd_kv_bytes_per_token(&m, tp);
+        /* the KV cache of a prompt token crosses tp links of net_gbps (ms) */
+        kvt = afd_kv_bytes_per_token(&m, tp) / (tp * d.net_gbps * 1e9) * 1e3;
         for (a = 1; a <= per; a++) {
             strategy *z = &s[n++];
             snprintf(z->name, sizeof z->name, "%um", a);
@@ -265,7 +320,8 @@ static int run(const cli_command *self, int argc, char **argv)
             z->tp = tp;
             z->instances = a;
             z->hw = &hws[i];
-            z->decode_bmax = (unsigned)bmax;
+            z->decode_bmax = bmax;
+            z->decode_bmax_fit = fit;
         }
         for (a = 1; a < per; a++)
             for (b = 1; a + b <= per; b++) {
@@ -275,19 +331,20 @@ static int run(const cli_command *self, int argc, char **argv)
                 z->prefill = a;
                 z->decode = b;
                 z->hw = &hws[i];
-                z->decode_bmax = (unsigned)bmax;
-                /* the KV cache of one request crosses tp links of net_gbps */
-                z->kv_time = (double)x.a.prompt * kvb / (tp * d.net_gbps * 1e9) * 1e3;
+                z->decode_bmax = bmax;
+                z->decode_bmax_fit = fit;
+                z->kv_time_per_token = kvt;
             }
     }
-    if (n == 0) {
-        free(hws);
-        free(s);
-        cli_list_free(&x.tps);
-        return cli_runtime_error(cmd, "no feasible strategy: %s does not fit on %lld x %s at "
-                                      "any tensor-parallel size tried",
-                                 m.name, (long long)x.devices, d.name);
-    }
+    /* a size left out for the TPOT SLO has goodput 0 */
+    if (n == 0 && slo_out)
+        FAIL(cli_infeasible(cmd, "no strategy has a positive goodput: none meets the TTFT "
+                                 "SLO %g ms and the TPOT SLO %g ms at any rate",
+                            ttft, tpot));
+    if (n == 0)
+        FAIL(cli_runtime_error(cmd, "no feasible strategy: %s does not fit on %lld x %s at "
+                                    "any tensor-parallel size tried",
+                               m.name, (long long)x.devices, d.name));
     /* --shard K/N: keep this part's strategies, in enumeration order */
     for (k = 0; k < n; k++)
         s[k].item = k;
@@ -309,26 +366,18 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     cli_progress_end(&prog);
     for (k = 0; k < n; k++)
-        if (s[k].st != AFD_OK || s[k].st_sim != AFD_OK) {
-            rc = cli_runtime_error(cmd, "%s tp %u: %s", s[k].name, s[k].tp,
-                                   afd_strerror(s[k].st != AFD_OK ? s[k].st : s[k].st_sim));
-            free(hws);
-            free(s);
-            cli_list_free(&x.tps);
-            return rc;
-        }
+        if (s[k].st != AFD_OK || s[k].st_sim != AFD_OK)
+            FAIL(cli_runtime_error(cmd, "%s tp %u: %s", s[k].name, s[k].tp,
+                                   afd_strerror(s[k].st != AFD_OK ? s[k].st : s[k].st_sim)));
+    warn_binding_cap(cmd, &x, s, n);
     /* No strategy with a positive goodput is no answer (a part of a sharded
      * run is judged by merge with the others). */
     for (k = 0; k < n && !(s[k].goodput > 0) && !(s[k].goodput_sim > 0); k++)
         ;
-    if (k == n && c.out.shard_n == 0) {
-        free(hws);
-        free(s);
-        cli_list_free(&x.tps);
-        return cli_infeasible(cmd, "no strategy has a positive goodput: none meets the TTFT "
-                                   "SLO %g ms and the TPOT SLO %g ms at any rate",
-                              ttft, tpot);
-    }
+    if (k == n && c.out.shard_n == 0)
+        FAIL(cli_infeasible(cmd, "no strategy has a positive goodput: none meets the TTFT "
+                                 "SLO %g ms and the TPOT SLO %g ms at any rate",
+                            ttft, tpot));
     per_s = ms_per_s; /* goodputs are per ms: per second is 1000 times that */
     for (k = 0; k < n; k++) {
         strategy *z = &s[k];
@@ -352,12 +401,8 @@ static int run(const cli_command *self, int argc, char **argv)
                  "the order",
                  s[0].name, s[0].tp, s[1].name, s[1].tp, 100 * AFD_SERVING_CLOSED_ERROR);
     t = cli_table_new(&c.out);
-    if (t == NULL) {
-        free(hws);
-        free(s);
-        cli_list_free(&x.tps);
-        return cli_runtime_error(cmd, "out of memory");
-    }
+    if (t == NULL)
+        FAIL(cli_runtime_error(cmd, "out of memory"));
     cli_table_provenance(t);
     cli_table_shard_order(t, x.method & METHOD_SIM ? "goodput_sim_per_device"
                                                     : "goodput_per_device", 1);
@@ -367,11 +412,14 @@ static int run(const cli_command *self, int argc, char **argv)
                       "(goodput_per_dollar, goodput_sim_per_dollar)");
     cli_table_meta(t, "model", "%s", m.name);
     cli_table_meta(t, "device", "%s", d.name);
-    cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    if (x.wl == NULL)
+        cli_table_meta(t, "lengths", "%lld,%lld", (long long)x.a.prompt, (long long)x.a.output);
+    else
+        cli_table_meta(t, "mean_lengths", "%.6g,%.6g", x.len.prompt_mean, x.len.output_mean);
     cli_table_meta(t, "price_per_hour", "%.10g per device", d.price_per_hour);
     cli_table_begin(t, "strategy", "arch", "tp", "instances", "prefill", "decode", "goodput",
                     "goodput_per_device", "goodput_sim", "goodput_sim_per_device", "limit",
-                    "goodput_per_dollar", "goodput_sim_per_dollar", "gap");
+                    "goodput_per_dollar", "goodput_sim_per_dollar", "gap", "decode_bmax");
     for (k = 0; k < n; k++) {
         const strategy *z = &s[k];
         unsigned inst = z->colloc ? z->instances : z->prefill + z->decode;
@@ -391,30 +439,38 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_per_dollar(z->goodput * per_s, dev * d.price_per_hour));
         cli_table_real(t, afd_per_dollar(z->goodput_sim * per_s, dev * d.price_per_hour));
         cli_table_real(t, afd_closed_gap(z->goodput, z->goodput_sim));
+        cli_table_uint(t, z->decode_bmax);
         cli_table_end_row(t);
     }
+    rc = cli_table_finish(t, cmd);
+out:
+    if (have_wl)
+        afd_workload_free(&wl);
     free(hws);
     free(s);
     cli_list_free(&x.tps);
-    return cli_table_finish(t, cmd);
+    return rc;
+#undef FAIL
 }
 
 const cli_command cli_cmd_strategies = {
     .name = "strategies",
     .path = "strategies",
     .summary = "rank collocated and disaggregated serving strategies by goodput per device",
-    .usage = "strategies --devices N --model M --device D --lengths P,G --ttft-slo T "
-             "--tpot-slo T [--tp LIST] [--method closed|sim|both]",
+    .usage = "strategies --devices N --model M --device D (--lengths P,G | --trace FILE) "
+             "--ttft-slo T --tpot-slo T [--tp LIST] [--method closed|sim|both]",
     .description =
         "BestServe's optimizer (Section 3.5), corrected.  For N devices, every collocated\n"
         "strategy xm (x instances) and disaggregated ypzd (y prefill, z decode instances),\n"
-        "each instance of tp devices (--tp; a size whose weights do not fit, or whose KV\n"
-        "cache cannot hold one request, is left out with a warning; the decode batch limit\n"
-        "is cut to what the KV cache holds).  Latency laws from the estimator for the model\n"
-        "and device at each tp.  Prints one row per strategy, best first:\n"
+        "each instance of tp devices (--tp; a size whose weights do not fit, whose KV\n"
+        "cache cannot hold one mean request, or where one sequence's decode step exceeds\n"
+        "the TPOT SLO, is left out with a warning).  Latency laws from the estimator for\n"
+        "the model and device at each tp.  The requests: --lengths P,G, a trace (--trace)\n"
+        "or the geometric model; the closed forms read their mean prompt and output, the\n"
+        "simulator draws the trace's rows.  Prints one row per strategy, best first:\n"
         "  strategy arch tp instances prefill decode goodput goodput_per_device\n"
         "  goodput_sim goodput_sim_per_device limit goodput_per_dollar\n"
-        "  goodput_sim_per_dollar gap\n"
+        "  goodput_sim_per_dollar gap decode_bmax\n"
         "\n"
         "  goodput       the largest Poisson rate (requests/s) at which the P90 TTFT and\n"
         "                the P90 TPOT meet the SLOs (times --slo-relax), by bisection\n"
@@ -429,6 +485,11 @@ const cli_command cli_cmd_strategies = {
         "                device's price_per_hour); nan when the device file has no price\n"
         "  gap           goodput / goodput_sim - 1, the closed form's error on this row\n"
         "                (nan unless --method both and goodput_sim > 0)\n"
+        "  decode_bmax   the decode batch cap: by default the largest the KV memory holds\n"
+        "                (whole mean requests) whose decode step meets the TPOT SLO\n"
+        "                (afd_decode_bmax, as plan); --decode-bmax B fixes it, memory\n"
+        "                permitting, with a warning when a strategy's closed-form goodput\n"
+        "                is higher at the default cap\n"
         "With --method closed, a warning when the top two rows are within 15% of each\n"
         "other (the closed forms' measured error, docs/reproduction.md).\n"
         "Rows are sorted by goodput_per_device (goodput_sim_per_device whenever the\n"

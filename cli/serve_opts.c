@@ -537,3 +537,58 @@ void cli_serve_warn_kv(const char *cmd, const char *what, double cap, const cli_
     }
     cli_warn(cmd, "%s is below %s; %s", what, req, tail);
 }
+
+int cli_serve_requests(const cli_serve_args *a, const cli_common *c, afd_workload *w,
+                       int *have_wl, afd_taichi_lengths *len)
+{
+    const char *cmd = a->cmd;
+    int rc;
+    *have_wl = 0;
+    if (a->output > 0) {
+        if (c->wl.trace != NULL || c->wl.geometric || c->wl.have_theta || c->wl.have_nu)
+            return cli_usage_error(cmd, "--lengths P,G and %s are two workloads: give one",
+                                   c->wl.trace != NULL ? "--trace FILE"
+                                   : c->wl.geometric   ? "--geometric"
+                                                       : "--theta/--nu");
+        if (afd_taichi_lengths_of(NULL, (double)a->prompt, (double)a->output, len) != AFD_OK)
+            return cli_usage_error(cmd, "--lengths: no usable lengths");
+        return 0;
+    }
+    if ((rc = cli_workload_load(cmd, &c->wl, CLI_WL_NEEDS_LENGTHS, CLI_KEEP_PAIRS, &c->out, w)) !=
+        0)
+        return rc;
+    *have_wl = 1;
+    if (afd_taichi_lengths_of(w, 0, 0, len) != AFD_OK || !(len->prompt_mean >= 1) ||
+        !(len->output_mean >= 1)) {
+        afd_workload_free(w);
+        *have_wl = 0;
+        return cli_usage_error(cmd, "the workload gives no usable lengths (E[P] >= 1, E[G] >= 1)");
+    }
+    return 0;
+}
+
+void cli_serve_decode_cap(const cli_serve_args *a, const afd_hw *hw, double kv_capacity,
+                          const afd_taichi_lengths *len, double tpot, unsigned *bmax,
+                          unsigned *fit, int *why)
+{
+    afd_decode_bmax_params q = {.hw = hw,
+                                .kv_capacity = kv_capacity,
+                                .request_tokens = len->prompt_mean + len->output_mean,
+                                .kv_mean = len->theta,
+                                .tpot_slo = tpot,
+                                .limit = hw->decode_batch_max};
+    *why = 0;
+    if (afd_decode_bmax(&q, fit, why) != AFD_OK)
+        *fit = 0;
+    if (!(a->given & CLI_SERVE_BIT(OPT_SV_DBMAX))) {
+        *bmax = *fit;
+        return;
+    }
+    /* a cap given: the memory still holds its sequences' whole requests */
+    q.tpot_slo = INFINITY;
+    q.limit = (unsigned)a->decode_bmax;
+    if (afd_decode_bmax(&q, bmax, NULL) != AFD_OK)
+        *bmax = 0;
+    if (*bmax == 0)
+        *why = AFD_DECODE_BMAX_MEMORY;
+}

@@ -95,4 +95,26 @@ typedef enum { CLI_KV_TAICHI, CLI_KV_TWOTIER, CLI_KV_REGIME } cli_kv_reader;
 void cli_serve_warn_kv(const char *cmd, const char *what, double cap, const cli_serve_setup *su,
                        cli_kv_reader who, double watermark, int uniform);
 
+/* The requests of a command that takes --lengths P,G or a workload of the
+ * workload group (--trace FILE or --geometric; --theta/--nu give no
+ * lengths): exactly one.  A workload is loaded into *w (the trace's
+ * prompt/output pairs kept, which the simulator draws), *have_wl set; *len
+ * gets the statistics the closed forms read (afd_taichi_lengths_of: the
+ * means E[P], E[G] and theta of Lemma 4.1).  0 or an exit code after
+ * printing an error; on success with *have_wl, free *w with
+ * afd_workload_free. */
+int cli_serve_requests(const cli_serve_args *a, const cli_common *c, afd_workload *w,
+                       int *have_wl, afd_taichi_lengths *len);
+
+/* The decode batch cap of an instance with the laws hw and kv_capacity KV
+ * tokens serving the requests len under the TPOT SLO tpot (the unit of hw;
+ * +inf: none): *fit = afd_decode_bmax's (the KV memory, the SLO and the
+ * batches the law was fitted on; 0: none holds one sequence, *why then
+ * AFD_DECODE_BMAX_MEMORY or _TPOT).  *bmax = *fit, or with --decode-bmax B
+ * given, min(B, the sequences whose whole requests the memory holds) (0:
+ * not one; *why = AFD_DECODE_BMAX_MEMORY). */
+void cli_serve_decode_cap(const cli_serve_args *a, const afd_hw *hw, double kv_capacity,
+                          const afd_taichi_lengths *len, double tpot, unsigned *bmax,
+                          unsigned *fit, int *why);
+
 #endif /* AFD_CLI_SERVE_OPTS_H */
