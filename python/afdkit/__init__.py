@@ -35,7 +35,7 @@ from ._ffi import ffi, lib, mclib
 __all__ = [
     "AfdkitError", "theta", "kappa", "hw", "sweep", "ratio", "mdc", "estimate",
     "estimate_laws", "model", "mc_barrier", "mc_slot", "mc_mdc", "sim", "version",
-    "pd", "goodput", "serve", "strategies", "regime", "pareto", "Table",
+    "plan", "pd", "goodput", "serve", "strategies", "regime", "pareto", "Table",
 ]
 
 _STATUS = {
@@ -1011,4 +1011,4 @@ def sim(B, r, hw, requests=10000, seed=1, microbatches=2, start="stationary",
 
 
 # The serving commands run the afdkit program (python/afdkit/_cli.py).
-from ._cli import Table, goodput, pareto, pd, regime, serve, strategies  # noqa: E402
+from ._cli import Table, goodput, pareto, pd, plan, regime, serve, strategies  # noqa: E402

@@ -1,5 +1,5 @@
-"""The serving commands from Python: pd, goodput, serve, strategies, regime
-and pareto run the afdkit program (their sizing and simulation live in the
+"""The serving commands from Python: plan, pd, goodput, serve, strategies,
+regime and pareto run the afdkit program (their sizing and simulation live in the
 command line, not in the libraries) with --json and return its tables.
 
 Options are keyword arguments named as the command's long options with '_'
@@ -90,31 +90,38 @@ def _columns(rows):
     return t
 
 
-def run(command, *args, **options):
-    """Run `afdkit COMMAND ARGS --OPTION VALUE ... --json --provenance` and
-    return its table: a Table for a table of one block, a list of Tables (in
-    block order) for several.  Warnings go to Python's warnings; a failure
-    (exit 1 or 2) raises AfdkitError with the command's message, .status
-    "EUSAGE" for exit 2 and "ERUNTIME" for exit 1."""
+def _exec(argv):
+    """Run argv and return its standard output.  Warnings go to Python's
+    warnings; a failure (exit 1 or 2) raises AfdkitError with the command's
+    message, .status "EUSAGE" for exit 2 and "ERUNTIME" for exit 1."""
     from . import AfdkitError
-    argv = [_program()] + _argv(command.split() + [str(a) for a in args], options)
-    argv += ["--json", "--provenance"]
-    if "precision" not in options:
-        argv += ["--precision", "17"]  # every double exactly
     env = dict(os.environ)
     env.setdefault("AFDKIT_PROGRESS", "off")
     out = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     errors = []
     for line in out.stderr.splitlines():
         if ": warning: " in line:
-            warnings.warn(line.split(": warning: ", 1)[1], stacklevel=3)
+            warnings.warn(line.split(": warning: ", 1)[1], stacklevel=4)
         elif line.startswith("afdkit: "):
             errors.append(line)
     if out.returncode != 0:
         text = errors[-1] if errors else out.stderr.strip() or "exit %d" % out.returncode
         raise AfdkitError(text, "EUSAGE" if out.returncode == 2 else "ERUNTIME")
+    return out.stdout
+
+
+def run(command, *args, **options):
+    """Run `afdkit COMMAND ARGS --OPTION VALUE ... --json --provenance` and
+    return its table: a Table for a table of one block, a list of Tables (in
+    block order) for several.  Warnings go to Python's warnings; a failure
+    (exit 1 or 2) raises AfdkitError with the command's message, .status
+    "EUSAGE" for exit 2 and "ERUNTIME" for exit 1."""
+    argv = [_program()] + _argv(command.split() + [str(a) for a in args], options)
+    argv += ["--json", "--provenance"]
+    if "precision" not in options:
+        argv += ["--precision", "17"]  # every double exactly
     meta, blocks = {}, {}
-    for line in out.stdout.splitlines():
+    for line in _exec(argv).splitlines():
         obj = json.loads(line)
         if list(obj) == ["provenance"]:
             meta = obj["provenance"]
@@ -131,6 +138,23 @@ def run(command, *args, **options):
         t.unit, t.meta = meta.get("unit"), {k: v for k, v in meta.items() if k != "unit"}
         return t
     return tables[0] if len(tables) == 1 else tables
+
+
+def plan(rate=None, emit=None, **options):
+    """afdkit plan: the best configuration of each serving architecture on
+    at most gpus= N devices, e.g. plan(model="llama-3.1-70b",
+    device="h100-sxm", gpus=8, trace=FILE, ttft_slo="2s", tpot_slo="50ms").
+    A Table, one row per architecture, best first.  rate="5/s" is plan's
+    --rate (each row also simulated at that rate), not --lambda.  With
+    emit="afdkit", "vllm" or "sglang" the commands that launch each row:
+    a list of strings, the command lines plan prints (its '#' lines left
+    out)."""
+    args = [] if rate is None else ["--rate", _arg(rate)]
+    if emit is None:
+        return run("plan", *args, **options)
+    argv = [_program()] + _argv(["plan"] + args + ["--emit", _arg(emit)], options)
+    return [line for line in _exec(argv).splitlines()
+            if line.strip() and not line.startswith("#")]
 
 
 def pd(**options):

@@ -94,3 +94,54 @@ def test_pareto_prices_are_devices_times_the_hourly_price():
     hourly = {"h100-sxm": 2.99, "a100-80g": 1.79}
     want = [hourly[d] * n for d, n in zip(t["device"], t["devices"])]
     np.testing.assert_allclose(t["price_per_hour"], want, rtol=1e-12)
+
+
+# Llama-3.1-8B on one H100 SXM at 1000,100: the decode cap the KV memory
+# gives, worked out from the model's weight and KV-cache bytes (read through
+# the library): floor((0.9 x 80 GB - weights) / KV bytes per token) tokens,
+# floor of that over 1100 tokens a request.  At a 50 ms TPOT SLO the step of
+# that many sequences is within the SLO, so memory binds.
+def _l8_cap():
+    m = afdkit.model("llama-3.1-8b")
+    tokens = np.floor((0.9 * 80e9 - m["weight_bytes"]) / m["kv_bytes_per_token"])
+    return int(tokens // 1100)
+
+
+def test_plan_rows_decode_cap_and_per_gpu_columns():
+    t = afdkit.plan(gpus=2, tp=1, lengths=(1000, 100), ttft_slo="500ms", tpot_slo="50ms",
+                    method="closed", **L8)
+    assert sorted(t["arch"]) == ["chunked", "colloc", "disagg", "taichi"]
+    assert all(g <= 2 for g in t["gpus"])
+    assert _l8_cap() == 387
+    assert list(t["decode_bmax"]) == [387] * 4
+    # tokens/s per GPU: goodput x 100 output tokens / gpus; dollars per
+    # million tokens: gpus x 2.99 $/h / (3600 x tokens/s) x 1e6
+    tps = t["goodput"] * 100 / t["gpus"]
+    np.testing.assert_allclose(t["tokens_per_s_per_gpu"], tps, rtol=1e-9)
+    np.testing.assert_allclose(t["usd_per_mtok"], 2.99 / (3600 * tps) * 1e6, rtol=1e-9)
+    # best first
+    assert list(t["goodput"]) == sorted(t["goodput"], reverse=True)
+
+
+def test_plan_rate_is_plans_rate_and_a_bare_one_is_refused():
+    t = afdkit.plan(gpus=1, tp=1, lengths=(1000, 100), ttft_slo="500ms", tpot_slo="50ms",
+                    method="closed", rate="5/s", **L8)
+    assert "attainment" in t and "rate_tpot_p90" in t
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.plan(gpus=1, tp=1, lengths=(1000, 100), ttft_slo="500ms", tpot_slo="50ms",
+                    method="closed", rate=5, **L8)
+    assert e.value.status == "EUSAGE"
+    assert "5/s" in str(e.value) and "5/ms" in str(e.value)
+    with pytest.raises(afdkit.AfdkitError) as e:
+        afdkit.plan(gpus=1, tp=1, lengths=(1000, 100), ttft_slo=500, tpot_slo="50ms",
+                    method="closed", **L8)
+    assert "500s" in str(e.value) and "500ms" in str(e.value)
+
+
+def test_plan_emit_gives_the_serve_command_of_each_row():
+    lines = afdkit.plan(gpus=2, tp=1, lengths=(1000, 100), ttft_slo="500ms",
+                        tpot_slo="50ms", method="closed", emit="afdkit", **L8)
+    assert len(lines) == 4
+    for line in lines:
+        assert line.startswith("afdkit serve --arch ")
+        assert " --decode-bmax 387 " in line and " --lengths 1000,100 " in line
