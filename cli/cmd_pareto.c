@@ -203,19 +203,8 @@ static double evaluate(const struct ctx *x, const afd_hw *hw, const point *p, un
  * when none rises. */
 static void warn_binding_cap(const char *cmd, const struct ctx *x, const point *pts, size_t n)
 {
-    const point *w = NULL;
-    double best = 0;
-    size_t k;
-    for (k = 0; k < n; k++) {
-        double rise;
-        if (!(pts[k].value_fit > 0) || !(pts[k].value >= 0))
-            continue;
-        rise = pts[k].value > 0 ? pts[k].value_fit / pts[k].value - 1 : INFINITY;
-        if (rise > 0.02 && rise > best) {
-            best = rise;
-            w = &pts[k];
-        }
-    }
+    size_t k = n > 0 ? cli_cap_binds(&pts[0].value, &pts[0].value_fit, n, sizeof *pts, 0.02) : n;
+    const point *w = k < n ? &pts[k] : NULL;
     if (w != NULL)
         cli_warn(cmd, "--decode-bmax %lld binds: %s %s tp %u carries %.4g requests/s at a cap "
                       "of %u and %.4g at %u, the cap the KV memory and the TPOT SLO allow there "

@@ -192,19 +192,10 @@ static int by_goodput(const void *pa, const void *pb)
  * search reads as a rise), named on stderr; nothing when none rises. */
 static void warn_binding_cap(const char *cmd, const struct ctx *x, const strategy *s, size_t n)
 {
-    const strategy *w = NULL;
-    double best = 0;
-    size_t k;
-    for (k = 0; k < n; k++) {
-        double cap = s[k].goodput_cap, fit = s[k].goodput_fit, rise;
-        if (!(fit > 0) || !(cap >= 0))
-            continue;
-        rise = cap > 0 ? fit / cap - 1 : INFINITY;
-        if (rise > 2 * x->tol && rise > best) {
-            best = rise;
-            w = &s[k];
-        }
-    }
+    size_t k = n > 0 ? cli_cap_binds(&s[0].goodput_cap, &s[0].goodput_fit, n, sizeof *s,
+                                     2 * x->tol)
+                     : n;
+    const strategy *w = k < n ? &s[k] : NULL;
     if (w != NULL)
         cli_warn(cmd, "--decode-bmax %lld binds: %s tp %u carries %.4g requests/s at a cap of "
                       "%u and %.4g at %u, the cap the KV memory and the TPOT SLO allow at tp %u "

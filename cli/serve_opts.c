@@ -592,3 +592,23 @@ void cli_serve_decode_cap(const cli_serve_args *a, const afd_hw *hw, double kv_c
     if (*bmax == 0)
         *why = AFD_DECODE_BMAX_MEMORY;
 }
+
+size_t cli_cap_binds(const double *at, const double *fit, size_t n, size_t stride,
+                     double min_rise)
+{
+    size_t k, w = n;
+    double best = min_rise;
+    for (k = 0; k < n; k++) {
+        double a = *(const double *)(const void *)((const char *)at + k * stride);
+        double f = *(const double *)(const void *)((const char *)fit + k * stride);
+        double rise;
+        if (!(f > 0) || !(a >= 0))
+            continue;
+        rise = a > 0 ? f / a - 1 : INFINITY;
+        if (rise > best) {
+            best = rise;
+            w = k;
+        }
+    }
+    return w;
+}

@@ -117,4 +117,11 @@ void cli_serve_decode_cap(const cli_serve_args *a, const afd_hw *hw, double kv_c
                           const afd_taichi_lengths *len, double tpot, unsigned *bmax,
                           unsigned *fit, int *why);
 
+/* Whether a given --decode-bmax binds: among n values at the given cap
+ * (at[k]) and at the cap that does not bind (fit[k]; NaN where not
+ * computed), stride bytes apart, the index of the largest relative rise
+ * fit / at - 1 above min_rise (from 0, an infinite rise), or n when none. */
+size_t cli_cap_binds(const double *at, const double *fit, size_t n, size_t stride,
+                     double min_rise);
+
 #endif /* AFD_CLI_SERVE_OPTS_H */
