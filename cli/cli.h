@@ -170,6 +170,14 @@ enum {
 int cli_real(const char *cmd, const char *opt, const char *arg, double *out);
 int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
                  double *out);
+/* A real in the interval from lo to hi, each end open or closed:
+ * "--OPT must be in (0, 1]: 'ARG'" otherwise. */
+int cli_real_in(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
+                double hi, int hi_open, double *out);
+/* ARG one of the NULL-terminated names: *index its position, else
+ * "--OPT: unknown WHAT 'ARG' (NAME, NAME, ...)". */
+int cli_choice(const char *cmd, const char *opt, const char *what, const char *arg,
+               const char *const *names, int *index);
 int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
                 int64_t *out);
 /* --threads N, taken by every command that runs parallel work: the OpenMP

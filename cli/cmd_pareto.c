@@ -88,13 +88,10 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_TPS:
         cli_list_free(&x->tps);
         return cli_list_parse(cmd, opt->name, arg, 1, 1, 1024, &x->tps);
-    case OPT_OBJECTIVE:
-        if (strcmp(arg, "goodput") == 0 || strcmp(arg, "throughput") == 0) {
-            x->throughput = arg[0] == 't';
-            return 0;
-        }
-        return cli_usage_error(cmd, "--objective: unknown objective '%s' (goodput, throughput)",
-                               arg);
+    case OPT_OBJECTIVE: {
+        static const char *const names[] = {"goodput", "throughput", NULL};
+        return cli_choice(cmd, opt->name, "objective", arg, names, &x->throughput);
+    }
     case OPT_ARCH:
         x->colloc = strstr(arg, "colloc") != NULL;
         x->disagg = strstr(arg, "disagg") != NULL;

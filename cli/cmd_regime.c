@@ -82,38 +82,14 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_RG_CHUNKS:
         cli_list_free(&x->chunks);
         return cli_list_parse(cmd, opt->name, arg, 1, 2, 1 << 24, &x->chunks);
-    case OPT_RG_METHOD:
-        if (strcmp(arg, "closed") == 0)
-            x->sim = 0;
-        else if (strcmp(arg, "sim") == 0)
-            x->sim = 1;
-        else
-            return cli_usage_error(cmd, "--method: unknown method '%s' (closed, sim)", arg);
-        return 0;
-    case OPT_RG_TARGET:
-        if (cli_real(cmd, opt->name, arg, &x->target) != 0)
-            return EXIT_USAGE;
-        if (!(x->target > 0 && x->target < 1))
-            return cli_usage_error(cmd, "--target must be in (0, 1): '%s'", arg);
-        return 0;
-    case OPT_RG_TOL:
-        if (cli_real(cmd, opt->name, arg, &x->tol) != 0)
-            return EXIT_USAGE;
-        if (!(x->tol >= 1e-6 && x->tol < 0.5))
-            return cli_usage_error(cmd, "--tolerance must be in [1e-6, 0.5): '%s'", arg);
-        return 0;
-    case OPT_RG_WATERMARK:
-        if (cli_real(cmd, opt->name, arg, &x->watermark) != 0)
-            return EXIT_USAGE;
-        if (!(x->watermark > 0 && x->watermark <= 1))
-            return cli_usage_error(cmd, "--watermark must be in (0, 1]: '%s'", arg);
-        return 0;
-    case OPT_RG_BACKFLOW:
-        if (cli_real(cmd, opt->name, arg, &x->backflow) != 0)
-            return EXIT_USAGE;
-        if (!(x->backflow > 0 && x->backflow <= 1))
-            return cli_usage_error(cmd, "--backflow must be in (0, 1]: '%s'", arg);
-        return 0;
+    case OPT_RG_METHOD: {
+        static const char *const names[] = {"closed", "sim", NULL};
+        return cli_choice(cmd, opt->name, "method", arg, names, &x->sim);
+    }
+    case OPT_RG_TARGET: return cli_real_in(cmd, opt->name, arg, 0, 1, 1, 1, &x->target);
+    case OPT_RG_TOL: return cli_real_in(cmd, opt->name, arg, 1e-6, 0, 0.5, 1, &x->tol);
+    case OPT_RG_WATERMARK: return cli_real_in(cmd, opt->name, arg, 0, 1, 1, 0, &x->watermark);
+    case OPT_RG_BACKFLOW: return cli_real_in(cmd, opt->name, arg, 0, 1, 1, 0, &x->backflow);
     case OPT_RG_KVCAP: return cli_real_min(cmd, opt->name, arg, 0, 1, &x->kv_capacity);
     case OPT_RG_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
     case OPT_SV_INSTANCES: x->have_instances = 1; break;

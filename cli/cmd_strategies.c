@@ -65,25 +65,16 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     case OPT_TPS:
         cli_list_free(&x->tps);
         return cli_list_parse(cmd, opt->name, arg, 1, 1, 1024, &x->tps);
-    case OPT_METHOD:
-        if (strcmp(arg, "closed") == 0)
-            x->method = METHOD_CLOSED;
-        else if (strcmp(arg, "sim") == 0)
-            x->method = METHOD_SIM;
-        else if (strcmp(arg, "both") == 0)
-            x->method = METHOD_BOTH;
-        else
-            return cli_usage_error(cmd, "--method: unknown method '%s' (closed, sim, both)", arg);
-        return 0;
+    case OPT_METHOD: {
+        static const char *const names[] = {"closed", "sim", "both", NULL};
+        int k = 0, rc = cli_choice(cmd, opt->name, "method", arg, names, &k);
+        x->method = METHOD_CLOSED + k; /* in the order of names */
+        return rc;
+    }
     case OPT_RELAX: return cli_real_min(cmd, opt->name, arg, 0, 1, &x->relax);
     case OPT_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
     case OPT_PRICE: x->have_price = 1; return cli_price(cmd, opt->name, arg, &x->price);
-    case OPT_TOL:
-        if (cli_real(cmd, opt->name, arg, &x->tol) != 0)
-            return EXIT_USAGE;
-        if (!(x->tol >= 1e-6 && x->tol < 0.5))
-            return cli_usage_error(cmd, "--tolerance must be in [1e-6, 0.5): '%s'", arg);
-        return 0;
+    case OPT_TOL: return cli_real_in(cmd, opt->name, arg, 1e-6, 0, 0.5, 1, &x->tol);
     }
     if (opt->id == OPT_SV_LAMBDA || opt->id == OPT_SV_UNSTABLE)
         return cli_usage_error(cmd, "--%s does not apply: strategies searches the rate", opt->name);

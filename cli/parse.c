@@ -170,6 +170,37 @@ int cli_real_min(const char *cmd, const char *opt, const char *arg, double lo, i
     return 0;
 }
 
+int cli_real_in(const char *cmd, const char *opt, const char *arg, double lo, int lo_open,
+                double hi, int hi_open, double *out)
+{
+    char ex[200];
+    int rc = cli_real(cmd, opt, arg, out);
+    if (rc != 0)
+        return rc;
+    if ((lo_open ? !(*out > lo) : !(*out >= lo)) || (hi_open ? !(*out < hi) : !(*out <= hi)))
+        return cli_usage_error(cmd, "--%s must be in %c%g, %g%c: '%s'", opt, lo_open ? '(' : '[',
+                               lo, hi, hi_open ? ')' : ']', cli_excerpt(arg, ex, sizeof ex));
+    return 0;
+}
+
+int cli_choice(const char *cmd, const char *opt, const char *what, const char *arg,
+               const char *const *names, int *index)
+{
+    char ex[200], list[256];
+    size_t o = 0;
+    int k;
+    for (k = 0; names[k] != NULL; k++)
+        if (strcmp(arg, names[k]) == 0) {
+            *index = k;
+            return 0;
+        }
+    list[0] = '\0';
+    for (k = 0; names[k] != NULL && o + 1 < sizeof list; k++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", k ? ", " : "", names[k]);
+    return cli_usage_error(cmd, "--%s: unknown %s '%s' (%s)", opt, what,
+                           cli_excerpt(arg, ex, sizeof ex), list);
+}
+
 int cli_integer(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
                 int64_t *out)
 {
