@@ -12,6 +12,7 @@
 
 #include "afd_cost.h"
 #include "afd_mc.h"
+#include "afd_pool.h"
 #include "afd_serve.h"
 #include "afd_serve_taichi.h"
 #include "afd_serving.h"
@@ -22,8 +23,8 @@
 enum { OPT_GPUS = OPT_SV_LAST, OPT_RATE, OPT_METHOD, OPT_EMIT, OPT_VERIFY, OPT_CHUNKS,
        OPT_TOL, OPT_THREADS };
 enum { EMIT_NONE = 0, EMIT_AFDKIT, EMIT_VLLM, EMIT_SGLANG };
-enum { ARCH_COLLOC = 0, ARCH_CHUNKED, ARCH_DISAGG, ARCH_TAICHI, N_ARCH };
-static const char *const arch_names[N_ARCH] = {"colloc", "chunked", "disagg", "taichi"};
+enum { ARCH_COLLOC = 0, ARCH_CHUNKED, ARCH_DISAGG, ARCH_TAICHI, ARCH_AFD, N_ARCH };
+static const char *const arch_names[N_ARCH] = {"colloc", "chunked", "disagg", "taichi", "afd"};
 /* requests per prefill batch of colloc and disagg (afdkit serve's default) */
 #define PLAN_PREFILL_BMAX 4u
 /* the fraction of requests meeting both SLOs that defines the goodput */
@@ -120,13 +121,18 @@ typedef struct row {
     int arch;
     const tpset *ts;
     unsigned instances, prefill, decode, chunk, chunk_d;
-    double closed;              /* closed-form goodput, per latency unit */
+    unsigned ffn;               /* afd: FFN instances (decode: Attention instances) */
+    unsigned bmax;              /* decode batch cap (afd: slots per Attention instance) */
+    double tau;                 /* afd: the pool's cycle time tau_G, latency unit */
+    double closed;              /* closed-form goodput, per latency unit (NAN: the
+                                   closed forms failed, st says why) */
     double goodput, goodput_se; /* the table's (simulated unless --method closed) */
     double ttft_p90, tpot_p90, tpot_mean;
     double attain, attain_se;   /* at --rate */
     double rate_ttft_p90, rate_tpot_p90;
     const char *limit;
-    afd_status st;
+    afd_status st;              /* the simulator's */
+    afd_status closed_st;       /* the closed forms' (closed NAN) */
 } row;
 
 static unsigned row_gpus(const row *r)
@@ -134,9 +140,9 @@ static unsigned row_gpus(const row *r)
     unsigned n;
     if (r->ts == NULL)
         return 0;
-    n = r->arch == ARCH_DISAGG ? r->prefill + r->decode
-                 : r->arch == ARCH_TAICHI ? r->prefill + r->decode
-                                          : r->instances;
+    n = r->arch == ARCH_DISAGG || r->arch == ARCH_TAICHI ? r->prefill + r->decode
+        : r->arch == ARCH_AFD                            ? r->prefill + r->decode + r->ffn
+                                                         : r->instances;
     return n * r->ts->tp;
 }
 
@@ -145,7 +151,15 @@ struct plan {
     const afd_serve_params *base; /* workload, requests, seed */
     const afd_taichi_lengths *len;
     double ttft, tpot, rate;      /* latency unit */
+    int moe;                      /* the model is MoE: the afd row */
 };
+
+/* The simulated routing of colloc, chunked and disagg's pools, given
+ * explicitly rather than taken from the simulator's default. */
+static afd_serve_router serve_router(int arch)
+{
+    return arch == ARCH_DISAGG ? AFD_SERVE_ROUTE_LEAST_REQUESTS : AFD_SERVE_ROUTE_GLOBAL;
+}
 
 static void serve_params(const struct plan *pl, const row *r, afd_serve_params *p,
                          afd_serve_taichi_config *tc)
@@ -163,17 +177,20 @@ static void serve_params(const struct plan *pl, const row *r, afd_serve_params *
     case ARCH_COLLOC:
         p->policy = afd_serve_policy_find("colloc");
         p->config.instances = r->instances;
+        p->config.router = serve_router(r->arch);
         break;
     case ARCH_CHUNKED:
         p->policy = afd_serve_policy_find("chunked");
         p->config.instances = r->instances;
         p->config.chunk = r->chunk;
+        p->config.router = serve_router(r->arch);
         break;
     case ARCH_DISAGG:
         p->policy = afd_serve_policy_find("disagg");
         p->config.prefill = r->prefill;
         p->config.decode = r->decode;
-        p->config.router = AFD_SERVE_ROUTE_LEAST_REQUESTS;
+        p->config.router = serve_router(r->arch);
+        p->config.decode_router = AFD_SERVE_ROUTE_GLOBAL;
         break;
     default:
         p->policy = afd_serve_policy_find("taichi");
@@ -196,6 +213,7 @@ static const char *router_name(int arch)
     return arch == ARCH_DISAGG ? "least-requests" : arch == ARCH_TAICHI ? "ttft-estimate"
                                                                         : "global";
 }
+
 
 /* What fails first above the goodput in a run there: unstable, or the SLO
  * whose P90 exceeds it by the larger factor. */
@@ -303,6 +321,11 @@ static void closed_numbers(const struct plan *pl, row *r)
     int limit = AFD_SERVING_LIMIT_NONE;
     double g;
     r->goodput = r->closed;
+    if (r->arch == ARCH_AFD) {
+        /* every token of a sequence takes one cycle of the pool */
+        r->tpot_mean = r->tau;
+        return;
+    }
     if (r->arch != ARCH_COLLOC && r->arch != ARCH_DISAGG)
         return;
     serving_params(pl, r, &q);
@@ -323,19 +346,75 @@ static void row_init(row *r, int arch, const tpset *ts)
     memset(r, 0, sizeof *r);
     r->arch = arch;
     r->ts = ts;
+    r->bmax = ts != NULL ? ts->bmax : 0;
+    r->tau = NAN;
     r->closed = r->goodput = r->goodput_se = NAN;
     r->ttft_p90 = r->tpot_p90 = r->tpot_mean = NAN;
     r->attain = r->attain_se = r->rate_ttft_p90 = r->rate_tpot_p90 = NAN;
     r->limit = "nan";
 }
 
+/* A closed form's failure within its solver's documented limits (the M/D/c
+ * size limit, a root finder that does not converge): the architecture has
+ * no ranking at this tp, and its row says why.  Any other status is an
+ * error of the plan. */
+static int solver_limit(afd_status st)
+{
+    return st == AFD_ELIMIT || st == AFD_ENUMERIC;
+}
+
+static void closed_failed(row *r, afd_status st)
+{
+    r->closed = NAN;
+    r->closed_st = st;
+    r->limit = st == AFD_ELIMIT ? "size-limit" : "numeric";
+}
+
+/* afd: np prefill instances as disagg's (prefill goodput g[np - 1]) and the
+ * best AFD decode pool of the n - np instances left (afd_pool_best). */
+static afd_status afd_best(const struct plan *pl, const tpset *ts, unsigned n, const double *g,
+                           row *r)
+{
+    afd_pool_params q = {.hw = &ts->hw,
+                         .theta = pl->len->theta,
+                         .nu = pl->len->nu,
+                         .output = pl->len->output_mean,
+                         .request_tokens = pl->len->prompt_mean + pl->len->output_mean,
+                         .kv_capacity = ts->kv_capacity,
+                         .tpot_slo = pl->tpot,
+                         .bmax_limit = ts->hw.decode_batch_max};
+    afd_pool *pool;
+    afd_status st;
+    unsigned np;
+    if (n < 3)
+        return AFD_OK;
+    pool = calloc(n - 1, sizeof *pool);
+    if (pool == NULL)
+        return AFD_ENOMEM;
+    if ((st = afd_pool_best(&q, n - 1, pool)) == AFD_OK)
+        for (np = 1; np + 2 <= n; np++) {
+            const afd_pool *d = &pool[n - np - 1];
+            double v = g[np - 1] < d->rate ? g[np - 1] : d->rate;
+            if (d->B > 0 && v > r->closed) {
+                r->closed = v;
+                r->prefill = np;
+                r->decode = d->x;
+                r->ffn = d->y;
+                r->bmax = d->B;
+                r->tau = d->tau;
+                r->limit = g[np - 1] < d->rate ? "prefill" : "decode";
+            }
+        }
+    free(pool);
+    return st;
+}
+
 /* The best configuration of each architecture at one tp by the closed
- * forms: cand[arch] (closed 0 when none sustains a rate).  *taichi_st gets
- * the status of TaiChi's search when it fails within its solver's limits
- * (chunked and taichi then have no configuration at this tp), else AFD_OK. */
+ * forms: cand[arch] (closed 0 when none sustains a rate; NAN, with st and
+ * limit saying why, when its closed forms fail within their solvers'
+ * limits).  Other failures are returned. */
 static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n,
-                              const unsigned *chunks, size_t n_chunks, row cand[N_ARCH],
-                              afd_status *taichi_st)
+                              const unsigned *chunks, size_t n_chunks, row cand[N_ARCH])
 {
     afd_serving_params q;
     afd_taichi_params t;
@@ -344,7 +423,6 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
     afd_status st;
     unsigned i, np, nd;
     int a;
-    *taichi_st = AFD_OK;
     for (a = 0; a < N_ARCH; a++) {
         row_init(&cand[a], a, ts);
         cand[a].closed = 0;
@@ -354,19 +432,27 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
     if (g == NULL)
         return AFD_ENOMEM;
     /* colloc: 1 .. n instances; the most goodput, the fewest devices on a tie */
-    if ((st = afd_serving_goodput_colloc_sizes(&q, pl->ttft, pl->tpot, 0.01, n, g)) != AFD_OK)
+    st = afd_serving_goodput_colloc_sizes(&q, pl->ttft, pl->tpot, 0.01, n, g);
+    if (solver_limit(st))
+        closed_failed(&cand[ARCH_COLLOC], st);
+    else if (st != AFD_OK)
         goto out;
-    for (i = 0; i < n; i++)
+    for (i = 0; st == AFD_OK && i < n; i++)
         if (g[i] > cand[ARCH_COLLOC].closed) {
             cand[ARCH_COLLOC].closed = g[i];
             cand[ARCH_COLLOC].instances = i + 1;
         }
-    /* disagg: every split of at most n instances */
+    /* disagg: every split of at most n instances; afd: its prefill pool */
     if (n >= 2) {
-        if ((st = afd_serving_goodput_stages(&q, pl->ttft, pl->tpot, 0.01, n - 1, g, &gd)) !=
-            AFD_OK)
+        st = afd_serving_goodput_stages(&q, pl->ttft, pl->tpot, 0.01, n - 1, g, &gd);
+        if (solver_limit(st)) {
+            closed_failed(&cand[ARCH_DISAGG], st);
+            if (pl->moe)
+                closed_failed(&cand[ARCH_AFD], st);
+        } else if (st != AFD_OK) {
             goto out;
-        for (np = 1; np < n; np++)
+        }
+        for (np = 1; st == AFD_OK && np < n; np++)
             for (nd = 1; np + nd <= n; nd++) {
                 double v = afd_serving_goodput_split(g, gd, np, nd);
                 if (v > cand[ARCH_DISAGG].closed ||
@@ -377,14 +463,22 @@ static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n
                     cand[ARCH_DISAGG].decode = nd;
                 }
             }
+        if (st == AFD_OK && pl->moe) {
+            st = afd_best(pl, ts, n, g, &cand[ARCH_AFD]);
+            if (solver_limit(st))
+                closed_failed(&cand[ARCH_AFD], st);
+            else if (st != AFD_OK)
+                goto out;
+        }
     }
     /* chunked (TaiChi's aggregation) and TaiChi's hybrid on n instances */
+    st = AFD_OK;
     if (n_chunks > 0) {
         taichi_params(pl, ts, &t);
         st = afd_taichi_best(&t, n, chunks, n_chunks, PLAN_TARGET, 0.01, best, val);
-        if (st == AFD_ELIMIT || st == AFD_ENUMERIC) {
-            /* the M/D/c solver's limits: no ranking of chunked and taichi here */
-            *taichi_st = st;
+        if (solver_limit(st)) {
+            closed_failed(&cand[ARCH_CHUNKED], st);
+            closed_failed(&cand[ARCH_TAICHI], st);
             st = AFD_OK;
             goto out;
         }
@@ -471,12 +565,16 @@ static void emit_afdkit(const struct ctx *x, const row *r, int argc, char **argv
     printf(" --tp %u", r->ts->tp);
     switch (r->arch) {
     case ARCH_COLLOC:
-        printf(" --instances %u --prefill-bmax %u", r->instances, PLAN_PREFILL_BMAX);
+        printf(" --instances %u --prefill-bmax %u --router %s", r->instances, PLAN_PREFILL_BMAX,
+               router_name(r->arch));
         break;
-    case ARCH_CHUNKED: printf(" --instances %u --chunk %u", r->instances, r->chunk); break;
+    case ARCH_CHUNKED:
+        printf(" --instances %u --chunk %u --router %s", r->instances, r->chunk,
+               router_name(r->arch));
+        break;
     case ARCH_DISAGG:
-        printf(" --prefill %u --decode %u --prefill-bmax %u --router %s", r->prefill, r->decode,
-               PLAN_PREFILL_BMAX, router_name(r->arch));
+        printf(" --prefill %u --decode %u --prefill-bmax %u --router %s --decode-router global",
+               r->prefill, r->decode, PLAN_PREFILL_BMAX, router_name(r->arch));
         break;
     default:
         printf(" --p-heavy %u --d-heavy %u --chunk-p %u --chunk-d %u", r->prefill, r->decode,
@@ -530,10 +628,21 @@ static void emit_server(const struct ctx *x, int tool, const row *r, const char 
 
 static void emit_row(const struct ctx *x, const row *r, double per_s, int argc, char **argv)
 {
-    printf("# %s on %u device%s: %.4g requests/s at 90%% attainment\n", arch_names[r->arch],
-           row_gpus(r), row_gpus(r) == 1 ? "" : "s", r->goodput * per_s);
+    printf("# %s on %u device%s: %.4g requests/s %s\n", arch_names[r->arch], row_gpus(r),
+           row_gpus(r) == 1 ? "" : "s", r->goodput * per_s,
+           r->arch == ARCH_AFD ? "by the closed forms" : "at 90% attainment");
     if (!(r->goodput > 0)) {
         printf("# no configuration meets the SLOs\n");
+        return;
+    }
+    if (r->arch == ARCH_AFD) {
+        /* neither afdkit serve nor the servers' documented arguments run an
+         * Attention-FFN disaggregated decode pool: the row is described */
+        printf("# afd: %u prefill instance%s of tp %u (as disagg's), then %uA-%uF: %u Attention "
+               "instances of %u slots each feeding %u FFN instance%s, tp %u each, cycle "
+               "%.4g ms; no launch command (afdkit serve has no afd architecture)\n",
+               r->prefill, r->prefill == 1 ? "" : "s", r->ts->tp, r->decode, r->ffn, r->decode,
+               r->bmax, r->ffn, r->ffn == 1 ? "" : "s", r->ts->tp, r->tau);
         return;
     }
     if (x->emit == EMIT_AFDKIT) {
@@ -574,8 +683,10 @@ static int by_goodput(const void *pa, const void *pb)
 static int by_closed(const void *pa, const void *pb)
 {
     const row *a = pa, *b = pb;
-    if (a->closed != b->closed)
-        return a->closed > b->closed ? -1 : 1;
+    /* a failed closed form (NAN) last */
+    double ca = isnan(a->closed) ? -1 : a->closed, cb = isnan(b->closed) ? -1 : b->closed;
+    if (ca != cb)
+        return ca > cb ? -1 : 1;
     return (row_gpus(a) > row_gpus(b)) - (row_gpus(a) < row_gpus(b));
 }
 
@@ -605,6 +716,11 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
     cli_table_meta(t, "price_per_hour", "%.10g per device", d->price_per_hour);
     if (pl->rate > 0)
         cli_table_meta(t, "rate", "%s", x->rate);
+    for (k = 0; k < n; k++)
+        if (rows[k].arch == ARCH_AFD && rows[k].ts != NULL && rows[k].bmax > 0)
+            cli_table_meta(t, "afd_pool", "%uA-%uF, %u slots per Attention instance, cycle "
+                           "tau_G %.10g ms (closed forms, not simulated)",
+                           rows[k].decode, rows[k].ffn, rows[k].bmax, rows[k].tau);
     if (pl->rate > 0)
         cli_table_begin(t, "arch", "tp", "instances", "prefill", "decode", "gpus", "chunk",
                         "decode_bmax", "router", "goodput", "goodput_se",
@@ -626,14 +742,15 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
         cli_table_uint(t, r->ts != NULL ? r->ts->tp : 0);
         cli_table_uint(t, r->arch == ARCH_COLLOC || r->arch == ARCH_CHUNKED
                               ? r->instances
-                              : r->prefill + r->decode);
+                              : r->prefill + r->decode + r->ffn);
         cli_table_uint(t, r->arch == ARCH_COLLOC || r->arch == ARCH_CHUNKED ? r->instances
                                                                               : r->prefill);
+        /* afd: the decode pool, Attention and FFN instances */
         cli_table_uint(t, r->arch == ARCH_COLLOC || r->arch == ARCH_CHUNKED ? r->instances
-                                                                              : r->decode);
+                                                                              : r->decode + r->ffn);
         cli_table_uint(t, gpus);
         cli_table_uint(t, r->chunk);
-        cli_table_uint(t, r->ts != NULL ? r->ts->bmax : 0);
+        cli_table_uint(t, r->bmax);
         cli_table_str(t, router_name(r->arch));
         cli_table_real(t, good);
         cli_table_real(t, r->goodput_se * per_s);
@@ -664,7 +781,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_model m;
     afd_device d;
     afd_error err;
-    afd_status st, tst;
+    afd_status st;
     afd_taichi_lengths len;
     struct plan pl;
     tpset *ts = NULL;
@@ -673,7 +790,7 @@ static int run(const cli_command *self, int argc, char **argv)
     size_t n_ts = 0, n_cand = 0, n_chunks = 0, i, k;
     double per_s;
     cli_progress prog;
-    int rc = 0, a, have_su = 0;
+    int rc = 0, a, have_su = 0, n_arch;
     long done = 0;
     unsigned nt;
 
@@ -742,6 +859,8 @@ static int run(const cli_command *self, int argc, char **argv)
     pl.len = &len;
     pl.ttft = su.params.ttft_slo;
     pl.tpot = su.params.tpot_slo;
+    pl.moe = m.moe;
+    n_arch = pl.moe ? N_ARCH : ARCH_AFD; /* the afd row for MoE models only */
     if (!isfinite(pl.ttft) || !isfinite(pl.tpot))
         FAIL(cli_usage_error(cmd, "--ttft-slo and --tpot-slo are required"));
     if (x.rate != NULL) {
@@ -785,12 +904,13 @@ static int run(const cli_command *self, int argc, char **argv)
             if (x.chunks.v[k] > ts[i].bmax)
                 chunks[n_chunks++] = (unsigned)x.chunks.v[k];
         st = closed_best(&pl, &ts[i], (unsigned)x.gpus / ts[i].tp, chunks, n_chunks,
-                         &cand[i * N_ARCH], &tst);
+                         &cand[i * N_ARCH]);
         if (st != AFD_OK)
             FAIL(cli_runtime_error(cmd, "tp %u: %s", ts[i].tp, afd_strerror(st)));
-        if (tst != AFD_OK)
-            cli_warn(cmd, "tp %u: chunked and taichi left out: their closed forms failed (%s)",
-                     ts[i].tp, afd_strerror(tst));
+        for (a = 0; a < n_arch; a++)
+            if (isnan(cand[i * N_ARCH + (size_t)a].closed))
+                cli_warn(cmd, "tp %u: %s left out: its closed forms failed (%s)", ts[i].tp,
+                         arch_names[a], afd_strerror(cand[i * N_ARCH + (size_t)a].closed_st));
         cli_progress_update(&prog, (double)(i + 1), (double)n_ts, "tp sizes");
     }
     cli_progress_end(&prog);
@@ -799,7 +919,7 @@ static int run(const cli_command *self, int argc, char **argv)
         row *sel = calloc(n_ts * N_ARCH, sizeof *sel);
         if (sel == NULL)
             FAIL(cli_runtime_error(cmd, "out of memory"));
-        for (a = 0; a < N_ARCH; a++) {
+        for (a = 0; a < n_arch; a++) {
             row *tmp = calloc(n_ts, sizeof *tmp);
             if (tmp == NULL) {
                 free(sel);
@@ -823,10 +943,12 @@ static int run(const cli_command *self, int argc, char **argv)
         (void)nt; /* unused without OpenMP */
         CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")
         for (k = 0; k < n_cand; k++) {
-            if (cand[k].closed > 0)
+            if (cand[k].arch == ARCH_AFD)
+                closed_numbers(&pl, &cand[k]); /* no serve architecture simulates it */
+            else if (cand[k].closed > 0)
                 simulate(&pl, &cand[k]);
             else
-                cand[k].goodput = 0;
+                cand[k].goodput = cand[k].closed; /* 0, or NAN: the closed forms failed */
             CLI_OMP("omp critical")
             {
                 done++;
@@ -843,21 +965,21 @@ static int run(const cli_command *self, int argc, char **argv)
             closed_numbers(&pl, &cand[k]);
     }
     /* one row per architecture: its best measured configuration */
-    for (a = 0; a < N_ARCH; a++)
+    for (a = 0; a < n_arch; a++)
         row_init(&best[a], a, NULL);
     for (k = 0; k < n_cand; k++) {
         row *b = &best[cand[k].arch];
         if (b->ts == NULL || by_goodput(&cand[k], b) < 0)
             *b = cand[k];
     }
-    qsort(best, N_ARCH, sizeof *best, by_goodput);
+    qsort(best, (size_t)n_arch, sizeof *best, by_goodput);
     if (x.emit != EMIT_NONE) {
-        for (a = 0; a < N_ARCH; a++)
+        for (a = 0; a < n_arch; a++)
             if (best[a].ts != NULL)
                 emit_row(&x, &best[a], per_s, argc, argv);
         rc = fflush(stdout) == 0 ? 0 : cli_runtime_error(cmd, "write error");
     } else {
-        print_table(&x, &c, &m, &d, &pl, best, N_ARCH, per_s, &rc);
+        print_table(&x, &c, &m, &d, &pl, best, n_arch, per_s, &rc);
     }
 #undef FAIL
 done:
@@ -879,8 +1001,9 @@ const cli_command cli_cmd_plan = {
              "--mu-p MP --mu-d MD) --ttft-slo T --tpot-slo T [--rate R] [--method sim|closed] "
              "[--emit afdkit|vllm|sglang]",
     .description =
-        "For each architecture afdkit simulates (colloc, chunked, disagg, taichi), the\n"
-        "configuration on at most --gpus devices with the largest goodput: the largest\n"
+        "For each architecture afdkit simulates (colloc, chunked, disagg, taichi; afd for\n"
+        "MoE models), the configuration on at most --gpus devices with the largest\n"
+        "goodput: the largest\n"
         "Poisson rate at which 90% of the requests meet both SLOs.  Per tensor-parallel\n"
         "size (--tp LIST, default 1,2,4,8; a size whose weights do not fit is left out\n"
         "with a warning) the decode batch cap is the largest batch whose requests' KV\n"
@@ -910,7 +1033,14 @@ const cli_command cli_cmd_plan = {
         "  router         the simulated routing: global (one queue per pool), least-requests\n"
         "                 (disagg's prefill pool), ttft-estimate (TaiChi's Algorithm 2)\n"
         "For taichi, prefill and decode are the P-heavy and D-heavy instances and chunk\n"
-        "the P-heavy chunk.  --rate R adds attainment, attainment_se, rate_ttft_p90 and\n"
+        "the P-heavy chunk.  afd (models with experts): prefill instances as disagg's and\n"
+        "an xA-yF decode pool (decode = x + y, decode_bmax = slots B per Attention\n"
+        "instance; x, y, B and the cycle tau_G in --provenance's afd_pool line), by the\n"
+        "closed forms only: the pool's saturated rate x B / ((E[G] - 1) tau_G), an upper\n"
+        "bound of its goodput; goodput_se and the P90s nan (docs/plan.md).  A closed\n"
+        "form past its solver's limits leaves its architecture at that tp out with a\n"
+        "warning; a row with none says size-limit or numeric in limit.\n"
+        "--rate R adds attainment, attainment_se, rate_ttft_p90 and\n"
         "rate_tpot_p90 of each row simulated at R (nan with --method closed).\n"
         "--method closed prints the closed forms'\n"
         "goodput instead (goodput_se nan; P90s for colloc and disagg only).\n"
