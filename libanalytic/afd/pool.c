@@ -20,8 +20,7 @@ static int bad_positive(double v)
 }
 
 /* tau_G of x A, y F and B slots (eq. 9). */
-static afd_status tau_at(const afd_pool_params *p, unsigned x, unsigned y, unsigned B,
-                         afd_cycle *c)
+static afd_status tau_at(const afd_pool_params *p, unsigned x, unsigned y, unsigned B, afd_cycle *c)
 {
     afd_system s;
     s.hw = *p->hw;
@@ -38,10 +37,10 @@ afd_status afd_pool_eval(const afd_pool_params *p, unsigned x, unsigned y, afd_p
     double bmem;
     unsigned lo, hi, mid;
     pool_zero(out, NAN);
-    if (p == NULL || p->hw == NULL || x < 1 || y < 1 || !(p->output > 1) ||
-        !isfinite(p->output) || bad_positive(p->request_tokens) ||
-        bad_positive(p->kv_capacity) || bad_positive(p->tpot_slo) || !(p->theta >= 0) ||
-        !isfinite(p->theta) || !(p->nu >= 0) || !isfinite(p->nu))
+    if (p == NULL || p->hw == NULL || x < 1 || y < 1 || !(p->output > 1) || !isfinite(p->output) ||
+        bad_positive(p->request_tokens) || bad_positive(p->kv_capacity) ||
+        bad_positive(p->tpot_slo) || !(p->theta >= 0) || !isfinite(p->theta) || !(p->nu >= 0) ||
+        !isfinite(p->nu))
         return AFD_EINVAL;
     /* memory: B request_tokens <= kv_capacity */
     bmem = floor(p->kv_capacity / p->request_tokens);

@@ -36,7 +36,7 @@ static afd_pool_params params(const afd_hw *h)
                          .output = 101, /* 100 decode steps per request */
                          .request_tokens = 1200,
                          .kv_capacity = 1200 * 200, /* memory allows 200 slots */
-                         .tpot_slo = 20.5, /* off every boundary below */
+                         .tpot_slo = 20.5,          /* off every boundary below */
                          .bmax_limit = 0};
     return p;
 }
@@ -48,11 +48,11 @@ static void hand_topologies(void **state)
         unsigned x, y, B;
         double tau;
     } want[] = {
-        {1, 1, 18, 20},   /* r 1: B <= 18 and 31; tau max(20, 14) */
-        {2, 1, 15, 20},   /* r 2: B <= 15.5; tau max(17, 20) */
-        {1, 2, 18, 20},   /* r 0.5: B <= 18 and 62; tau max(20, 9.5) */
-        {4, 1, 7, 19},    /* r 4: B <= 7.75; tau max(9, 19) */
-        {3, 2, 18, 20},   /* r 1.5: B <= 18 and 20.7; tau max(20, 18.5) */
+        {1, 1, 18, 20}, /* r 1: B <= 18 and 31; tau max(20, 14) */
+        {2, 1, 15, 20}, /* r 2: B <= 15.5; tau max(17, 20) */
+        {1, 2, 18, 20}, /* r 0.5: B <= 18 and 62; tau max(20, 9.5) */
+        {4, 1, 7, 19},  /* r 4: B <= 7.75; tau max(9, 19) */
+        {3, 2, 18, 20}, /* r 1.5: B <= 18 and 20.7; tau max(20, 18.5) */
     };
     afd_hw h = hw_hand();
     afd_pool_params p = params(&h);
@@ -162,7 +162,7 @@ static void bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hand_topologies),   cmocka_unit_test(hand_budgets),
+        cmocka_unit_test(hand_topologies),     cmocka_unit_test(hand_budgets),
         cmocka_unit_test(memory_cap_and_none), cmocka_unit_test(barrier_largest_b),
         cmocka_unit_test(bad_input),
     };
