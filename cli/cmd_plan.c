@@ -15,7 +15,7 @@
 #include "serve_opts.h"
 
 enum { OPT_GPUS = OPT_SV_LAST, OPT_RATE, OPT_METHOD, OPT_EMIT, OPT_VERIFY, OPT_CHUNKS,
-       OPT_TOL, OPT_THREADS };
+       OPT_TOL, OPT_THREADS, OPT_PLOT };
 enum { EMIT_NONE = 0, EMIT_AFDKIT, EMIT_VLLM, EMIT_SGLANG };
 typedef afd_plan_row row;
 
@@ -33,6 +33,9 @@ static const cli_option plan_options[] = {
     {"emit", 0, "TOOL", "print the commands that launch each row instead of the table: "
                         "afdkit (afdkit serve), vllm or sglang", OPT_EMIT},
     {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
+    {"plot", 0, "FILE", "also write a gnuplot script with each architecture's tokens/s per user "
+                        "against tokens/s per GPU and its frontier (gnuplot FILE draws FILE.svg)",
+     OPT_PLOT},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group plan_group = {"Plan", plan_options};
@@ -44,7 +47,7 @@ struct ctx {
     cli_serve_args a;
     int64_t gpus, verify;
     cli_list tps, chunks;
-    const char *rate;
+    const char *rate, *plot;
     int closed, emit;
     unsigned threads;
     double tol;
@@ -59,6 +62,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     switch (opt->id) {
     case OPT_GPUS: return cli_integer(cmd, opt->name, arg, 1, 1024, &x->gpus);
     case OPT_RATE: x->rate = arg; return 0;
+    case OPT_PLOT: x->plot = arg; return 0;
     case OPT_VERIFY: return cli_integer(cmd, opt->name, arg, 1, 64, &x->verify);
     case OPT_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
     case OPT_SV_TP:
@@ -261,6 +265,81 @@ static void emit_row(const struct ctx *x, const row *r, double per_s, int argc, 
         emit_server(x, x->emit, r, NULL, "P-heavy", r->prefill, r->chunk);
         emit_server(x, x->emit, r, NULL, "D-heavy", r->decode, r->chunk_d);
     }
+}
+
+/* ---- --plot */
+
+/* The points of one architecture, its frontier (fr) or all, as a gnuplot
+ * data block $NAME_front or $NAME_all: per_gpu per_user tp decode_bmax
+ * frontier, by tokens per GPU ascending (a line through the frontier). */
+static void plot_block(FILE *f, const afd_plan_point *pts, size_t n, int arch, int fr)
+{
+    size_t i, k, *idx, m = 0;
+    fprintf(f, "$%s_%s << EOD\n# per_gpu\tper_user\ttp\tdecode_bmax\tfrontier\n",
+            afd_plan_arch_name(arch), fr ? "front" : "all");
+    idx = malloc((n ? n : 1) * sizeof *idx);
+    for (i = 0; idx != NULL && i < n; i++)
+        if (pts[i].arch == arch && (!fr || pts[i].frontier)) {
+            for (k = m; k > 0 && pts[idx[k - 1]].per_gpu > pts[i].per_gpu; k--)
+                idx[k] = idx[k - 1];
+            idx[k] = i;
+            m++;
+        }
+    for (k = 0; k < m; k++) {
+        const afd_plan_point *p = &pts[idx[k]];
+        fprintf(f, "%.10g\t%.10g\t%u\t%u\t%d\n", p->per_gpu, p->per_user, p->tp, p->bmax,
+                p->frontier);
+    }
+    fputs("EOD\n", f);
+    free(idx);
+}
+
+static int write_plot(const struct ctx *x, const afd_model *m, const afd_device *d,
+                      const afd_plan_point *pts, size_t n, int n_arch)
+{
+    const char *cmd = x->a.cmd;
+    FILE *f = fopen(x->plot, "w");
+    int a, first = 1;
+    if (f == NULL)
+        return cli_runtime_error(cmd, "--plot: cannot write '%s'", x->plot);
+    fprintf(f,
+            "# afdkit plan --plot: tokens/s per user against tokens/s per GPU, every\n"
+            "# configuration found at each decode cap and the frontier of each\n"
+            "# architecture.  gnuplot '%s' draws '%s.svg' (gnuplot -e \"out='F'\" '%s':\n"
+            "# into F).\n"
+            "# model=%s device=%s gpus=%lld ttft_slo=%s tpot_slo=%s method=%s\n",
+            x->plot, x->plot, x->plot, m->name, d->name, (long long)x->gpus, x->a.ttft_slo,
+            x->a.tpot_slo, x->closed ? "closed" : "sim");
+    fprintf(f, "if (!exists('out')) out = '%s.svg'\n", x->plot);
+    fputs("set terminal svg size 800,560 dynamic font 'Helvetica,12'\nset output out\n", f);
+    fprintf(f, "set title '%s on at most %lld x %s, TTFT %s, TPOT %s' noenhanced\n", m->name,
+            (long long)x->gpus, d->name, x->a.ttft_slo, x->a.tpot_slo);
+    fputs("set xlabel 'tokens/s per GPU'\nset ylabel 'tokens/s per user'\n"
+          "set key outside right top noenhanced\nset grid\nset datafile separator '\\t'\n",
+          f);
+    for (a = 0; a < n_arch; a++) {
+        plot_block(f, pts, n, a, 1);
+        plot_block(f, pts, n, a, 0);
+    }
+    /* explicit titles: autotitle columnhead would eat a data row */
+    fputs("plot", f);
+    for (a = 0; a < n_arch; a++) {
+        const char *nm = afd_plan_arch_name(a);
+        size_t i, seen = 0;
+        for (i = 0; i < n; i++)
+            seen += pts[i].arch == a;
+        if (seen == 0) /* none: gnuplot would warn of an empty block */
+            continue;
+        fprintf(f,
+                "%s $%s_front using 1:2 with linespoints linecolor %d pointtype 7 title '%s', "
+                "$%s_all using 1:2 with points linecolor %d pointtype 6 notitle",
+                first ? "" : ", \\\n    ", nm, a + 1, nm, nm, a + 1);
+        first = 0;
+    }
+    fputs(first ? " NaN notitle\n" : "\n", f); /* no point at all: an empty frame */
+    if (fclose(f) != 0)
+        return cli_runtime_error(cmd, "--plot: write error on '%s'", x->plot);
+    return 0;
 }
 
 static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
@@ -510,6 +589,23 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     /* one row per architecture: its best measured configuration */
     afd_plan_best_rows(cand, n_cand, n_arch, best);
+    if (x.plot != NULL) {
+        afd_plan_point *pts = NULL;
+        size_t n_pts = 0;
+        for (k = 0; k < x.chunks.n; k++)
+            chunks[k] = (unsigned)x.chunks.v[k];
+        cli_progress_init(&prog, cmd, "frontier", c.out.quiet);
+        cli_progress_update(&prog, 0, 1, "decode caps");
+        st = afd_plan_frontier(&pl, ts, n_ts, (unsigned)x.gpus, chunks, x.chunks.n, n_arch,
+                               !x.closed, 1 / per_s, &pts, &n_pts);
+        cli_progress_end(&prog);
+        if (st != AFD_OK)
+            FAIL(cli_runtime_error(cmd, "--plot: %s", afd_strerror(st)));
+        rc = write_plot(&x, &m, &d, pts, n_pts, n_arch);
+        free(pts);
+        if (rc != 0)
+            goto done;
+    }
     if (x.emit != EMIT_NONE) {
         for (a = 0; a < n_arch; a++)
             if (best[a].ts != NULL)
@@ -536,7 +632,7 @@ const cli_command cli_cmd_plan = {
     .summary = "the best configuration of each serving architecture on at most N devices",
     .usage = "plan --model M --device D --gpus N (--trace FILE | --lengths P,G | --geometric "
              "--mu-p MP --mu-d MD) --ttft-slo T --tpot-slo T [--rate R] [--method sim|closed] "
-             "[--emit afdkit|vllm|sglang]",
+             "[--emit afdkit|vllm|sglang] [--plot FILE]",
     .description =
         "For each architecture afdkit simulates (colloc, chunked, disagg, taichi; afd for\n"
         "MoE models), the configuration on at most --gpus devices with the largest\n"
@@ -583,7 +679,11 @@ const cli_command cli_cmd_plan = {
         "goodput instead (goodput_se nan; P90s for colloc and disagg only).\n"
         "--emit afdkit prints, per row, the afdkit serve command that simulates it\n"
         "(append --lambda R/s to run it at R); --emit vllm or sglang, one server command\n"
-        "per instance (docs/plan.md).  Progress on stderr (-q silences).  When no\n"
+        "per instance (docs/plan.md).  --plot FILE also writes a gnuplot script: tokens/s\n"
+        "per user against tokens/s per GPU of the best configuration of each\n"
+        "architecture at every tp and decode cap bmax, bmax/2, ..., 1, and each\n"
+        "architecture's frontier (gnuplot FILE draws FILE.svg).\n"
+        "Progress on stderr (-q silences).  When no\n"
         "architecture sustains a rate the rows say goodput 0.",
     .groups = plan_groups,
     .run = run,

@@ -98,6 +98,8 @@ typedef struct afd_plan_params {
     double rate;                   /* > 0: also simulate each row at this rate, per ms */
     double tol;                    /* relative width of the goodput bracket */
     int moe;                       /* the model has experts: the afd row */
+    unsigned pool_bmax;            /* afd: the most slots per Attention instance (0: the
+                                      KV memory and the laws' fitted range only) */
 } afd_plan_params;
 
 /* Every number NAN, counts 0, limit "nan", bmax ts's (0 without ts). */
@@ -173,6 +175,32 @@ AFD_API void afd_plan_best_rows(const afd_plan_row *rows, size_t n, int n_arch, 
 AFD_API void afd_plan_row_rates(const afd_plan_row *r, const afd_taichi_lengths *len,
                                 double unit_seconds, double price_per_hour, double *tokens_per_gpu,
                                 double *tokens_per_user, double *usd_per_mtok);
+
+/* A point of the tokens-per-GPU / tokens-per-user plane. */
+typedef struct afd_plan_point {
+    int arch;
+    unsigned tp, bmax; /* the decode cap the configuration was found at */
+    double per_gpu;    /* generated tokens/s per device at the goodput */
+    double per_user;   /* tokens/s of one user, 1 / mean TPOT */
+    int frontier;      /* 1: no point of its architecture has both at least as
+                          large and one larger (afd_pareto_front) */
+} afd_plan_point;
+
+/* The frontier of each architecture below n_arch: for every size ts[0..n_tp)
+ * and every decode cap b = bmax, bmax / 2, bmax / 4, ... >= 1 (the pool's
+ * slots for afd), the best configuration at that cap on gpus devices
+ * (afd_plan_closed_best, chunks above b), measured as afd_plan_measure
+ * (simulate) does, then afd_plan_row_rates.  A smaller cap gives each user
+ * a faster decode step and each device fewer tokens, which traces the
+ * trade-off.  Points without both rates (no rate meets the SLOs; the closed
+ * forms of chunked and taichi give no mean TPOT) are left out.  *points
+ * (malloc'd, the caller frees) gets *n_points of them, by architecture,
+ * tp, cap descending.  Errors as afd_plan_closed_best, AFD_ENOMEM. */
+AFD_API afd_status afd_plan_frontier(const afd_plan_params *pl, const afd_plan_tp *ts,
+                                     size_t n_tp, unsigned gpus, const unsigned *chunks,
+                                     size_t n_chunks, int n_arch, int simulate,
+                                     double unit_seconds, afd_plan_point **points,
+                                     size_t *n_points);
 
 #ifdef __cplusplus
 }

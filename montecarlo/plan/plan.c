@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "afd_cost.h"
+#include "afd_pareto.h"
 #include "afd_estimate.h"
 #include "afd_plan.h"
 #include "afd_pool.h"
@@ -260,6 +261,8 @@ static afd_status best_afd(const afd_plan_params *pl, const afd_plan_tp *ts, uns
                          .tpot_slo = pl->tpot,
                          .bmax_limit = ts->hw.decode_batch_max};
     afd_pool *pool;
+    if (pl->pool_bmax > 0 && (q.bmax_limit == 0 || pl->pool_bmax < q.bmax_limit))
+        q.bmax_limit = pl->pool_bmax;
     afd_status st;
     unsigned np;
     if (n < 3)
@@ -488,4 +491,110 @@ void afd_plan_row_rates(const afd_plan_row *r, const afd_taichi_lengths *len, do
     *tokens_per_user = 1 / (r->tpot_mean * unit_seconds);
     /* dollars per million tokens: a million over the tokens per dollar */
     *usd_per_mtok = 1e6 / afd_per_dollar(tok, gpus * price_per_hour);
+}
+
+static int by_arch_tp_cap(const void *pa, const void *pb)
+{
+    const afd_plan_point *a = pa, *b = pb;
+    if (a->arch != b->arch)
+        return a->arch < b->arch ? -1 : 1;
+    if (a->tp != b->tp)
+        return a->tp < b->tp ? -1 : 1;
+    return (a->bmax < b->bmax) - (a->bmax > b->bmax);
+}
+
+afd_status afd_plan_frontier(const afd_plan_params *pl, const afd_plan_tp *ts, size_t n_tp,
+                             unsigned gpus, const unsigned *chunks, size_t n_chunks, int n_arch,
+                             int simulate, double unit_seconds, afd_plan_point **points,
+                             size_t *n_points)
+{
+    afd_plan_point *pts = NULL;
+    afd_plan_row cand[AFD_PLAN_N_ARCH];
+    afd_plan_params q = *pl;
+    unsigned *ch = NULL;
+    double *cost = NULL, *val = NULL;
+    int *front = NULL;
+    size_t n = 0, cap = 0, i, k, m;
+    afd_status st = AFD_OK;
+    int a;
+    *points = NULL;
+    *n_points = 0;
+    if (n_chunks > 0 && (ch = malloc(n_chunks * sizeof *ch)) == NULL)
+        return AFD_ENOMEM;
+    for (i = 0; i < n_tp; i++) {
+        afd_plan_tp t = ts[i];
+        unsigned b;
+        for (b = ts[i].bmax; b >= 1; b /= 2) {
+            size_t nc = 0;
+            t.bmax = b;
+            q.pool_bmax = b == ts[i].bmax ? 0 : b; /* afd: first as in the plan */
+            for (k = 0; k < n_chunks; k++)
+                if (chunks[k] > b)
+                    ch[nc++] = chunks[k];
+            if ((st = afd_plan_closed_best(&q, &t, gpus / t.tp, ch, nc, cand)) != AFD_OK)
+                goto out;
+            for (a = 0; a < n_arch; a++) {
+                afd_plan_row *r = &cand[a];
+                double g, u, d;
+                if (!(r->closed > 0))
+                    continue;
+                afd_plan_measure(&q, r, simulate);
+                if (r->st != AFD_OK) {
+                    st = r->st;
+                    goto out;
+                }
+                afd_plan_row_rates(r, pl->len, unit_seconds, NAN, &g, &u, &d);
+                if (!(g > 0) || !(u > 0) || !isfinite(u))
+                    continue;
+                if (n == cap) {
+                    afd_plan_point *np;
+                    cap = cap ? 2 * cap : 64;
+                    if ((np = realloc(pts, cap * sizeof *np)) == NULL) {
+                        st = AFD_ENOMEM;
+                        goto out;
+                    }
+                    pts = np;
+                }
+                pts[n].arch = a;
+                pts[n].tp = t.tp;
+                pts[n].bmax = a == AFD_PLAN_AFD ? r->bmax : b;
+                pts[n].per_gpu = g;
+                pts[n].per_user = u;
+                pts[n].frontier = 0;
+                n++;
+            }
+            if (b == 1)
+                break;
+        }
+    }
+    qsort(pts, n, sizeof *pts, by_arch_tp_cap);
+    /* each architecture's frontier: more of both is better, so the cost
+     * afd_pareto_front minimises is minus the tokens per device */
+    cost = malloc((n ? n : 1) * sizeof *cost);
+    val = malloc((n ? n : 1) * sizeof *val);
+    front = malloc((n ? n : 1) * sizeof *front);
+    if (cost == NULL || val == NULL || front == NULL) {
+        st = AFD_ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < n; i = m) {
+        for (m = i; m < n && pts[m].arch == pts[i].arch; m++) {
+            cost[m - i] = -pts[m].per_gpu;
+            val[m - i] = pts[m].per_user;
+        }
+        if ((st = afd_pareto_front(cost, val, m - i, front)) != AFD_OK)
+            goto out;
+        for (k = i; k < m; k++)
+            pts[k].frontier = front[k - i];
+    }
+    *points = pts;
+    *n_points = n;
+    pts = NULL;
+out:
+    free(pts);
+    free(ch);
+    free(cost);
+    free(val);
+    free(front);
+    return st;
 }
