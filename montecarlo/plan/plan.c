@@ -50,24 +50,23 @@ void afd_plan_serve_params(const afd_plan_params *pl, const afd_plan_row *r, afd
     p->config.kv_time_per_token = ts->kv_time_per_token;
     p->ttft_slo = pl->ttft;
     p->tpot_slo = pl->tpot;
+    /* the routers, explicitly (taichi routes by its own algorithm) */
+    p->config.router = afd_plan_serve_router(r->arch);
+    p->config.decode_router = AFD_SERVE_ROUTE_GLOBAL;
     switch (r->arch) {
     case AFD_PLAN_COLLOC:
         p->policy = afd_serve_policy_find("colloc");
         p->config.instances = r->instances;
-        p->config.router = afd_plan_serve_router(r->arch);
         break;
     case AFD_PLAN_CHUNKED:
         p->policy = afd_serve_policy_find("chunked");
         p->config.instances = r->instances;
         p->config.chunk = r->chunk;
-        p->config.router = afd_plan_serve_router(r->arch);
         break;
     case AFD_PLAN_DISAGG:
         p->policy = afd_serve_policy_find("disagg");
         p->config.prefill = r->prefill;
         p->config.decode = r->decode;
-        p->config.router = afd_plan_serve_router(r->arch);
-        p->config.decode_router = AFD_SERVE_ROUTE_GLOBAL;
         break;
     default:
         p->policy = afd_serve_policy_find("taichi");

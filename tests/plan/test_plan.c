@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -209,13 +210,50 @@ static void rates_by_hand(void **state)
     assert_string_equal(afd_plan_arch_name(99), "?");
 }
 
+/* The afd points of the hand system on 5 instances (NP = 1 throughout: the
+ * prefill instance carries far more), per cap on the slots, with
+ * tau = max(B + 2, 0.5 (x / y) B + 5) and rate x B / (100 tau) per ms,
+ * 101 tokens each on 10 devices:
+ *   first (the plan's pool): 2A-2F, B 18, tau 20: 181.8 tokens/s/GPU, 50 per user
+ *   8: 2A-2F tau 10 (3A-1F: 17): 0.016/ms, 161.6 and 100
+ *   4: 2A-2F tau 7 (3A-1F: 11): 8 / 700, 115.43 and 142.86
+ *   2: 3A-1F tau 8 (2A-2F: 6, 4/600 < 6/800): 0.0075, 75.75 and 125,
+ *      dominated by cap 4's
+ *   1: 3A-1F tau 6.5: 3 / 650, 46.6 and 153.8. */
+static void afd_frontier_by_hand(void **state)
+{
+    static const double want[5][3] = {{181.8, 50, 1},
+                                      {161.6, 100, 1},
+                                      {8.0 / 700 * 10100, 1000 / 7.0, 1},
+                                      {75.75, 125, 0},
+                                      {3.0 / 650 * 10100, 1000 / 6.5, 1}};
+    afd_plan_tp t = tp_hand();
+    afd_taichi_lengths len = len_hand();
+    afd_plan_params pl = plan_hand(&len);
+    afd_plan_point *pts;
+    size_t n, i, k = 0;
+    (void)state;
+    assert_int_equal(afd_plan_frontier(&pl, &t, 1, 10, NULL, 0, AFD_PLAN_N_ARCH, 0, 1e-3, &pts, &n),
+                     AFD_OK);
+    for (i = 0; i < n; i++) {
+        if (pts[i].arch != AFD_PLAN_AFD)
+            continue;
+        assert_true(k < 5);
+        assert_close(pts[i].per_gpu, want[k][0], 1e-12, 0);
+        assert_close(pts[i].per_user, want[k][1], 1e-12, 0);
+        assert_int_equal(pts[i].frontier, (int)want[k][2]);
+        k++;
+    }
+    assert_int_equal(k, 5);
+    free(pts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(afd_row_by_hand),
-        cmocka_unit_test(colloc_disagg_by_search),
-        cmocka_unit_test(select_and_rank),
-        cmocka_unit_test(rates_by_hand),
+        cmocka_unit_test(afd_row_by_hand),      cmocka_unit_test(colloc_disagg_by_search),
+        cmocka_unit_test(select_and_rank),      cmocka_unit_test(rates_by_hand),
+        cmocka_unit_test(afd_frontier_by_hand),
     };
     RUN_TESTS(tests);
 }
