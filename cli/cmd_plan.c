@@ -1,8 +1,7 @@
 /* cmd_plan.c: afdkit plan, the best configuration of each serving
  * architecture for a model on at most N devices, a workload and two SLOs.
- * The closed forms of libanalytic/serving/ rank the configurations, the
- * simulator of montecarlo/serve/ measures the best few of each
- * architecture, and the table gives the simulator's numbers. */
+ * The search is montecarlo/plan/ (afd_plan.h): this file parses the
+ * options, calls it, and prints the table or the launch commands. */
 #include <config.h>
 
 #include <math.h>
@@ -10,24 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afd_cost.h"
 #include "afd_mc.h"
-#include "afd_serve.h"
-#include "afd_serve_taichi.h"
-#include "afd_serving.h"
-#include "afd_taichi.h"
+#include "afd_plan.h"
 #include "cli.h"
 #include "serve_opts.h"
 
 enum { OPT_GPUS = OPT_SV_LAST, OPT_RATE, OPT_METHOD, OPT_EMIT, OPT_VERIFY, OPT_CHUNKS,
-       OPT_TOL, OPT_THREADS };
+       OPT_TOL, OPT_THREADS, OPT_PLOT };
 enum { EMIT_NONE = 0, EMIT_AFDKIT, EMIT_VLLM, EMIT_SGLANG };
-enum { ARCH_COLLOC = 0, ARCH_CHUNKED, ARCH_DISAGG, ARCH_TAICHI, N_ARCH };
-static const char *const arch_names[N_ARCH] = {"colloc", "chunked", "disagg", "taichi"};
-/* requests per prefill batch of colloc and disagg (afdkit serve's default) */
-#define PLAN_PREFILL_BMAX 4u
-/* the fraction of requests meeting both SLOs that defines the goodput */
-#define PLAN_TARGET 0.9
+typedef afd_plan_row row;
 
 static const cli_option plan_options[] = {
     {"gpus", 'N', "N", "devices to deploy on, at most (required)", OPT_GPUS},
@@ -43,6 +33,9 @@ static const cli_option plan_options[] = {
     {"emit", 0, "TOOL", "print the commands that launch each row instead of the table: "
                         "afdkit (afdkit serve), vllm or sglang", OPT_EMIT},
     {"threads", 0, "N", CLI_THREADS_HELP, OPT_THREADS},
+    {"plot", 0, "FILE", "also write a gnuplot script with each architecture's tokens/s per user "
+                        "against tokens/s per GPU and its frontier (gnuplot FILE draws FILE.svg)",
+     OPT_PLOT},
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group plan_group = {"Plan", plan_options};
@@ -54,7 +47,7 @@ struct ctx {
     cli_serve_args a;
     int64_t gpus, verify;
     cli_list tps, chunks;
-    const char *rate;
+    const char *rate, *plot;
     int closed, emit;
     unsigned threads;
     double tol;
@@ -69,6 +62,7 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
     switch (opt->id) {
     case OPT_GPUS: return cli_integer(cmd, opt->name, arg, 1, 1024, &x->gpus);
     case OPT_RATE: x->rate = arg; return 0;
+    case OPT_PLOT: x->plot = arg; return 0;
     case OPT_VERIFY: return cli_integer(cmd, opt->name, arg, 1, 64, &x->verify);
     case OPT_THREADS: return cli_threads(cmd, opt->name, arg, &x->threads);
     case OPT_SV_TP:
@@ -109,306 +103,6 @@ static int own(void *vctx, const cli_option *opt, const char *arg)
 }
 
 /* The laws of an instance of tp devices and what they allow. */
-typedef struct tpset {
-    unsigned tp, bmax;
-    afd_hw hw;
-    double kv_capacity;      /* tokens per instance */
-    double kv_time_per_token; /* KV transfer per prompt token, latency unit */
-} tpset;
-
-typedef struct row {
-    int arch;
-    const tpset *ts;
-    unsigned instances, prefill, decode, chunk, chunk_d;
-    double closed;              /* closed-form goodput, per latency unit */
-    double goodput, goodput_se; /* the table's (simulated unless --method closed) */
-    double ttft_p90, tpot_p90, tpot_mean;
-    double attain, attain_se;   /* at --rate */
-    double rate_ttft_p90, rate_tpot_p90;
-    const char *limit;
-    afd_status st;
-} row;
-
-static unsigned row_gpus(const row *r)
-{
-    unsigned n;
-    if (r->ts == NULL)
-        return 0;
-    n = r->arch == ARCH_DISAGG ? r->prefill + r->decode
-                 : r->arch == ARCH_TAICHI ? r->prefill + r->decode
-                                          : r->instances;
-    return n * r->ts->tp;
-}
-
-struct plan {
-    const struct ctx *x;
-    const afd_serve_params *base; /* workload, requests, seed */
-    const afd_taichi_lengths *len;
-    double ttft, tpot, rate;      /* latency unit */
-};
-
-static void serve_params(const struct plan *pl, const row *r, afd_serve_params *p,
-                         afd_serve_taichi_config *tc)
-{
-    const tpset *ts = r->ts;
-    *p = *pl->base;
-    memset(&p->config, 0, sizeof p->config);
-    p->hw = &ts->hw;
-    p->config.decode_bmax = ts->bmax;
-    p->config.prefill_bmax = PLAN_PREFILL_BMAX;
-    p->config.kv_time_per_token = ts->kv_time_per_token;
-    p->ttft_slo = pl->ttft;
-    p->tpot_slo = pl->tpot;
-    switch (r->arch) {
-    case ARCH_COLLOC:
-        p->policy = afd_serve_policy_find("colloc");
-        p->config.instances = r->instances;
-        break;
-    case ARCH_CHUNKED:
-        p->policy = afd_serve_policy_find("chunked");
-        p->config.instances = r->instances;
-        p->config.chunk = r->chunk;
-        break;
-    case ARCH_DISAGG:
-        p->policy = afd_serve_policy_find("disagg");
-        p->config.prefill = r->prefill;
-        p->config.decode = r->decode;
-        p->config.router = AFD_SERVE_ROUTE_LEAST_REQUESTS;
-        break;
-    default:
-        p->policy = afd_serve_policy_find("taichi");
-        memset(tc, 0, sizeof *tc);
-        tc->p_heavy = r->prefill;
-        tc->d_heavy = r->decode;
-        tc->chunk_p = r->chunk;
-        tc->chunk_d = r->chunk_d;
-        tc->watermark = 0.95; /* afdkit serve's defaults */
-        tc->backflow = 0.96;
-        tc->kv_capacity = ts->kv_capacity;
-        tc->ttft_slo = pl->ttft;
-        tc->tpot_slo = pl->tpot;
-        p->config.extra = tc;
-    }
-}
-
-static const char *router_name(int arch)
-{
-    return arch == ARCH_DISAGG ? "least-requests" : arch == ARCH_TAICHI ? "ttft-estimate"
-                                                                        : "global";
-}
-
-/* What fails first above the goodput in a run there: unstable, or the SLO
- * whose P90 exceeds it by the larger factor. */
-static const char *sim_limit(const afd_serve_result *res, double ttft, double tpot)
-{
-    if (res->unstable)
-        return "unstable";
-    return res->ttft.p90 / ttft >= res->tpot.p90 / tpot ? "ttft" : "tpot";
-}
-
-/* The closed forms' parameters of r's configuration (rate 1: to be set). */
-static void serving_params(const struct plan *pl, const row *r, afd_serving_params *q)
-{
-    memset(q, 0, sizeof *q);
-    q->hw = &r->ts->hw;
-    q->prompt = pl->len->prompt_mean;
-    q->output = pl->len->output_mean;
-    q->instances = r->instances;
-    q->prefill = r->prefill;
-    q->decode = r->decode;
-    q->prefill_bmax = PLAN_PREFILL_BMAX;
-    q->decode_bmax = r->ts->bmax;
-    q->kv_time = r->ts->kv_time_per_token * pl->len->prompt_mean;
-    q->quantile = 0.9;
-    q->lambda = 1;
-}
-
-/* TaiChi's closed-form parameters at one tp (configuration and rate to be set). */
-static void taichi_params(const struct plan *pl, const tpset *ts, afd_taichi_params *t)
-{
-    memset(t, 0, sizeof *t);
-    t->hw = &ts->hw;
-    t->len = pl->len;
-    t->decode_bmax = ts->bmax;
-    t->kv_capacity = ts->kv_capacity;
-    t->watermark = 0.95; /* afdkit serve's default */
-    t->kv_time = ts->kv_time_per_token * pl->len->prompt_mean;
-    t->ttft_slo = pl->ttft;
-    t->tpot_slo = pl->tpot;
-    t->lambda = 1;
-}
-
-/* An upper bound of the rate the row sustains, for the goodput bracket. */
-static double row_capacity(const struct plan *pl, const row *r)
-{
-    afd_serving_params q;
-    afd_taichi_params t;
-    if (r->arch == ARCH_COLLOC || r->arch == ARCH_DISAGG) {
-        serving_params(pl, r, &q);
-        return afd_serving_capacity(&q, r->arch == ARCH_COLLOC);
-    }
-    taichi_params(pl, r->ts, &t);
-    /* chunked: TaiChi's aggregation, one kind of instance */
-    t.config.p_heavy = r->arch == ARCH_CHUNKED ? r->instances : r->prefill;
-    t.config.d_heavy = r->arch == ARCH_CHUNKED ? 0 : r->decode;
-    t.config.chunk_p = r->chunk;
-    t.config.chunk_d = r->arch == ARCH_CHUNKED ? r->chunk : r->chunk_d;
-    return afd_taichi_capacity(&t);
-}
-
-/* The simulator's goodput of r (attainment >= PLAN_TARGET), its P90s there
- * and what fails just above; with a rate, its attainment at the rate. */
-static void simulate(const struct plan *pl, row *r)
-{
-    afd_serve_params p;
-    afd_serve_taichi_config tc;
-    afd_serve_result res;
-    double hi, lo;
-    serve_params(pl, r, &p, &tc);
-    /* the closed forms' bound of the stable rate, widened: the simulator's
-     * lengths spread about the means the bound uses */
-    hi = 1.5 * row_capacity(pl, r);
-    lo = r->closed > 0 && r->closed < hi ? 0.5 * r->closed : 1e-3 * hi;
-    r->st = afd_serve_goodput_attain(&p, PLAN_TARGET, lo, hi, pl->x->tol, &r->goodput,
-                                     &r->goodput_se);
-    if (r->st != AFD_OK || !(r->goodput > 0))
-        return;
-    p.lambda = r->goodput;
-    if ((r->st = afd_serve_run(&p, &res, NULL)) != AFD_OK)
-        return;
-    r->ttft_p90 = res.ttft.p90;
-    r->tpot_p90 = res.tpot.p90;
-    r->tpot_mean = res.tpot.mean;
-    p.lambda = 1.1 * r->goodput;
-    if ((r->st = afd_serve_run(&p, &res, NULL)) != AFD_OK)
-        return;
-    r->limit = sim_limit(&res, pl->ttft, pl->tpot);
-    if (pl->rate > 0) {
-        p.lambda = pl->rate;
-        if ((r->st = afd_serve_run(&p, &res, NULL)) != AFD_OK)
-            return;
-        r->attain = res.attainment;
-        r->attain_se = res.attainment_se;
-        r->rate_ttft_p90 = res.ttft.p90;
-        r->rate_tpot_p90 = res.tpot.p90;
-    }
-}
-
-/* The closed forms' numbers for the table of --method closed: the goodput,
- * and for colloc and disagg the P90s and mean TPOT there and the limit. */
-static void closed_numbers(const struct plan *pl, row *r)
-{
-    afd_serving_params q;
-    afd_serving_result res;
-    int limit = AFD_SERVING_LIMIT_NONE;
-    double g;
-    r->goodput = r->closed;
-    if (r->arch != ARCH_COLLOC && r->arch != ARCH_DISAGG)
-        return;
-    serving_params(pl, r, &q);
-    if (afd_serving_goodput(&q, r->arch == ARCH_COLLOC, pl->ttft, pl->tpot, 0.01, &g, &limit) ==
-        AFD_OK)
-        r->limit = afd_serving_limit_name(limit);
-    q.lambda = r->closed;
-    if (r->closed > 0 && (r->arch == ARCH_COLLOC ? afd_serving_colloc(&q, &res)
-                                                  : afd_serving_disagg(&q, &res)) == AFD_OK) {
-        r->ttft_p90 = res.ttft_q;
-        r->tpot_p90 = res.tpot_q;
-        r->tpot_mean = res.tpot_mean;
-    }
-}
-
-static void row_init(row *r, int arch, const tpset *ts)
-{
-    memset(r, 0, sizeof *r);
-    r->arch = arch;
-    r->ts = ts;
-    r->closed = r->goodput = r->goodput_se = NAN;
-    r->ttft_p90 = r->tpot_p90 = r->tpot_mean = NAN;
-    r->attain = r->attain_se = r->rate_ttft_p90 = r->rate_tpot_p90 = NAN;
-    r->limit = "nan";
-}
-
-/* The best configuration of each architecture at one tp by the closed
- * forms: cand[arch] (closed 0 when none sustains a rate).  *taichi_st gets
- * the status of TaiChi's search when it fails within its solver's limits
- * (chunked and taichi then have no configuration at this tp), else AFD_OK. */
-static afd_status closed_best(const struct plan *pl, const tpset *ts, unsigned n,
-                              const unsigned *chunks, size_t n_chunks, row cand[N_ARCH],
-                              afd_status *taichi_st)
-{
-    afd_serving_params q;
-    afd_taichi_params t;
-    afd_taichi_config best[3];
-    double *g = NULL, gd, val[3];
-    afd_status st;
-    unsigned i, np, nd;
-    int a;
-    *taichi_st = AFD_OK;
-    for (a = 0; a < N_ARCH; a++) {
-        row_init(&cand[a], a, ts);
-        cand[a].closed = 0;
-    }
-    serving_params(pl, &cand[ARCH_COLLOC], &q); /* the instance counts are searched */
-    g = calloc(n, sizeof *g);
-    if (g == NULL)
-        return AFD_ENOMEM;
-    /* colloc: 1 .. n instances; the most goodput, the fewest devices on a tie */
-    if ((st = afd_serving_goodput_colloc_sizes(&q, pl->ttft, pl->tpot, 0.01, n, g)) != AFD_OK)
-        goto out;
-    for (i = 0; i < n; i++)
-        if (g[i] > cand[ARCH_COLLOC].closed) {
-            cand[ARCH_COLLOC].closed = g[i];
-            cand[ARCH_COLLOC].instances = i + 1;
-        }
-    /* disagg: every split of at most n instances */
-    if (n >= 2) {
-        if ((st = afd_serving_goodput_stages(&q, pl->ttft, pl->tpot, 0.01, n - 1, g, &gd)) !=
-            AFD_OK)
-            goto out;
-        for (np = 1; np < n; np++)
-            for (nd = 1; np + nd <= n; nd++) {
-                double v = afd_serving_goodput_split(g, gd, np, nd);
-                if (v > cand[ARCH_DISAGG].closed ||
-                    (v == cand[ARCH_DISAGG].closed && v > 0 &&
-                     np + nd < cand[ARCH_DISAGG].prefill + cand[ARCH_DISAGG].decode)) {
-                    cand[ARCH_DISAGG].closed = v;
-                    cand[ARCH_DISAGG].prefill = np;
-                    cand[ARCH_DISAGG].decode = nd;
-                }
-            }
-    }
-    /* chunked (TaiChi's aggregation) and TaiChi's hybrid on n instances */
-    if (n_chunks > 0) {
-        taichi_params(pl, ts, &t);
-        st = afd_taichi_best(&t, n, chunks, n_chunks, PLAN_TARGET, 0.01, best, val);
-        if (st == AFD_ELIMIT || st == AFD_ENUMERIC) {
-            /* the M/D/c solver's limits: no ranking of chunked and taichi here */
-            *taichi_st = st;
-            st = AFD_OK;
-            goto out;
-        }
-        if (st != AFD_OK)
-            goto out;
-        if (val[AFD_TAICHI_AGG] > 0) {
-            cand[ARCH_CHUNKED].closed = val[AFD_TAICHI_AGG];
-            cand[ARCH_CHUNKED].instances = best[AFD_TAICHI_AGG].p_heavy;
-            cand[ARCH_CHUNKED].chunk = best[AFD_TAICHI_AGG].chunk_p;
-        }
-        if (val[AFD_TAICHI_HYBRID] > 0) {
-            row *r = &cand[ARCH_TAICHI];
-            r->closed = val[AFD_TAICHI_HYBRID];
-            r->prefill = best[AFD_TAICHI_HYBRID].p_heavy;
-            r->decode = best[AFD_TAICHI_HYBRID].d_heavy;
-            r->chunk = best[AFD_TAICHI_HYBRID].chunk_p;
-            r->chunk_d = best[AFD_TAICHI_HYBRID].chunk_d;
-        }
-    }
-out:
-    free(g);
-    return st;
-}
-
 /* ---- --emit */
 
 /* An argument as the shell reads it: quoted when it holds anything but
@@ -463,20 +157,24 @@ static void put_workload(int argc, char **argv)
 
 static void emit_afdkit(const struct ctx *x, const row *r, int argc, char **argv)
 {
-    printf("afdkit serve --arch %s", arch_names[r->arch]);
+    printf("afdkit serve --arch %s", afd_plan_arch_name(r->arch));
     put_arg("--model");
     put_arg(x->a.model);
     put_arg("--device");
     put_arg(x->a.device);
     printf(" --tp %u", r->ts->tp);
     switch (r->arch) {
-    case ARCH_COLLOC:
-        printf(" --instances %u --prefill-bmax %u", r->instances, PLAN_PREFILL_BMAX);
+    case AFD_PLAN_COLLOC:
+        printf(" --instances %u --prefill-bmax %u --router %s", r->instances, AFD_PLAN_PREFILL_BMAX,
+               afd_plan_router_name(r->arch));
         break;
-    case ARCH_CHUNKED: printf(" --instances %u --chunk %u", r->instances, r->chunk); break;
-    case ARCH_DISAGG:
-        printf(" --prefill %u --decode %u --prefill-bmax %u --router %s", r->prefill, r->decode,
-               PLAN_PREFILL_BMAX, router_name(r->arch));
+    case AFD_PLAN_CHUNKED:
+        printf(" --instances %u --chunk %u --router %s", r->instances, r->chunk,
+               afd_plan_router_name(r->arch));
+        break;
+    case AFD_PLAN_DISAGG:
+        printf(" --prefill %u --decode %u --prefill-bmax %u --router %s --decode-router global",
+               r->prefill, r->decode, AFD_PLAN_PREFILL_BMAX, afd_plan_router_name(r->arch));
         break;
     default:
         printf(" --p-heavy %u --d-heavy %u --chunk-p %u --chunk-d %u", r->prefill, r->decode,
@@ -530,10 +228,21 @@ static void emit_server(const struct ctx *x, int tool, const row *r, const char 
 
 static void emit_row(const struct ctx *x, const row *r, double per_s, int argc, char **argv)
 {
-    printf("# %s on %u device%s: %.4g requests/s at 90%% attainment\n", arch_names[r->arch],
-           row_gpus(r), row_gpus(r) == 1 ? "" : "s", r->goodput * per_s);
+    printf("# %s on %u device%s: %.4g requests/s %s\n", afd_plan_arch_name(r->arch), afd_plan_gpus(r),
+           afd_plan_gpus(r) == 1 ? "" : "s", r->goodput * per_s,
+           r->arch == AFD_PLAN_AFD ? "by the closed forms" : "at 90% attainment");
     if (!(r->goodput > 0)) {
         printf("# no configuration meets the SLOs\n");
+        return;
+    }
+    if (r->arch == AFD_PLAN_AFD) {
+        /* neither afdkit serve nor the servers' documented arguments run an
+         * Attention-FFN disaggregated decode pool: the row is described */
+        printf("# afd: %u prefill instance%s of tp %u (as disagg's), then %uA-%uF: %u Attention "
+               "instances of %u slots each feeding %u FFN instance%s, tp %u each, cycle "
+               "%.4g ms; no launch command (afdkit serve has no afd architecture)\n",
+               r->prefill, r->prefill == 1 ? "" : "s", r->ts->tp, r->decode, r->ffn, r->decode,
+               r->bmax, r->ffn, r->ffn == 1 ? "" : "s", r->ts->tp, r->tau);
         return;
     }
     if (x->emit == EMIT_AFDKIT) {
@@ -541,11 +250,11 @@ static void emit_row(const struct ctx *x, const row *r, double per_s, int argc, 
         return;
     }
     switch (r->arch) {
-    case ARCH_COLLOC: emit_server(x, x->emit, r, NULL, "serving", r->instances, 0); break;
-    case ARCH_CHUNKED:
+    case AFD_PLAN_COLLOC: emit_server(x, x->emit, r, NULL, "serving", r->instances, 0); break;
+    case AFD_PLAN_CHUNKED:
         emit_server(x, x->emit, r, NULL, "serving", r->instances, r->chunk);
         break;
-    case ARCH_DISAGG:
+    case AFD_PLAN_DISAGG:
         emit_server(x, x->emit, r, "prefill", "prefill", r->prefill, 0);
         emit_server(x, x->emit, r, "decode", "decode", r->decode, 0);
         break;
@@ -558,29 +267,83 @@ static void emit_row(const struct ctx *x, const row *r, double per_s, int argc, 
     }
 }
 
-/* ---- ranking */
+/* ---- --plot */
 
-static int by_goodput(const void *pa, const void *pb)
+/* The points of one architecture, its frontier (fr) or all, as a gnuplot
+ * data block $NAME_front or $NAME_all: per_gpu per_user tp decode_bmax
+ * frontier, by tokens per GPU ascending (a line through the frontier). */
+static void plot_block(FILE *f, const afd_plan_point *pts, size_t n, int arch, int fr)
 {
-    const row *a = pa, *b = pb;
-    double ga = a->goodput > 0 ? a->goodput : 0, gb = b->goodput > 0 ? b->goodput : 0;
-    if (ga != gb)
-        return ga > gb ? -1 : 1;
-    if (row_gpus(a) != row_gpus(b))
-        return row_gpus(a) < row_gpus(b) ? -1 : 1;
-    return (a->arch > b->arch) - (a->arch < b->arch);
+    size_t i, k, *idx, m = 0;
+    fprintf(f, "$%s_%s << EOD\n# per_gpu\tper_user\ttp\tdecode_bmax\tfrontier\n",
+            afd_plan_arch_name(arch), fr ? "front" : "all");
+    idx = malloc((n ? n : 1) * sizeof *idx);
+    for (i = 0; idx != NULL && i < n; i++)
+        if (pts[i].arch == arch && (!fr || pts[i].frontier)) {
+            for (k = m; k > 0 && pts[idx[k - 1]].per_gpu > pts[i].per_gpu; k--)
+                idx[k] = idx[k - 1];
+            idx[k] = i;
+            m++;
+        }
+    for (k = 0; k < m; k++) {
+        const afd_plan_point *p = &pts[idx[k]];
+        fprintf(f, "%.10g\t%.10g\t%u\t%u\t%d\n", p->per_gpu, p->per_user, p->tp, p->bmax,
+                p->frontier);
+    }
+    fputs("EOD\n", f);
+    free(idx);
 }
 
-static int by_closed(const void *pa, const void *pb)
+static int write_plot(const struct ctx *x, const afd_model *m, const afd_device *d,
+                      const afd_plan_point *pts, size_t n, int n_arch)
 {
-    const row *a = pa, *b = pb;
-    if (a->closed != b->closed)
-        return a->closed > b->closed ? -1 : 1;
-    return (row_gpus(a) > row_gpus(b)) - (row_gpus(a) < row_gpus(b));
+    const char *cmd = x->a.cmd;
+    FILE *f = fopen(x->plot, "w");
+    int a, first = 1;
+    if (f == NULL)
+        return cli_runtime_error(cmd, "--plot: cannot write '%s'", x->plot);
+    fprintf(f,
+            "# afdkit plan --plot: tokens/s per user against tokens/s per GPU, every\n"
+            "# configuration found at each decode cap and the frontier of each\n"
+            "# architecture.  gnuplot '%s' draws '%s.svg' (gnuplot -e \"out='F'\" '%s':\n"
+            "# into F).\n"
+            "# model=%s device=%s gpus=%lld ttft_slo=%s tpot_slo=%s method=%s\n",
+            x->plot, x->plot, x->plot, m->name, d->name, (long long)x->gpus, x->a.ttft_slo,
+            x->a.tpot_slo, x->closed ? "closed" : "sim");
+    fprintf(f, "if (!exists('out')) out = '%s.svg'\n", x->plot);
+    fputs("set terminal svg size 800,560 dynamic font 'Helvetica,12'\nset output out\n", f);
+    fprintf(f, "set title '%s on at most %lld x %s, TTFT %s, TPOT %s' noenhanced\n", m->name,
+            (long long)x->gpus, d->name, x->a.ttft_slo, x->a.tpot_slo);
+    fputs("set xlabel 'tokens/s per GPU'\nset ylabel 'tokens/s per user'\n"
+          "set key outside right top noenhanced\nset grid\nset datafile separator '\\t'\n",
+          f);
+    for (a = 0; a < n_arch; a++) {
+        plot_block(f, pts, n, a, 1);
+        plot_block(f, pts, n, a, 0);
+    }
+    /* explicit titles: autotitle columnhead would eat a data row */
+    fputs("plot", f);
+    for (a = 0; a < n_arch; a++) {
+        const char *nm = afd_plan_arch_name(a);
+        size_t i, seen = 0;
+        for (i = 0; i < n; i++)
+            seen += pts[i].arch == a;
+        if (seen == 0) /* none: gnuplot would warn of an empty block */
+            continue;
+        fprintf(f,
+                "%s $%s_front using 1:2 with linespoints linecolor %d pointtype 7 title '%s', "
+                "$%s_all using 1:2 with points linecolor %d pointtype 6 notitle",
+                first ? "" : ", \\\n    ", nm, a + 1, nm, nm, a + 1);
+        first = 0;
+    }
+    fputs(first ? " NaN notitle\n" : "\n", f); /* no point at all: an empty frame */
+    if (fclose(f) != 0)
+        return cli_runtime_error(cmd, "--plot: write error on '%s'", x->plot);
+    return 0;
 }
 
 static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
-                        const afd_device *d, const struct plan *pl, const row *rows, int n,
+                        const afd_device *d, const afd_plan_params *pl, const row *rows, int n,
                         double per_s, int *rc)
 {
     cli_table *t = cli_table_new(&c->out);
@@ -601,10 +364,15 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
     cli_table_meta(t, "mean_lengths", "%.6g,%.6g", pl->len->prompt_mean,
                    pl->len->output_mean);
     cli_table_meta(t, "slos", "ttft %s, tpot %s, attainment %g", x->a.ttft_slo, x->a.tpot_slo,
-                   PLAN_TARGET);
+                   AFD_PLAN_TARGET);
     cli_table_meta(t, "price_per_hour", "%.10g per device", d->price_per_hour);
     if (pl->rate > 0)
         cli_table_meta(t, "rate", "%s", x->rate);
+    for (k = 0; k < n; k++)
+        if (rows[k].arch == AFD_PLAN_AFD && rows[k].ts != NULL && rows[k].bmax > 0)
+            cli_table_meta(t, "afd_pool", "%uA-%uF, %u slots per Attention instance, cycle "
+                           "tau_G %.10g ms (closed forms, not simulated)",
+                           rows[k].decode, rows[k].ffn, rows[k].bmax, rows[k].tau);
     if (pl->rate > 0)
         cli_table_begin(t, "arch", "tp", "instances", "prefill", "decode", "gpus", "chunk",
                         "decode_bmax", "router", "goodput", "goodput_se",
@@ -618,32 +386,31 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
                         "tpot_p90", "limit", "usd_per_mtok");
     for (k = 0; k < n; k++) {
         const row *r = &rows[k];
-        unsigned gpus = r->ts != NULL ? row_gpus(r) : 0;
-        double good = r->goodput * per_s;
-        /* generated tokens per second: the goodput times the mean output */
-        double tok = good * pl->len->output_mean;
-        cli_table_str(t, arch_names[r->arch]);
+        unsigned gpus = afd_plan_gpus(r);
+        double per_gpu, per_user, usd;
+        afd_plan_row_rates(r, pl->len, 1 / per_s, d->price_per_hour, &per_gpu, &per_user, &usd);
+        cli_table_str(t, afd_plan_arch_name(r->arch));
         cli_table_uint(t, r->ts != NULL ? r->ts->tp : 0);
-        cli_table_uint(t, r->arch == ARCH_COLLOC || r->arch == ARCH_CHUNKED
+        cli_table_uint(t, r->arch == AFD_PLAN_COLLOC || r->arch == AFD_PLAN_CHUNKED
                               ? r->instances
-                              : r->prefill + r->decode);
-        cli_table_uint(t, r->arch == ARCH_COLLOC || r->arch == ARCH_CHUNKED ? r->instances
+                              : r->prefill + r->decode + r->ffn);
+        cli_table_uint(t, r->arch == AFD_PLAN_COLLOC || r->arch == AFD_PLAN_CHUNKED ? r->instances
                                                                               : r->prefill);
-        cli_table_uint(t, r->arch == ARCH_COLLOC || r->arch == ARCH_CHUNKED ? r->instances
-                                                                              : r->decode);
+        /* afd: the decode pool, Attention and FFN instances */
+        cli_table_uint(t, r->arch == AFD_PLAN_COLLOC || r->arch == AFD_PLAN_CHUNKED ? r->instances
+                                                                              : r->decode + r->ffn);
         cli_table_uint(t, gpus);
         cli_table_uint(t, r->chunk);
-        cli_table_uint(t, r->ts != NULL ? r->ts->bmax : 0);
-        cli_table_str(t, router_name(r->arch));
-        cli_table_real(t, good);
+        cli_table_uint(t, r->bmax);
+        cli_table_str(t, afd_plan_router_name(r->arch));
+        cli_table_real(t, r->goodput * per_s);
         cli_table_real(t, r->goodput_se * per_s);
-        cli_table_real(t, gpus > 0 ? tok / gpus : NAN);
-        cli_table_real(t, 1 / (r->tpot_mean / per_s));
+        cli_table_real(t, per_gpu);
+        cli_table_real(t, per_user);
         cli_table_real(t, r->ttft_p90);
         cli_table_real(t, r->tpot_p90);
         cli_table_str(t, r->limit);
-        /* dollars per million tokens: a million over the tokens per dollar */
-        cli_table_real(t, 1e6 / afd_per_dollar(tok, gpus * d->price_per_hour));
+        cli_table_real(t, usd);
         if (pl->rate > 0) {
             cli_table_real(t, r->attain);
             cli_table_real(t, r->attain_se);
@@ -664,16 +431,16 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_model m;
     afd_device d;
     afd_error err;
-    afd_status st, tst;
+    afd_status st;
     afd_taichi_lengths len;
-    struct plan pl;
-    tpset *ts = NULL;
-    row *cand = NULL, best[N_ARCH];
+    afd_plan_params pl;
+    afd_plan_tp *ts = NULL;
+    row *cand = NULL, best[AFD_PLAN_N_ARCH];
     unsigned *chunks = NULL;
     size_t n_ts = 0, n_cand = 0, n_chunks = 0, i, k;
     double per_s;
     cli_progress prog;
-    int rc = 0, a, have_su = 0;
+    int rc = 0, a, have_su = 0, n_arch;
     long done = 0;
     unsigned nt;
 
@@ -712,17 +479,14 @@ static int run(const cli_command *self, int argc, char **argv)
     if (ts == NULL || chunks == NULL)
         FAIL(cli_runtime_error(cmd, "out of memory"));
     for (i = 0; i < x.tps.n; i++) {
-        tpset *z = &ts[n_ts];
+        afd_plan_tp *z = &ts[n_ts];
         z->tp = (unsigned)x.tps.v[i];
         if (z->tp > (unsigned)x.gpus)
             continue;
-        if (afd_kv_capacity_tokens(&m, &d, z->tp, &z->kv_capacity, &err) != AFD_OK ||
-            afd_estimate_laws(&m, &d, z->tp, &z->hw, &err) != AFD_OK) {
+        if (afd_plan_tp_laws(&m, &d, (unsigned)x.tps.v[i], z, &err) != AFD_OK) {
             cli_warn(cmd, "tp %u left out: %s", z->tp, err.text);
             continue;
         }
-        /* the KV transfer of a prompt token crosses tp links of net_gbps */
-        z->kv_time_per_token = afd_kv_bytes_per_token(&m, z->tp) / (z->tp * d.net_gbps * 1e9) * 1e3;
         n_ts++;
     }
     if (n_ts == 0)
@@ -737,11 +501,13 @@ static int run(const cli_command *self, int argc, char **argv)
     have_su = 1;
     per_s = 1 / su.unit_seconds;
     memset(&pl, 0, sizeof pl);
-    pl.x = &x;
+    pl.tol = x.tol;
     pl.base = &su.params;
     pl.len = &len;
     pl.ttft = su.params.ttft_slo;
     pl.tpot = su.params.tpot_slo;
+    pl.moe = m.moe;
+    n_arch = pl.moe ? AFD_PLAN_N_ARCH : AFD_PLAN_AFD; /* the afd row for MoE models only */
     if (!isfinite(pl.ttft) || !isfinite(pl.tpot))
         FAIL(cli_usage_error(cmd, "--ttft-slo and --tpot-slo are required"));
     if (x.rate != NULL) {
@@ -755,14 +521,8 @@ static int run(const cli_command *self, int argc, char **argv)
         FAIL(cli_usage_error(cmd, "the workload gives no usable lengths (E[P] >= 1)"));
     /* the decode batch cap of each tp: KV memory and the TPOT SLO */
     for (i = k = 0; i < n_ts; i++) {
-        afd_decode_bmax_params q = {.hw = &ts[i].hw,
-                                    .kv_capacity = ts[i].kv_capacity,
-                                    .request_tokens = len.prompt_mean + len.output_mean,
-                                    .kv_mean = len.theta,
-                                    .tpot_slo = pl.tpot,
-                                    .limit = ts[i].hw.decode_batch_max};
         int why;
-        if (afd_decode_bmax(&q, &ts[i].bmax, &why) != AFD_OK || ts[i].bmax == 0) {
+        if (afd_plan_tp_bmax(&ts[i], &len, pl.tpot, &why) != AFD_OK || ts[i].bmax == 0) {
             cli_warn(cmd, "tp %u left out: %s", ts[i].tp,
                      why == AFD_DECODE_BMAX_MEMORY
                          ? "its KV cache holds less than one mean request"
@@ -776,7 +536,7 @@ static int run(const cli_command *self, int argc, char **argv)
         FAIL(cli_infeasible(cmd, "no tensor-parallel size holds a decode batch within the KV "
                                  "memory and the TPOT SLO"));
     /* closed forms: the best configuration of each architecture at each tp */
-    cand = calloc(n_ts * N_ARCH, sizeof *cand);
+    cand = calloc(n_ts * AFD_PLAN_N_ARCH, sizeof *cand);
     if (cand == NULL)
         FAIL(cli_runtime_error(cmd, "out of memory"));
     cli_progress_init(&prog, cmd, "closed forms", c.out.quiet);
@@ -784,35 +544,23 @@ static int run(const cli_command *self, int argc, char **argv)
         for (k = n_chunks = 0; k < x.chunks.n; k++)
             if (x.chunks.v[k] > ts[i].bmax)
                 chunks[n_chunks++] = (unsigned)x.chunks.v[k];
-        st = closed_best(&pl, &ts[i], (unsigned)x.gpus / ts[i].tp, chunks, n_chunks,
-                         &cand[i * N_ARCH], &tst);
+        st = afd_plan_closed_best(&pl, &ts[i], (unsigned)x.gpus / ts[i].tp, chunks, n_chunks,
+                         &cand[i * AFD_PLAN_N_ARCH]);
         if (st != AFD_OK)
             FAIL(cli_runtime_error(cmd, "tp %u: %s", ts[i].tp, afd_strerror(st)));
-        if (tst != AFD_OK)
-            cli_warn(cmd, "tp %u: chunked and taichi left out: their closed forms failed (%s)",
-                     ts[i].tp, afd_strerror(tst));
+        for (a = 0; a < n_arch; a++)
+            if (isnan(cand[i * AFD_PLAN_N_ARCH + (size_t)a].closed))
+                cli_warn(cmd, "tp %u: %s left out: its closed forms failed (%s)", ts[i].tp,
+                         afd_plan_arch_name(a), afd_strerror(cand[i * AFD_PLAN_N_ARCH + (size_t)a].closed_st));
         cli_progress_update(&prog, (double)(i + 1), (double)n_ts, "tp sizes");
     }
     cli_progress_end(&prog);
-    /* per architecture: its --verify best tp sizes, best first, to the front */
+    /* per architecture: its --verify best tp sizes, best first */
     {
-        row *sel = calloc(n_ts * N_ARCH, sizeof *sel);
+        row *sel = calloc(n_ts * AFD_PLAN_N_ARCH, sizeof *sel);
         if (sel == NULL)
             FAIL(cli_runtime_error(cmd, "out of memory"));
-        for (a = 0; a < N_ARCH; a++) {
-            row *tmp = calloc(n_ts, sizeof *tmp);
-            if (tmp == NULL) {
-                free(sel);
-                FAIL(cli_runtime_error(cmd, "out of memory"));
-            }
-            for (i = 0; i < n_ts; i++)
-                tmp[i] = cand[i * N_ARCH + (size_t)a];
-            qsort(tmp, n_ts, sizeof *tmp, by_closed);
-            for (i = 0; i < n_ts && i < (size_t)x.verify; i++)
-                if (tmp[i].closed > 0 || i == 0)
-                    sel[n_cand++] = tmp[i];
-            free(tmp);
-        }
+        afd_plan_select(cand, n_ts, n_arch, (size_t)x.verify, sel, &n_cand);
         free(cand);
         cand = sel;
     }
@@ -823,10 +571,7 @@ static int run(const cli_command *self, int argc, char **argv)
         (void)nt; /* unused without OpenMP */
         CLI_OMP("omp parallel for schedule(dynamic, 1) num_threads(nt)")
         for (k = 0; k < n_cand; k++) {
-            if (cand[k].closed > 0)
-                simulate(&pl, &cand[k]);
-            else
-                cand[k].goodput = 0;
+            afd_plan_measure(&pl, &cand[k], 1);
             CLI_OMP("omp critical")
             {
                 done++;
@@ -836,28 +581,38 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_progress_end(&prog);
         for (k = 0; k < n_cand; k++)
             if (cand[k].st != AFD_OK)
-                FAIL(cli_runtime_error(cmd, "%s tp %u: %s", arch_names[cand[k].arch],
+                FAIL(cli_runtime_error(cmd, "%s tp %u: %s", afd_plan_arch_name(cand[k].arch),
                                        cand[k].ts->tp, afd_strerror(cand[k].st)));
     } else {
         for (k = 0; k < n_cand; k++)
-            closed_numbers(&pl, &cand[k]);
+            afd_plan_measure(&pl, &cand[k], 0);
     }
     /* one row per architecture: its best measured configuration */
-    for (a = 0; a < N_ARCH; a++)
-        row_init(&best[a], a, NULL);
-    for (k = 0; k < n_cand; k++) {
-        row *b = &best[cand[k].arch];
-        if (b->ts == NULL || by_goodput(&cand[k], b) < 0)
-            *b = cand[k];
+    afd_plan_best_rows(cand, n_cand, n_arch, best);
+    if (x.plot != NULL) {
+        afd_plan_point *pts = NULL;
+        size_t n_pts = 0;
+        for (k = 0; k < x.chunks.n; k++)
+            chunks[k] = (unsigned)x.chunks.v[k];
+        cli_progress_init(&prog, cmd, "frontier", c.out.quiet);
+        cli_progress_update(&prog, 0, 1, "decode caps");
+        st = afd_plan_frontier(&pl, ts, n_ts, (unsigned)x.gpus, chunks, x.chunks.n, n_arch,
+                               !x.closed, 1 / per_s, &pts, &n_pts);
+        cli_progress_end(&prog);
+        if (st != AFD_OK)
+            FAIL(cli_runtime_error(cmd, "--plot: %s", afd_strerror(st)));
+        rc = write_plot(&x, &m, &d, pts, n_pts, n_arch);
+        free(pts);
+        if (rc != 0)
+            goto done;
     }
-    qsort(best, N_ARCH, sizeof *best, by_goodput);
     if (x.emit != EMIT_NONE) {
-        for (a = 0; a < N_ARCH; a++)
+        for (a = 0; a < n_arch; a++)
             if (best[a].ts != NULL)
                 emit_row(&x, &best[a], per_s, argc, argv);
         rc = fflush(stdout) == 0 ? 0 : cli_runtime_error(cmd, "write error");
     } else {
-        print_table(&x, &c, &m, &d, &pl, best, N_ARCH, per_s, &rc);
+        print_table(&x, &c, &m, &d, &pl, best, n_arch, per_s, &rc);
     }
 #undef FAIL
 done:
@@ -877,10 +632,11 @@ const cli_command cli_cmd_plan = {
     .summary = "the best configuration of each serving architecture on at most N devices",
     .usage = "plan --model M --device D --gpus N (--trace FILE | --lengths P,G | --geometric "
              "--mu-p MP --mu-d MD) --ttft-slo T --tpot-slo T [--rate R] [--method sim|closed] "
-             "[--emit afdkit|vllm|sglang]",
+             "[--emit afdkit|vllm|sglang] [--plot FILE]",
     .description =
-        "For each architecture afdkit simulates (colloc, chunked, disagg, taichi), the\n"
-        "configuration on at most --gpus devices with the largest goodput: the largest\n"
+        "For each architecture afdkit simulates (colloc, chunked, disagg, taichi; afd for\n"
+        "MoE models), the configuration on at most --gpus devices with the largest\n"
+        "goodput: the largest\n"
         "Poisson rate at which 90% of the requests meet both SLOs.  Per tensor-parallel\n"
         "size (--tp LIST, default 1,2,4,8; a size whose weights do not fit is left out\n"
         "with a warning) the decode batch cap is the largest batch whose requests' KV\n"
@@ -910,13 +666,24 @@ const cli_command cli_cmd_plan = {
         "  router         the simulated routing: global (one queue per pool), least-requests\n"
         "                 (disagg's prefill pool), ttft-estimate (TaiChi's Algorithm 2)\n"
         "For taichi, prefill and decode are the P-heavy and D-heavy instances and chunk\n"
-        "the P-heavy chunk.  --rate R adds attainment, attainment_se, rate_ttft_p90 and\n"
+        "the P-heavy chunk.  afd (models with experts): prefill instances as disagg's and\n"
+        "an xA-yF decode pool (decode = x + y, decode_bmax = slots B per Attention\n"
+        "instance; x, y, B and the cycle tau_G in --provenance's afd_pool line), by the\n"
+        "closed forms only: the pool's saturated rate x B / ((E[G] - 1) tau_G), an upper\n"
+        "bound of its goodput; goodput_se and the P90s nan (docs/plan.md).  A closed\n"
+        "form past its solver's limits leaves its architecture at that tp out with a\n"
+        "warning; a row with none says size-limit or numeric in limit.\n"
+        "--rate R adds attainment, attainment_se, rate_ttft_p90 and\n"
         "rate_tpot_p90 of each row simulated at R (nan with --method closed).\n"
         "--method closed prints the closed forms'\n"
         "goodput instead (goodput_se nan; P90s for colloc and disagg only).\n"
         "--emit afdkit prints, per row, the afdkit serve command that simulates it\n"
         "(append --lambda R/s to run it at R); --emit vllm or sglang, one server command\n"
-        "per instance (docs/plan.md).  Progress on stderr (-q silences).  When no\n"
+        "per instance (docs/plan.md).  --plot FILE also writes a gnuplot script: tokens/s\n"
+        "per user against tokens/s per GPU of the best configuration of each\n"
+        "architecture at every tp and decode cap bmax, bmax/2, ..., 1, and each\n"
+        "architecture's frontier (gnuplot FILE draws FILE.svg).\n"
+        "Progress on stderr (-q silences).  When no\n"
         "architecture sustains a rate the rows say goodput 0.",
     .groups = plan_groups,
     .run = run,

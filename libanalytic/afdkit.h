@@ -34,6 +34,7 @@
 #include "afd_estimate.h"
 #include "afd_profile.h"
 #include "afd_pareto.h"
+#include "afd_pool.h"
 #include "afd_serving.h"
 #include "afd_taichi.h"
 #include "afd_perfmodel.h"
