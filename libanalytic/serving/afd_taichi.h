@@ -99,6 +99,7 @@ AFD_API double afd_intensity_limit(double intercept, double slope, double tpot_s
  * holds at a random step. */
 #define AFD_TAICHI_PQ 32 /* prompt quantiles kept for the spread of the prefill time */
 #define AFD_TAICHI_GN 128 /* points of the output law kept for the TPOT tail */
+#define AFD_TAICHI_PF 1024 /* prompt quantiles of a trace kept for the TPOT tail */
 
 typedef struct afd_taichi_lengths {
     double prompt_mean, prompt_m2; /* E[P] >= 1, E[P^2] */
@@ -111,6 +112,8 @@ typedef struct afd_taichi_lengths {
     unsigned output_n;             /* points of the output law kept: */
     double output_v[AFD_TAICHI_GN]; /* G exactly for G <= AFD_TAICHI_GN / 2, then the */
     double output_w[AFD_TAICHI_GN]; /* rest of the law in equal-mass quantile bins */
+    double prompt_fine[AFD_TAICHI_PF]; /* a trace's P at (i + 1/2) / AFD_TAICHI_PF, sorted
+                                          (unused for the other laws) */
     double theta, nu;              /* Lemma 4.1, tokens */
     const afd_workload *workload;  /* the whole prompt-length law (NULL: all E[P]); not
                                       owned: it must outlive these lengths */

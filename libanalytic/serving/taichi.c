@@ -237,6 +237,7 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             vc[i].c = e.count;
         }
         count_quantiles(vc, m, (uint64_t)n, out->prompt_q, AFD_TAICHI_PQ);
+        count_quantiles(vc, m, (uint64_t)n, out->prompt_fine, AFD_TAICHI_PF);
         for (i = 0; i < m; i++) {
             afd_workload_pair e = afd_workload_entry(w, i);
             vc[i].v = e.decode;
@@ -490,6 +491,20 @@ static double work_cdf(const afd_hw *hw, const afd_taichi_lengths *L, double y)
     if (!(hw->prefill_b > 0 || hw->prefill_c > 0))
         return 1;
     r = 2 * y / (hw->prefill_b + sqrt(hw->prefill_b * hw->prefill_b + 4 * hw->prefill_c * y));
+    if (L->workload != NULL && L->workload->kind == AFD_WORKLOAD_TRACE) {
+        /* the share of the fine quantiles <= floor(r), by bisection (the
+         * trace's own tail is a pass over its rows: too slow here) */
+        size_t lo = 0, hi = AFD_TAICHI_PF;
+        r = floor(r);
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (L->prompt_fine[mid] <= r)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return (double)lo / AFD_TAICHI_PF;
+    }
     return 1 - afd_taichi_prompt_tail(L, floor(r));
 }
 
@@ -558,9 +573,12 @@ static double tpot_cdf_k(const afd_hw *hw, const afd_taichi_lengths *L,
                          (t->chunk_work > y / k ? 1 - y / (k * t->chunk_work) : 0));
     jmax = (unsigned)(mu + 10 * sqrt(mu) + 10);
     for (j = 2; j <= jmax; j++) {
-        double mean = j * t->ex, var = j * vx + k * k * vv;
+        double mean = j * t->ex, var = j * vx + k * k * vv, g;
         pj *= mu / j;
-        acc += pj * gsl_cdf_gamma_P(yr, mean * mean / var, var / mean);
+        g = gsl_cdf_gamma_P(yr, mean * mean / var, var / mean);
+        acc += pj * g;
+        if (g < 1e-12 && mean > yr)
+            break; /* falls with j from here on */
     }
     return acc;
 }
