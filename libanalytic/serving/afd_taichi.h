@@ -277,7 +277,7 @@ typedef struct afd_taichi_result {
  * Algorithm 2's TTFT-feasibility test (short prompts to D-heavy), the
  * router's preference for decode-idle instances in aggregation (prompts
  * land less often where requests decode, so the TPOT tail is low: by 3 to
- * 4 points of attainment at a 35 ms SLO on docs/taichi-test.hw, the goodput
+ * 5 points of attainment at a 35 ms SLO on docs/taichi-test.hw, the goodput
  * by up to 19%), several whole prompts batched in one P-heavy iteration
  * (their fixed cost is shared, so the P-heavy capacity is low: the goodput
  * by up to 11% where it binds).  Error against the simulator:
