@@ -525,10 +525,11 @@ static double normal_uniform_cdf(double x, double a, double sd)
     return (normal_loss(x, sd) - normal_loss(x - a, sd)) / a;
 }
 
-/* P(mean of (1 + xi) over an interval of x correlation times) for the
- * exponential autocorrelation exp(-u / tau): the variance factor of a time
- * average, 2 / x (1 - (1 - e^-x) / x) (Parzen 1962, Stochastic Processes,
- * the variance of a sample mean of a stationary process). */
+/* The variance of the mean over an interval of x correlation times of a
+ * stationary process with autocorrelation e^(-u / tau), in units of its own
+ * variance: (2 / x) int_0^x (1 - u / x) e^-u du = 2 / x (1 - (1 - e^-x) / x)
+ * (the variance of a time average; Papoulis and Pillai, Probability, Random
+ * Variables and Stochastic Processes, 4th ed., mean-ergodic processes). */
 static double average_factor(double x)
 {
     if (!(x > 1e-6))
@@ -716,7 +717,9 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
                  * so its window opens with no prefill queued but closes with
                  * the prompt in service left partly undone: its rest,
                  * lp E[X^2] / 2 on average (the M/G/1 residual work in
-                 * service, Kleinrock 1975, eq. 5.57), is not in the window.
+                 * service: Kleinrock 1975, Queueing Systems I, the mean
+                 * residual service time seen at a random instant), is not in
+                 * the window.
                  * (On one instance the prompts queued behind the request
                  * balance it.)  The router's preference for decode-idle
                  * instances is not modelled: that keeps the form low (see
