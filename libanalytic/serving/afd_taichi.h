@@ -98,6 +98,8 @@ AFD_API double afd_intensity_limit(double intercept, double slope, double tpot_s
  * of Lemma 4.1 (afd-provisioning, eq. 3): the KV tokens a decoding sequence
  * holds at a random step. */
 #define AFD_TAICHI_PQ 32 /* prompt quantiles kept for the spread of the prefill time */
+#define AFD_TAICHI_GN 128 /* points of the output law kept for the TPOT tail */
+#define AFD_TAICHI_PF 1024 /* prompt quantiles of a trace kept for the TPOT tail */
 
 typedef struct afd_taichi_lengths {
     double prompt_mean, prompt_m2; /* E[P] >= 1, E[P^2] */
@@ -106,6 +108,12 @@ typedef struct afd_taichi_lengths {
                                        (0 everywhere: the prompts are all E[P]) */
     double output_q[AFD_TAICHI_PQ]; /* G at the same probabilities (0: all E[G]) */
     double output_mean;            /* E[G] >= 1 */
+    double prompt_m3, prompt_m4;   /* E[P^3], E[P^4]: the spread of a prompt's prefill work */
+    unsigned output_n;             /* points of the output law kept: */
+    double output_v[AFD_TAICHI_GN]; /* G exactly for G <= AFD_TAICHI_GN / 2, then the */
+    double output_w[AFD_TAICHI_GN]; /* rest of the law in equal-mass quantile bins */
+    double prompt_fine[AFD_TAICHI_PF]; /* a trace's P at (i + 1/2) / AFD_TAICHI_PF, sorted
+                                          (unused for the other laws) */
     double theta, nu;              /* Lemma 4.1, tokens */
     const afd_workload *workload;  /* the whole prompt-length law (NULL: all E[P]); not
                                       owned: it must outlive these lengths */
@@ -207,8 +215,8 @@ typedef struct afd_taichi_result {
  *       ((C3); with S >= the longest prompt and no decodes, the prefill law).
  *  (T2) Uniform instances (aggregation): lp = ld = lambda / N, one FIFO
  *       queue: TTFT = the wait of M/G/N plus the prompt's own service plus
- *       the rest of the iteration in flight ((C4)), TPOT ~ Normal(T, (C5)'s
- *       spread).  The service of a prompt of P tokens is
+ *       the rest of the iteration in flight ((C4)), TPOT of mean T with
+ *       (T5)'s law.  The service of a prompt of P tokens is
  *       S(P) = ceil(P / (S - nbar)) (a_eff + nbar cd) + pb P + pc P^2, taken
  *       at the prompt quantiles prompt_q (D their mean, cs^2 their squared
  *       coefficient of variation), and the M/G/N wait is M/D/N's with D
@@ -217,19 +225,10 @@ typedef struct afd_taichi_result {
  *       P(TTFT <= t) = mean over the quantiles P_i of
  *       P(W_{M/D/N} <= (t - S(P_i) - rest) / (1 + cs^2)).
  *       A long prompt can miss a TTFT SLO on an idle system: the spread of P
- *       is what makes tight TTFT SLOs hard.  Likewise the TPOT of a request
- *       of G tokens averages G - 1 iterations, so (C5)'s spread, the
- *       compound Poisson prefill work over its decode life, scales as
- *       1 / sqrt(G - 1): P(TPOT <= slo) is averaged over the output
- *       quantiles output_q with sd(G) = sd(E[G]) sqrt((E[G] - 1) / (G - 1))
- *       (a request of one output token has no TPOT and counts as meeting
- *       it).  The normal is censored at the shortest possible TPOT,
- *       decode_beta + decode_gamma + decode_alpha (every iteration runs at
- *       least one sequence holding a KV token): an SLO below it is met by
- *       no request, where the uncensored tail would give a few percent.
+ *       is what makes tight TTFT SLOs hard.  TPOT: (T5).
  *  (T3) Two kinds: every decode moves to the D-heavy instances (Algorithm 1;
- *       the prefilled-on-P ones after the KV transfer, kv_time / m added to
- *       their TPOT) except the share x that flows to P-heavy instances above
+ *       the prefilled-on-P ones after the KV transfer and the rest of the
+ *       iteration in flight, (T5)) except the share x that flows to P-heavy instances above
  *       the watermark (afd_decode_memory with n = (lambda / ND) m T_D); a
  *       flowed decode spends half its steps on each kind.  Prompts split
  *       between the kinds in proportion to their prefill capacities NP / D_P
@@ -240,13 +239,49 @@ typedef struct afd_taichi_result {
  *       with P(TTFT <= ttft_slo) at most 1 - afd_taichi_zero_load_miss (the
  *       requests whose own prefill misses the SLO, over the whole prompt
  *       law, not only the quantiles above).
+ *  (T5) The TPOT tail.  The simulator's TPOT of a request of G = k + 1
+ *       tokens is (finish - first token) / k: its k iterations plus, for a
+ *       decode handed over from another instance, the KV transfer and the
+ *       rest R of the iteration in flight when it arrives.  So
+ *           TPOT = t_dec + Z + (kv_time + R + Y) / k,
+ *       t_dec = T (1 - lp E[X]) the decode part of an iteration
+ *       (beta + cd (1 + nbar)); Z the batch's fluctuation: the others are
+ *       Poisson(nbar) sequences (M/G/infinity, PASTA) each costing
+ *       c = gamma + alpha Y (Y of Lemma 4.1), and their mean over the k
+ *       iterations has variance nbar E[c^2] 2/x (1 - (1 - e^-x)/x),
+ *       x = k / m (an exponential autocorrelation over a decode life m T:
+ *       the variance of a time average), plus alpha^2 Var P for the
+ *       request's own prompt; R uniform on (0, T) with probability
+ *       1 - e^-nbar (the instance is busy; R = 0 when the request was
+ *       prefilled where it decodes); Y the prefill work in its iterations,
+ *       compound Poisson: N ~ Poisson(lp k T) prompts of work X = pb P +
+ *       pc P^2 each.  P(TPOT <= slo | k) sums over N: N = 0 exactly (the
+ *       normal convolved with the uniform), N = 1 with X's own law over the
+ *       whole prompt law, a prompt arriving at a uniform point of the window
+ *       and prefilled at most a chunk (cp (S - 1 - nbar)) per iteration,
+ *       N >= 2 a gamma with the works' mean and variance (past lp k T = 40
+ *       the whole sum is).  With least-queued routing over N > 1 uniform
+ *       instances the prompts that arrive during a request's prefill go
+ *       elsewhere, so its window opens with no prefill queued and closes
+ *       with the prompt in service part done: lp E[X^2] / 2 (the M/G/1
+ *       residual work in service) is taken off Y.  The attainment averages
+ *       over the output law (G exactly up to 64, then 64 quantile bins; a
+ *       request of one token has no TPOT and meets it).  An SLO below the
+ *       shortest possible TPOT, decode_beta + decode_gamma + decode_alpha
+ *       (every iteration runs at least one sequence holding a KV token), is
+ *       met by no request.
  * AFD_EUNSTABLE (limit set, attainment 0) when a kind cannot keep up
  * (load >= 1, more than decode_bmax decodes, prompt tokens beyond the
  * chunk's budget S - 1 - nbar, or rho >= 1); AFD_EINVAL for bad
  * parameters; AFD_ENUMERIC from the M/D/c solver.  Not modelled: backflow,
  * Algorithm 2's TTFT-feasibility test (short prompts to D-heavy), the
- * spread of G (a short decode meets more interference per token).  Error
- * against the simulator: docs/taichi.md. */
+ * router's preference for decode-idle instances in aggregation (prompts
+ * land less often where requests decode, so the TPOT tail is low: by 3 to
+ * 5 points of attainment at a 35 ms SLO on docs/taichi-test.hw, the goodput
+ * by up to 19%), several whole prompts batched in one P-heavy iteration
+ * (their fixed cost is shared, so the P-heavy capacity is low: the goodput
+ * by up to 11% where it binds).  Error against the simulator:
+ * docs/taichi.md and docs/agreement.md. */
 AFD_API afd_status afd_taichi_attainment(const afd_taichi_params *p, afd_taichi_result *out);
 
 /* The zero-load miss: the fraction of requests whose own prefill alone

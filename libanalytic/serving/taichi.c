@@ -78,19 +78,88 @@ static int cmp_valcount(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* q[i] = the value of row floor((i + 0.5) / AFD_TAICHI_PQ n) (0-based) of the
- * n = sum c requests sorted by value; vc is sorted here. */
-static void count_quantiles(valcount *vc, size_t m, uint64_t n, double *q)
+/* q[i] = the value of row floor((i + 0.5) / nq n) (0-based) of the
+ * n = sum c requests sorted by value, i < nq; vc is sorted here. */
+static void count_quantiles(valcount *vc, size_t m, uint64_t n, double *q, size_t nq)
 {
     size_t i, j = 0;
     uint64_t below = 0; /* requests in vc[0 .. j) */
     qsort(vc, m, sizeof *vc, cmp_valcount);
-    for (i = 0; i < AFD_TAICHI_PQ; i++) {
-        uint64_t r = (uint64_t)((i + 0.5) / AFD_TAICHI_PQ * (double)n);
+    for (i = 0; i < nq; i++) {
+        uint64_t r = (uint64_t)((i + 0.5) / (double)nq * (double)n);
         while (j + 1 < m && below + vc[j].c <= r)
             below += vc[j++].c;
         q[i] = (double)vc[j].v;
     }
+}
+
+#define GEXACT (AFD_TAICHI_GN / 2) /* output lengths kept exactly */
+
+/* The output law of the geometric model on {1, 2, ...} with mean mu: P(G = g)
+ * = p (1 - p)^(g - 1), p = 1 / mu, exactly for g <= GEXACT; beyond, G - GEXACT
+ * is again geometric with mean mu (memoryless), cut into GEXACT bins of equal
+ * mass at its quantiles (i + 1/2) / GEXACT. */
+static void output_law_geometric(double mu, afd_taichi_lengths *out)
+{
+    double p = 1 / mu, rest = 1;
+    unsigned g, i;
+    out->output_n = 0;
+    if (!(mu > 1)) {
+        out->output_v[0] = 1;
+        out->output_w[0] = 1;
+        out->output_n = 1;
+        return;
+    }
+    for (g = 1; g <= GEXACT; g++) {
+        out->output_v[out->output_n] = g;
+        out->output_w[out->output_n++] = rest * p;
+        rest *= 1 - p;
+    }
+    for (i = 0; i < GEXACT; i++) {
+        double u = (i + 0.5) / GEXACT, k = ceil(log1p(-u) / log1p(-p));
+        out->output_v[out->output_n] = GEXACT + (k < 1 ? 1 : k);
+        out->output_w[out->output_n++] = rest / GEXACT;
+    }
+}
+
+/* The output law of a trace's rows: each length <= GEXACT with its share of
+ * the rows, the longer ones in GEXACT bins of equal mass at their quantiles.
+ * AFD_ENOMEM. */
+static afd_status output_law_trace(const afd_workload *w, afd_taichi_lengths *out)
+{
+    size_t i, m = afd_workload_entries(w), nl = 0;
+    double cnt[GEXACT + 1], n = 0, nlong = 0;
+    valcount *vc = m <= SIZE_MAX / sizeof *vc ? malloc(m * sizeof *vc) : NULL;
+    if (vc == NULL)
+        return AFD_ENOMEM;
+    memset(cnt, 0, sizeof cnt);
+    for (i = 0; i < m; i++) {
+        afd_workload_pair e = afd_workload_entry(w, i);
+        n += (double)e.count;
+        if (e.decode <= GEXACT) {
+            cnt[e.decode] += (double)e.count;
+        } else {
+            vc[nl].v = e.decode;
+            vc[nl++].c = e.count;
+            nlong += (double)e.count;
+        }
+    }
+    out->output_n = 0;
+    for (i = 0; i <= GEXACT; i++)
+        if (cnt[i] > 0) {
+            out->output_v[out->output_n] = i;
+            out->output_w[out->output_n++] = cnt[i] / n;
+        }
+    if (nl > 0) {
+        double q[GEXACT];
+        count_quantiles(vc, nl, (uint64_t)nlong, q, GEXACT);
+        for (i = 0; i < GEXACT; i++) {
+            out->output_v[out->output_n] = q[i];
+            out->output_w[out->output_n++] = nlong / n / GEXACT;
+        }
+    }
+    free(vc);
+    return AFD_OK;
 }
 
 afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
@@ -99,7 +168,9 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
     size_t i;
     out->prompt_mean = out->prompt_m2 = out->prompt_max = NAN;
     out->output_mean = out->theta = out->nu = NAN;
+    out->prompt_m3 = out->prompt_m4 = NAN;
     out->workload = w;
+    out->output_n = 0;
     for (i = 0; i < AFD_TAICHI_PQ; i++)
         out->prompt_q[i] = out->output_q[i] = 0;
     if (w == NULL) {
@@ -107,7 +178,12 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             return AFD_EINVAL;
         out->prompt_mean = out->prompt_max = prompt;
         out->prompt_m2 = prompt * prompt;
+        out->prompt_m3 = out->prompt_m2 * prompt;
+        out->prompt_m4 = out->prompt_m2 * out->prompt_m2;
         out->output_mean = output;
+        out->output_v[0] = output;
+        out->output_w[0] = 1;
+        out->output_n = 1;
         /* Lemma 4.1 with D = G fixed: Y = P + a, a uniform on 0 .. G - 1 */
         out->theta = prompt + (output - 1) / 2;
         out->nu = sqrt((output * output - 1) / 12);
@@ -120,6 +196,15 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
         /* Geometric on {1, 2, ...} with mean mu: Var = mu (mu - 1) */
         out->prompt_mean = mp;
         out->prompt_m2 = 2 * mp * mp - mp;
+        {
+            /* E[P^n] = p Li_{-n}(q) / q, q = 1 - p: (1 + 4q + q^2) / p^3 and
+             * (1 + 11q + 11q^2 + q^3) / p^4 (the polylogarithm of negative
+             * order, Eulerian numbers) */
+            double pp = 1 / mp, q = 1 - pp;
+            out->prompt_m3 = (1 + 4 * q + q * q) / (pp * pp * pp);
+            out->prompt_m4 = (1 + 11 * q + 11 * q * q + q * q * q) / (pp * pp * pp * pp);
+        }
+        output_law_geometric(w->mu_d, out);
         /* the 0.999 quantile: P(P > k) = (1 - 1/mu)^k */
         out->prompt_max = mp > 1 ? ceil(log(1e-3) / log1p(-1 / mp)) : 1;
         out->output_mean = w->mu_d;
@@ -131,7 +216,8 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
         }
     } else if (w->kind == AFD_WORKLOAD_TRACE && afd_workload_entries(w) > 0) {
         /* the kept rows, or the distinct pairs each standing for count rows */
-        double s1 = 0, s2 = 0, sg = 0, mx = 0, n = 0;
+        double s1 = 0, s2 = 0, s3 = 0, s4 = 0, sg = 0, mx = 0, n = 0;
+        afd_status st;
         size_t m = afd_workload_entries(w);
         valcount *vc = m <= SIZE_MAX / sizeof *vc ? malloc(m * sizeof *vc) : NULL;
         if (vc == NULL)
@@ -141,6 +227,8 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             double pp = (double)e.prompt, c = (double)e.count;
             s1 += c * pp;
             s2 += c * pp * pp;
+            s3 += c * pp * pp * pp;
+            s4 += c * pp * pp * pp * pp;
             sg += c * (double)e.decode;
             n += c;
             if (pp > mx)
@@ -148,17 +236,22 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             vc[i].v = e.prompt;
             vc[i].c = e.count;
         }
-        count_quantiles(vc, m, (uint64_t)n, out->prompt_q);
+        count_quantiles(vc, m, (uint64_t)n, out->prompt_q, AFD_TAICHI_PQ);
+        count_quantiles(vc, m, (uint64_t)n, out->prompt_fine, AFD_TAICHI_PF);
         for (i = 0; i < m; i++) {
             afd_workload_pair e = afd_workload_entry(w, i);
             vc[i].v = e.decode;
             vc[i].c = e.count;
         }
-        count_quantiles(vc, m, (uint64_t)n, out->output_q);
+        count_quantiles(vc, m, (uint64_t)n, out->output_q, AFD_TAICHI_PQ);
         free(vc);
         out->prompt_mean = s1 / n;
         out->prompt_m2 = s2 / n;
+        out->prompt_m3 = s3 / n;
+        out->prompt_m4 = s4 / n;
         out->prompt_max = mx;
+        if ((st = output_law_trace(w, out)) != AFD_OK)
+            return st;
         out->output_mean = sg / n;
         if (!(out->prompt_mean >= 1))
             return AFD_EINVAL;
@@ -254,7 +347,7 @@ double afd_taichi_zero_load_miss(const afd_taichi_params *p)
 struct kind {
     unsigned n, S;
     double lp, ld;
-    double T, nbar, cd, cp, load, D, busy, sd;
+    double T, nbar, cd, cp, load, D, busy;
     double cs2;                   /* squared coefficient of variation of the service */
     double svc[AFD_TAICHI_PQ];    /* service of the prompt quantiles (NaN: none kept) */
     int limit;
@@ -265,7 +358,7 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
 {
     double P = L->prompt_mean, P2 = L->prompt_m2, G = L->output_mean, m = G - 1;
     k->limit = AFD_TAICHI_LIMIT_NONE;
-    k->nbar = k->busy = k->sd = 0;
+    k->nbar = k->busy = 0;
     k->D = NAN;
     if (afd_priv_chunked_tpot(hw, k->lp, k->ld, P, P2, G, &k->cd, &k->cp, &k->load, &k->T) !=
         0) {
@@ -316,9 +409,6 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
             k->limit = AFD_TAICHI_LIMIT_PREFILL;
             return;
         }
-        /* (C5) the prefill work arriving during a decode life of m T */
-        if (m > 0)
-            k->sd = sqrt(k->lp * m * k->T) * (hw->prefill_b * P + hw->prefill_c * P2) / m;
     }
 }
 
@@ -359,14 +449,6 @@ static double kind_ttft_ub(const struct kind *k, double t)
     return acc;
 }
 
-/* P(Normal(mean, sd) <= slo), a step for sd = 0 */
-static double normal_below(double slo, double mean, double sd)
-{
-    if (!(sd > 0))
-        return slo >= mean ? 1 : 0;
-    return gsl_cdf_ugaussian_P((slo - mean) / sd);
-}
-
 /* The shortest TPOT any request can have: every iteration it takes part in
  * runs at least one sequence holding at least one KV token, so it costs at
  * least decode_beta + decode_gamma + decode_alpha (the decode step law), and
@@ -376,24 +458,176 @@ static double tpot_floor(const afd_hw *hw)
     return hw->decode_beta + hw->decode_gamma + hw->decode_alpha;
 }
 
-/* P(TPOT <= slo) of a request population: Normal(mean, sd) at E[G], the
- * spread scaled by sqrt((E[G] - 1) / (G - 1)) over the output quantiles,
- * censored at the floor: the normal's mass below it (no request is that
- * fast) sits at the floor, so an SLO below the floor is met by none. */
-static double tpot_below(const afd_hw *hw, const afd_taichi_lengths *L, double slo, double mean,
-                         double sd)
+/* The TPOT of one request on a kind (T5 of afd_taichi.h).  A request of
+ * G = k + 1 tokens takes its first token from the prefill and then k
+ * iterations; the simulator measures (finish - first token) / k, so
+ *     TPOT = t_dec + Z + (once + R + Y) / k,
+ * t_dec the mean decode part of an iteration, Z the batch's fluctuation
+ * averaged over the k iterations, once the KV transfer, R the rest of the
+ * iteration in flight when a handed-over decode arrives (0 when it is
+ * prefilled where it decodes), Y the prefill work of the chunks in its
+ * iterations. */
+struct tpot_law {
+    double t_dec;  /* T (1 - lp E[X]): the iteration's decode part */
+    double t_iter; /* T, the mean iteration */
+    double lp;     /* prompts prefilled per unit time on the instance */
+    double ex, ex2; /* moments of a prompt's prefill work X = pb P + pc P^2 */
+    double noise2; /* variance of the decode part of one iteration */
+    double own2;   /* variance of the request's own share of it (its prompt) */
+    double life;   /* the mean decode life m T: the batch's correlation time */
+    double busy;   /* probability that R is drawn (the instance is busy) */
+    double chunk_work; /* prefill work of one iteration's full chunk */
+    double rest;   /* prefill work left undone when the window closes */
+    double once;   /* time added once per request */
+};
+
+/* P(X <= y) for one prompt's prefill work X = pb P + pc P^2, over the whole
+ * prompt law: P <= the root of pc P^2 + pb P = y. */
+static double work_cdf(const afd_hw *hw, const afd_taichi_lengths *L, double y)
 {
-    double acc = 0, m = L->output_mean - 1;
-    size_t j;
-    if (slo < tpot_floor(hw))
+    double r;
+    if (y < 0)
         return 0;
-    if (!(L->output_q[0] >= 1) || !(sd > 0) || !(m > 0))
-        return normal_below(slo, mean, sd);
-    for (j = 0; j < AFD_TAICHI_PQ; j++) {
-        double mj = L->output_q[j] - 1;
-        acc += (mj > 0 ? normal_below(slo, mean, sd * sqrt(m / mj)) : 1) / AFD_TAICHI_PQ;
+    if (!(hw->prefill_b > 0 || hw->prefill_c > 0))
+        return 1;
+    r = 2 * y / (hw->prefill_b + sqrt(hw->prefill_b * hw->prefill_b + 4 * hw->prefill_c * y));
+    if (L->workload != NULL && L->workload->kind == AFD_WORKLOAD_TRACE) {
+        /* the share of the fine quantiles <= floor(r), by bisection (the
+         * trace's own tail is a pass over its rows: too slow here) */
+        size_t lo = 0, hi = AFD_TAICHI_PF;
+        r = floor(r);
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (L->prompt_fine[mid] <= r)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return (double)lo / AFD_TAICHI_PF;
+    }
+    return 1 - afd_taichi_prompt_tail(L, floor(r));
+}
+
+/* psi(y) = E[(y - Z)^+] for Z ~ Normal(0, sd): y Phi(y / sd) + sd phi(y / sd). */
+static double normal_loss(double y, double sd)
+{
+    if (!(sd > 0))
+        return y > 0 ? y : 0;
+    return y * gsl_cdf_ugaussian_P(y / sd) + sd * gsl_ran_ugaussian_pdf(y / sd);
+}
+
+/* P(Z + a U <= x), Z ~ Normal(0, sd), U uniform on (0, 1) (the convolution:
+ * (psi(x) - psi(x - a)) / a). */
+static double normal_uniform_cdf(double x, double a, double sd)
+{
+    if (!(a > 0))
+        return sd > 0 ? gsl_cdf_ugaussian_P(x / sd) : (x >= 0 ? 1 : 0);
+    return (normal_loss(x, sd) - normal_loss(x - a, sd)) / a;
+}
+
+/* The variance of the mean over an interval of x correlation times of a
+ * stationary process with autocorrelation e^(-u / tau), in units of its own
+ * variance: (2 / x) int_0^x (1 - u / x) e^-u du = 2 / x (1 - (1 - e^-x) / x)
+ * (the variance of a time average; Papoulis and Pillai, Probability, Random
+ * Variables and Stochastic Processes, 4th ed., mean-ergodic processes). */
+static double average_factor(double x)
+{
+    if (!(x > 1e-6))
+        return 1;
+    return 2 / x * (1 + expm1(-x) / x);
+}
+
+/* P(TPOT <= slo) of a request of k >= 1 iterations.  Y is compound Poisson
+ * (the prompts arriving in the k iterations, N ~ Poisson(mu), mu = lp k T):
+ * the term N = 0 is exact with Z and R (Normal convolved with uniform), N =
+ * 1 is X's own law at the slack left after the mean of Z + R / k, N >= 2 a
+ * gamma with the mean and variance of the N works plus Z + R / k's variance
+ * (the sum of N >= 2 skewed works is near a gamma); past mu = 40 the whole
+ * compound Poisson is that gamma. */
+static double tpot_cdf_k(const afd_hw *hw, const afd_taichi_lengths *L,
+                         const struct tpot_law *t, double k, double slo)
+{
+    double s = slo - t->t_dec - t->once / k, a = t->t_iter / k;
+    double sz2 = t->noise2 * average_factor(k * t->t_iter / t->life) + t->own2, sz = sqrt(sz2);
+    double ev = t->busy * a / 2, vv = sz2 + t->busy * a * a / 3 - ev * ev;
+    double mu = t->lp * k * t->t_iter, y = k * (s - ev), vx = t->ex2 - t->ex * t->ex;
+    double acc, pj, yr;
+    unsigned j, jmax;
+    if (!(mu > 0) || !(t->ex > 0))
+        return (1 - t->busy) * normal_uniform_cdf(s, 0, sz) +
+               t->busy * normal_uniform_cdf(s, a, sz);
+    if (!(y > 0) && mu <= 40)
+        return exp(-mu) * ((1 - t->busy) * normal_uniform_cdf(s, 0, sz) +
+                           t->busy * normal_uniform_cdf(s, a, sz));
+    yr = y + t->rest;
+    if (mu > 40) {
+        double mean = mu * t->ex, var = mu * t->ex2 + k * k * vv;
+        return gsl_cdf_gamma_P(yr, mean * mean / var, var / mean);
+    }
+    acc = exp(-mu) * ((1 - t->busy) * normal_uniform_cdf(s, 0, sz) +
+                      t->busy * normal_uniform_cdf(s, a, sz));
+    pj = exp(-mu) * mu;
+    /* one prompt, arriving at a uniform point of the window, is prefilled at
+     * most a chunk per iteration: its share is min(X, U k x_c), so only a
+     * prompt that arrives early enough can spend the slack */
+    acc += pj * (1 - (1 - work_cdf(hw, L, y)) *
+                         (t->chunk_work > y / k ? 1 - y / (k * t->chunk_work) : 0));
+    jmax = (unsigned)(mu + 10 * sqrt(mu) + 10);
+    for (j = 2; j <= jmax; j++) {
+        double mean = j * t->ex, var = j * vx + k * k * vv, g;
+        pj *= mu / j;
+        g = gsl_cdf_gamma_P(yr, mean * mean / var, var / mean);
+        acc += pj * g;
+        if (g < 1e-12 && mean > yr)
+            break; /* falls with j from here on */
     }
     return acc;
+}
+
+/* P(TPOT <= slo) over the output law (a request of one token has no TPOT
+ * and counts as meeting it); an SLO below the floor is met by none. */
+static double tpot_below(const afd_hw *hw, const afd_taichi_lengths *L, double slo,
+                         const struct tpot_law *t)
+{
+    double acc = 0;
+    unsigned j;
+    if (slo < tpot_floor(hw))
+        return 0;
+    for (j = 0; j < L->output_n; j++) {
+        double k = L->output_v[j] - 1;
+        acc += L->output_w[j] * (k >= 1 ? tpot_cdf_k(hw, L, t, k, slo) : 1);
+    }
+    return acc;
+}
+
+/* The TPOT law of the decodes of kind k: handed over (busy: they wait for
+ * the iteration in flight) or prefilled there, with `once` added. */
+static struct tpot_law kind_tpot_law(const afd_hw *hw, const afd_taichi_lengths *L,
+                                     const struct kind *k, int handed, double once)
+{
+    struct tpot_law t;
+    double y2 = L->theta * L->theta + L->nu * L->nu, m = L->output_mean - 1;
+    double c2 = hw->decode_gamma * hw->decode_gamma +
+                2 * hw->decode_gamma * hw->decode_alpha * L->theta +
+                hw->decode_alpha * hw->decode_alpha * y2;
+    double P = L->prompt_mean, pb = hw->prefill_b, pc = hw->prefill_c;
+    t.ex = pb * P + pc * L->prompt_m2;
+    t.ex2 = pb * pb * L->prompt_m2 + 2 * pb * pc * L->prompt_m3 + pc * pc * L->prompt_m4;
+    t.lp = k->lp;
+    t.t_iter = k->T;
+    t.t_dec = k->T * (1 - k->lp * t.ex);
+    /* the others decoding: Poisson(nbar) sequences (M/G/infinity, PASTA),
+     * each costing gamma + alpha Y, Y the KV tokens of Lemma 4.1 */
+    t.noise2 = k->nbar * c2;
+    t.own2 = hw->decode_alpha * hw->decode_alpha * (L->prompt_m2 - P * P);
+    t.life = m > 0 ? m * k->T : 1;
+    t.busy = handed ? k->busy : 0;
+    t.rest = 0;
+    t.chunk_work = k->cp * ((double)k->S - 1 - k->nbar);
+    if (!(t.chunk_work > 0))
+        t.chunk_work = INFINITY;
+    t.once = once;
+    return t;
 }
 
 static void taichi_nan(afd_taichi_result *out)
@@ -445,7 +679,7 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
     const afd_taichi_config *c;
     const afd_taichi_lengths *L;
     struct kind kp, kd;
-    double lam, m, mark, sp, x, ft_p = 0, ft_d = 0, kvm;
+    double lam, m, mark, sp, x, ft_p = 0, ft_d = 0;
     unsigned N, it;
     afd_status st;
 
@@ -458,7 +692,6 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
     m = L->output_mean - 1;
     N = c->p_heavy + c->d_heavy;
     mark = (p->watermark > 0 ? p->watermark : 0.95) * p->kv_capacity;
-    kvm = m > 0 ? p->kv_time / m : 0;
     memset(&kp, 0, sizeof kp);
     memset(&kd, 0, sizeof kd);
 
@@ -476,7 +709,27 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
         out->share_p = 1;
         out->service_p = kp.D;
         out->tpot_p = m > 0 ? kp.T : NAN;
-        out->attain_tpot = m > 0 ? tpot_below(p->hw, L, p->tpot_slo, kp.T, kp.sd) : 1;
+        if (m > 0) {
+            struct tpot_law tl = kind_tpot_law(p->hw, L, &kp, 0, 0);
+            if (N > 1) {
+                /* least-queued routing (Algorithm 2) sends the prompts that
+                 * arrive while a request is prefilled to the other instances,
+                 * so its window opens with no prefill queued but closes with
+                 * the prompt in service left partly undone: its rest,
+                 * lp E[X^2] / 2 on average (the M/G/1 residual work in
+                 * service: Kleinrock 1975, Queueing Systems I, the mean
+                 * residual service time seen at a random instant), is not in
+                 * the window.
+                 * (On one instance the prompts queued behind the request
+                 * balance it.)  The router's preference for decode-idle
+                 * instances is not modelled: that keeps the form low (see
+                 * afd_taichi.h, Error). */
+                tl.rest = kp.lp * tl.ex2 / 2;
+            }
+            out->attain_tpot = tpot_below(p->hw, L, p->tpot_slo, &tl);
+        } else {
+            out->attain_tpot = 1;
+        }
         if (need > 0 && out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo) < need) {
             out->attainment = out->attain_tpot * kind_ttft_ub(&kp, p->ttft_slo);
             return AFD_OK; /* an upper bound below need */
@@ -575,12 +828,21 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
         /* not flowed: on a D-heavy instance, after a KV transfer when
          * prefilled on a P-heavy one; flowed: half the steps on each kind,
          * one more transfer */
-        double sdm = sqrt(0.5 * (kd.sd * kd.sd + kp.sd * kp.sd));
-        double stay = sp * tpot_below(p->hw, L, p->tpot_slo, kd.T + kvm, kd.sd) +
-                      (1 - sp) * tpot_below(p->hw, L, p->tpot_slo, kd.T, kd.sd);
-        double flow = x > 0 ? tpot_below(p->hw, L, p->tpot_slo,
-                                         0.5 * (kd.T + kp.T) + (sp + 1) * kvm, sdm)
-                            : 0;
+        struct tpot_law handed = kind_tpot_law(p->hw, L, &kd, 1, p->kv_time);
+        struct tpot_law local = kind_tpot_law(p->hw, L, &kd, 0, 0);
+        double stay = sp * tpot_below(p->hw, L, p->tpot_slo, &handed) +
+                      (1 - sp) * tpot_below(p->hw, L, p->tpot_slo, &local);
+        double flow = 0;
+        if (x > 0) {
+            /* half the steps on each kind, one more transfer */
+            struct tpot_law on_p = kind_tpot_law(p->hw, L, &kp, 1, 0), fl = handed;
+            fl.t_dec = 0.5 * (handed.t_dec + on_p.t_dec);
+            fl.t_iter = 0.5 * (handed.t_iter + on_p.t_iter);
+            fl.lp = 0.5 * (handed.lp + on_p.lp);
+            fl.noise2 = 0.5 * (handed.noise2 + on_p.noise2);
+            fl.once = (sp + 1) * p->kv_time;
+            flow = tpot_below(p->hw, L, p->tpot_slo, &fl);
+        }
         out->tpot_d = kd.T;
         out->tpot_p = x > 0 ? kp.T : NAN;
         out->attain_tpot = (1 - x) * stay + x * flow;

@@ -277,49 +277,84 @@ static afd_taichi_params mode_params(const afd_hw *hw, const afd_taichi_lengths 
     return p;
 }
 
+/* The batch's fluctuation on an instance of nbar other decodes at P = 1000,
+ * G = 11 (k = 10 iterations, a life of m = 10 iterations: the window is
+ * one correlation time): each costs 0.1 + 1e-4 Y, Y of mean theta = 1005 and
+ * variance 10, so E[c^2] = 0.01 + 2e-5 x 1005 + 1e-8 (1005^2 + 10); the
+ * mean of a unit-variance process with autocorrelation e^-u over one unit
+ * has variance 2 int_0^1 (1 - u) e^-u du = 2 / e. */
+static double fluct_sd(double nbar)
+{
+    double c2 = 0.01 + 2e-5 * 1005 + 1e-8 * (1005.0 * 1005 + 10);
+    return sqrt(nbar * c2 * 2 / M_E);
+}
+
+/* P(Z + a U <= x), Z ~ Normal(0, sd), U uniform on (0, 1), by the midpoint
+ * rule over U (not the closed form the model uses). */
+static double normal_uniform_quad(double x, double a, double sd)
+{
+    double acc = 0;
+    int i, n = 20000;
+    for (i = 0; i < n; i++)
+        acc += gsl_cdf_ugaussian_P((x - a * (i + 0.5) / n) / sd) / n;
+    return acc;
+}
+
 /* Disaggregation 1 + 1, P = 1000, G = 11, 0.002/ms: the P-heavy iteration
  * takes the whole prompt, 20 + 100 + 10 = 130 ms, so TTFT is M/D/1 (the
  * M/D/1 closed form of afd_queue.h, another algorithm than the M/D/c chain
- * the model uses): P(W <= 300 - 130); the decode-only instance runs steps
- * of 30.20055 / (1 - 0.002 x 10 x 0.20055) = 30.32218 ms, a step function
- * of the SLO (no prefill interference). */
+ * the model uses); the decode-only instance runs steps of 30.20055 / (1 -
+ * 0.002 x 10 x 0.20055) = 30.32218 ms.  A handed-over decode finds the
+ * instance busy with probability 1 - e^-nbar, nbar = 0.02 T, and then waits
+ * for the rest of the step in flight, uniform on (0, T): its TPOT is T + Z +
+ * R / 10 (the simulator's (finish - first token) / 10), Z the batch's
+ * fluctuation; a KV transfer of 10 ms adds 1 ms to it. */
 static void disagg_by_hand(void **state)
 {
     afd_hw hw = laws();
     afd_taichi_lengths L;
     afd_taichi_params p;
-    afd_taichi_result r;
-    double T = 30.20055 / (1 - 0.002 * 10 * 0.20055);
+    afd_taichi_result r, r2;
+    double T = 30.20055 / (1 - 0.002 * 10 * 0.20055), nbar = 0.02 * T, busy = 1 - exp(-nbar);
+    double sd = fluct_sd(nbar), slo;
     (void)state;
     assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
     p = mode_params(&hw, &L);
     p.config.p_heavy = p.config.d_heavy = 1;
     p.config.chunk_p = 1000;
     p.config.chunk_d = 0;
+    for (slo = 30.25; slo < 34; slo += 0.75) {
+        double want = (1 - busy) * gsl_cdf_ugaussian_P((slo - T) / sd) +
+                      busy * normal_uniform_quad(slo - T, T / 10, sd);
+        p.tpot_slo = slo;
+        assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+        assert_true(r.share_p == 1 && fabs(r.service_p - 130) < 1e-9);
+        assert_true(fabs(r.attain_ttft - afd_md1_wait_cdf(0.002, 130, 170)) < 1e-9);
+        assert_true(fabs(r.tpot_d - T) < 1e-9);
+        assert_close(r.attain_tpot, want, 0, 1e-6);
+        /* a KV transfer of 10 ms adds 1 ms to each of the 10 steps */
+        p.kv_time = 10;
+        p.tpot_slo = slo + 1;
+        assert_int_equal(afd_taichi_attainment(&p, &r2), AFD_OK);
+        assert_close(r2.attain_tpot, want, 0, 1e-9);
+        p.kv_time = 0;
+    }
+    /* the rest of a step alone: an SLO T + T / 20 is met by all who find the
+     * instance idle and by half of the others, up to Z */
+    p.tpot_slo = T + T / 20;
     assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
-    assert_true(r.share_p == 1 && fabs(r.service_p - 130) < 1e-9);
-    assert_true(fabs(r.attain_ttft - afd_md1_wait_cdf(0.002, 130, 170)) < 1e-9);
-    assert_true(fabs(r.tpot_d - T) < 1e-9);
-    assert_true(r.attain_tpot == 1);
-    p.tpot_slo = 30.3;
-    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
-    assert_true(r.attain_tpot == 0 && r.attainment == 0);
-    /* a KV transfer of 10 ms adds 1 ms to each of the 10 steps */
-    p.tpot_slo = 31;
-    p.kv_time = 10;
-    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
-    assert_true(r.attain_tpot == 0);
-    p.tpot_slo = 31.4;
-    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
-    assert_true(r.attain_tpot == 1);
+    assert_close(r.attain_tpot, 1 - busy / 2, 0, 0.01);
 }
 
 /* Aggregation, one instance of chunk 300 at 0.002/ms: T = 38.91879 (above);
  * nbar = 0.02 T decodes per iteration leave 300 - nbar prompt tokens, so a
  * prompt takes 4 iterations of a_eff + nbar t1 plus its 110 ms of prefill
  * work, a_eff = 30 (1 - e^-nbar) + 20 e^-nbar; TTFT is M/D/1 plus half an
- * iteration with probability 1 - e^-nbar; TPOT ~ Normal(T, sqrt(0.02 T) x
- * 110 / 10). */
+ * iteration with probability 1 - e^-nbar.  TPOT: the 10 iterations of a
+ * request cost t_dec = T (1 - 0.22) each plus the 110 ms of every prompt
+ * arriving in them (Poisson, mean 0.002 x 10 T): at an SLO of 45 ms the
+ * slack 10 (45 - t_dec) = 146 ms holds one prompt but not two, so the
+ * attainment is P(at most one arrival) = e^-mu (1 + mu). */
 static void agg_by_hand(void **state)
 {
     afd_hw hw = laws();
@@ -328,7 +363,7 @@ static void agg_by_hand(void **state)
     afd_taichi_result r;
     double T = 30.20055 / 0.775989, nbar = 0.02 * T, idle = exp(-nbar);
     double D = 4 * (30 * (1 - idle) + 20 * idle + nbar * 0.20055) + 110;
-    double sd = sqrt(0.02 * T) * 11, rest = (1 - idle) * T / 2;
+    double rest = (1 - idle) * T / 2, mu = 0.02 * T;
     (void)state;
     assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
     p = mode_params(&hw, &L);
@@ -339,8 +374,12 @@ static void agg_by_hand(void **state)
     assert_true(fabs(r.tpot_p - T) < 1e-6);
     assert_true(fabs(r.service_p - D) < 1e-6);
     assert_true(fabs(r.attain_ttft - afd_md1_wait_cdf(0.002, D, 300 - D - rest)) < 1e-6);
-    assert_true(fabs(r.attain_tpot - gsl_cdf_ugaussian_P((45 - T) / sd)) < 1e-6);
+    assert_close(r.attain_tpot, exp(-mu) * (1 + mu), 0, 1e-6);
     assert_true(fabs(r.attainment - r.attain_ttft * r.attain_tpot) < 1e-15);
+    /* 60 ms: 296 ms of slack holds two prompts, not three */
+    p.tpot_slo = 60;
+    assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
+    assert_close(r.attain_tpot, exp(-mu) * (1 + mu + mu * mu / 2), 0, 1e-6);
     /* an overloaded instance is unstable, attainment 0 */
     p.lambda = 0.01;
     assert_int_equal(afd_taichi_attainment(&p, &r), AFD_EUNSTABLE);
@@ -351,9 +390,12 @@ static void agg_by_hand(void **state)
  * KV token, 30 + 0.1 + 1e-4 = 30.1001 ms with these laws: every iteration
  * a decoding request takes part in costs at least that, and a TPOT is a
  * mean of such iterations.  So a TPOT SLO of 30.1 ms is met by no request,
- * in aggregation (whose TPOT spread, sqrt(0.02 T) 11 = 9.7 ms around
- * T = 38.9 ms, put 18% of the normal below 30.1) and in the hybrid; just
- * above the floor the normal law of agg_by_hand is unchanged. */
+ * in aggregation and in the hybrid; just above the floor the law of
+ * agg_by_hand is unchanged: no prompt in the 10 iterations (e^-mu) and the
+ * batch's fluctuation below the slack s = 30.4 - T (1 - 0.22), or one prompt
+ * that arrives within s / c of the window's end, c = 0.11 (299 - nbar) ms
+ * the prefill of a full chunk (it is prefilled a chunk per iteration, so
+ * only the slack's worth of it lands in the window). */
 static void tpot_floor(void **state)
 {
     afd_hw hw = laws();
@@ -361,7 +403,7 @@ static void tpot_floor(void **state)
     afd_taichi_params p;
     afd_taichi_result r;
     afd_taichi_config best[3];
-    double T = 30.20055 / 0.775989, sd = sqrt(0.02 * T) * 11, att[3];
+    double T = 30.20055 / 0.775989, att[3];
     const unsigned chunks[] = {64, 300};
     (void)state;
     assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
@@ -371,9 +413,12 @@ static void tpot_floor(void **state)
     p.tpot_slo = 30.1;
     assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
     assert_true(r.attain_tpot == 0 && r.attainment == 0);
-    p.tpot_slo = 30.2;
+    p.tpot_slo = 30.4;
     assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
-    assert_true(fabs(r.attain_tpot - gsl_cdf_ugaussian_P((30.2 - T) / sd)) < 1e-6);
+    assert_close(r.attain_tpot,
+                 exp(-0.02 * T) * gsl_cdf_ugaussian_P((30.4 - 0.78 * T) / fluct_sd(0.02 * T)) +
+                     0.02 * T * exp(-0.02 * T) * (30.4 - 0.78 * T) / (0.11 * (299 - 0.02 * T)),
+                 0, 1e-6);
     assert_true(r.attain_tpot > 0.1);
     /* the hybrid, one P-heavy of chunk 300 beside a D-heavy of chunk 64 */
     p.config.p_heavy = p.config.d_heavy = 1;
@@ -386,9 +431,9 @@ static void tpot_floor(void **state)
     assert_true(att[0] == 0 && att[1] == 0 && att[2] == 0);
 }
 
-/* Goodput of the disaggregated pair with a TPOT SLO always met: the rate at
- * which the M/D/1 wait meets 170 ms with probability 0.9, found here by
- * plain bisection on the M/D/1 closed form. */
+/* Goodput of the disaggregated pair with a TPOT SLO always met (1 s): the
+ * rate at which the M/D/1 wait meets 170 ms with probability 0.9, found
+ * here by plain bisection on the M/D/1 closed form. */
 static void goodput_by_hand(void **state)
 {
     afd_hw hw = laws();
@@ -401,6 +446,7 @@ static void goodput_by_hand(void **state)
     p = mode_params(&hw, &L);
     p.config.p_heavy = p.config.d_heavy = 1;
     p.config.chunk_p = 1000;
+    p.tpot_slo = 1000;
     for (i = 0; i < 100; i++) {
         double mid = 0.5 * (lo + hi);
         if (afd_md1_wait_cdf(mid, 130, 170) >= 0.9)
@@ -410,6 +456,39 @@ static void goodput_by_hand(void **state)
     }
     assert_int_equal(afd_taichi_goodput(&p, 0.9, 1e-6, &g), AFD_OK);
     assert_true(fabs(g - lo) < 2e-6 * lo);
+}
+
+/* The output law of the geometric model, mu_d = 20 (p = 0.05): G = 1 .. 64
+ * each with p (1 - p)^(g - 1), the rest (0.95^64) in 64 equal bins above
+ * 64; and its prompt moments against direct sums of the pmf (E[P^3] and
+ * E[P^4] of mu_p = 100). */
+static void output_law(void **state)
+{
+    afd_taichi_lengths L;
+    afd_workload w;
+    double m3 = 0, m4 = 0, tot = 0, pr;
+    unsigned g;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 20, &w), AFD_OK);
+    assert_int_equal(afd_taichi_lengths_of(&w, 0, 0, &L), AFD_OK);
+    assert_true(L.output_n == AFD_TAICHI_GN);
+    for (g = 0; g < L.output_n; g++)
+        tot += L.output_w[g];
+    assert_close(tot, 1, 1e-12, 0);
+    assert_true(L.output_v[0] == 1 && L.output_v[63] == 64 && L.output_v[64] > 64);
+    assert_close(L.output_w[0], 0.05, 1e-12, 0);
+    assert_close(L.output_w[9], 0.05 * pow(0.95, 9), 1e-12, 0);
+    assert_close(L.output_w[64], pow(0.95, 64) / 64, 1e-12, 0);
+    for (g = 1, pr = 0.01; g < 20000; g++, pr *= 0.99) {
+        m3 += pr * g * g * (double)g;
+        m4 += pr * g * g * (double)g * g;
+    }
+    assert_close(L.prompt_m3, m3, 1e-9, 0);
+    assert_close(L.prompt_m4, m4, 1e-9, 0);
+    /* fixed lengths: one point */
+    assert_int_equal(afd_taichi_lengths_of(NULL, 1000, 11, &L), AFD_OK);
+    assert_true(L.output_n == 1 && L.output_v[0] == 11 && L.output_w[0] == 1);
+    assert_true(L.prompt_m3 == 1e9 && L.prompt_m4 == 1e12);
 }
 
 /* The hybrid's space holds both other modes: its best goodput is at least
@@ -509,6 +588,7 @@ int main(void)
         cmocka_unit_test(lengths_of_pairs),
         cmocka_unit_test(tpot_floor),
         cmocka_unit_test(goodput_by_hand),
+        cmocka_unit_test(output_law),
         cmocka_unit_test(hybrid_contains),
         cmocka_unit_test(zero_load_bound),
     };
