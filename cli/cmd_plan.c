@@ -471,9 +471,13 @@ static void emit_afdkit(const struct ctx *x, const row *r, int argc, char **argv
     printf(" --tp %u", r->ts->tp);
     switch (r->arch) {
     case ARCH_COLLOC:
-        printf(" --instances %u --prefill-bmax %u", r->instances, PLAN_PREFILL_BMAX);
+        printf(" --instances %u --prefill-bmax %u --router %s", r->instances, PLAN_PREFILL_BMAX,
+               router_name(r->arch));
         break;
-    case ARCH_CHUNKED: printf(" --instances %u --chunk %u", r->instances, r->chunk); break;
+    case ARCH_CHUNKED:
+        printf(" --instances %u --chunk %u --router %s", r->instances, r->chunk,
+               router_name(r->arch));
+        break;
     case ARCH_DISAGG:
         printf(" --prefill %u --decode %u --prefill-bmax %u --router %s", r->prefill, r->decode,
                PLAN_PREFILL_BMAX, router_name(r->arch));
