@@ -30,9 +30,9 @@ static const cli_option arch_options[] = {
      OPT_SV_KVLAT},
     {"router", 0, "R",
      "colloc, chunked, disagg (prefill pool): how arrivals reach the instances, each "
-     "queueing its own: global (one shared queue, the "
-     "ideal bound; default), random (gateway policy random), round-robin (vLLM production "
-     "stack, Ray Serve RoundRobinRouter, Vidur), least-requests (fewest queued + running), "
+     "queueing its own: round-robin (default: the deployment most run, the vLLM production "
+     "stack's and a Kubernetes service's default, Ray Serve RoundRobinRouter, Vidur), global "
+     "(one shared queue, the ideal bound), random (gateway policy random), least-requests (fewest queued + running), "
      "least-tokens (fewest prompt tokens to prefill, Ray Serve KV-aware without a cache), "
      "power-of-two (gateway power_of_two, Ray Serve LLM's default), session (consistent "
      "hash of the prompt's first block: vLLM production stack SessionRouter, gateway "
@@ -42,8 +42,8 @@ static const cli_option arch_options[] = {
      OPT_SV_ROUTER},
     {"decode-router", 0, "R",
      "disagg (per-step decode): how prefilled requests reach the decode instances, chosen "
-     "when the KV transfer starts: global (one shared queue, the bound; default), random, "
-     "round-robin, least-requests (fewest queued + running sequences), least-tokens (fewest "
+     "when the KV transfer starts: round-robin (default, as the prefill pool's), global "
+     "(one shared queue, the bound), random, least-requests (fewest queued + running sequences), least-tokens (fewest "
      "KV tokens held or queued), power-of-two; as the SGLang gateway's PD mode "
      "(--decode-policy) routes the decode pool apart from the prefill pool",
      OPT_SV_DROUTER},
@@ -111,6 +111,10 @@ void cli_serve_init(cli_serve_args *a, const char *cmd)
     a->tp = 1;
     a->time_scale = NAN;
     a->block_size = 512;
+    /* the deployment most run: a router that deals arrivals in turn to
+     * instances that queue their own (the vLLM production stack's default,
+     * and a Kubernetes service's); global, one shared queue, is the bound */
+    a->router = a->decode_router = AFD_SERVE_ROUTE_ROUND_ROBIN;
 }
 
 /* BestServe's operating points (Section 4.1). */
@@ -393,7 +397,8 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
         return rc;
     if (!(kvlat >= 0))
         return cli_usage_error(cmd, "--kv-latency must be >= 0");
-    if (a->decode_router != AFD_SERVE_ROUTE_GLOBAL && a->pseudo_tau > 0)
+    if ((a->given & CLI_SERVE_BIT(OPT_SV_DROUTER)) &&
+        a->decode_router != AFD_SERVE_ROUTE_GLOBAL && a->pseudo_tau > 0)
         return cli_usage_error(cmd, "--decode-router needs the per-step decode: --pseudo-batch "
                                     "places each request on the decode instance with the most "
                                     "free boxes");
@@ -405,6 +410,17 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     cf->prefill_bmax = (unsigned)a->prefill_bmax;
     cf->router = a->router;
     cf->decode_router = a->decode_router;
+    /* the default router stands aside where it has no choice to make: a pool
+     * of one instance (its one queue is the shared one), the pseudo-batch
+     * decode (which places each request itself); taichi and twotier route
+     * by their own rules */
+    if (a->arch == NULL || strcmp(a->arch, "taichi") == 0 || strcmp(a->arch, "twotier") == 0)
+        cf->router = cf->decode_router = AFD_SERVE_ROUTE_GLOBAL;
+    else if (!(a->given & CLI_SERVE_BIT(OPT_SV_ROUTER)) &&
+             (strcmp(a->arch, "disagg") == 0 ? a->prefill : a->instances) == 1)
+        cf->router = AFD_SERVE_ROUTE_GLOBAL;
+    if (!(a->given & CLI_SERVE_BIT(OPT_SV_DROUTER)) && (a->decode == 1 || a->pseudo_tau > 0))
+        cf->decode_router = AFD_SERVE_ROUTE_GLOBAL;
     cf->prefix_blocks = (uint32_t)a->prefix_blocks;
     cf->block_size = (uint32_t)a->block_size;
     cf->decode_bmax = (unsigned)a->decode_bmax;
