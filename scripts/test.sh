@@ -1,12 +1,13 @@
 #!/bin/sh
 # The README's second command: run every test.
 #   1. unit and command-line tests (make check) in build/
-#   2. the same suite built with clang, AddressSanitizer + UBSan in build-fuzz/
+#   2. the same suite built with clang, AddressSanitizer + UBSan in build-fuzz/,
+#      less the cases marked slow (longer runs of code the others cover)
 #   3. every libFuzzer target of that build for FUZZ_SECONDS (default 10)
 #   4. the command-line tests of the readers and error paths with afdkit
 #      under valgrind memcheck (make check-valgrind-all runs them all)
 #   5. make distcheck: the release tarball builds without OpenMP and with
-#      -Werror, and passes its tests
+#      -Werror, and passes its tests (less the cases marked slow)
 # Every step runs even when an earlier one fails, so one run shows all that
 # is wrong; the output ends with one line per step (passed or failed, its
 # minutes, its name), and the exit status is 1 if any step failed.
@@ -52,7 +53,7 @@ step() {
 # instrumented build serves both.
 sanitizers() {
     scripts/fuzz.sh 0 || { echo "FAILED: scripts/fuzz.sh 0 (the sanitizer build)" >&2; return 1; }
-    check "$top/build-fuzz" check
+    check "$top/build-fuzz" check AFDKIT_SKIP_SLOW=1
 }
 # LeakSanitizer: the OpenMP runtime's own thread-team structures are not ours
 LSAN_OPTIONS="suppressions=$top/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -66,7 +67,8 @@ if [ "${AFDKIT_QUICK:-0}" != 1 ]; then
     # The release tarball is built and tested without OpenMP and with -Werror:
     # one build covers both the packagers' path and the serial configuration.
     step "make distcheck, built without OpenMP" \
-        check "$build" distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror --disable-openmp"
+        check "$build" distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror --disable-openmp" \
+        AFDKIT_SKIP_SLOW=1
 fi
 
 printf '\n=== %s of the steps failed (%ss); each step:\n%s' "$failed" "$(($(date +%s) - start))" \

@@ -23,8 +23,9 @@ typedef struct law {
     int kind;
     double mean, scv;
     double shape, scale; /* gamma */
-    double *v;           /* empirical values, sorted */
-    size_t n;
+    double *v;           /* empirical: the distinct values, ascending */
+    double *w;           /* each one's share of the requests */
+    size_t n;            /* how many distinct values */
 } law;
 
 static int cmp_double(const void *a, const void *b)
@@ -120,8 +121,27 @@ static afd_status law_build(const afd_pipeline_problem *pb, const afd_stage *st,
         return AFD_OK;
     }
     qsort(out->v, n, sizeof *out->v, cmp_double);
+    /* equal values merged, each with its share: a trace has far fewer distinct
+     * lengths than requests (Azure's conversation trace: 19,366 requests,
+     * 2,339 prompt lengths, 623 output lengths), and every evaluation of the
+     * sojourn CDF sums over them */
+    out->w = malloc(n * sizeof *out->w);
+    if (out->w == NULL) {
+        free(out->v);
+        out->v = NULL;
+        return AFD_ENOMEM;
+    }
+    {
+        size_t u = 0, j;
+        for (i = 0; i < n; i = j) {
+            for (j = i + 1; j < n && out->v[j] == out->v[i]; j++)
+                ;
+            out->v[u] = out->v[i];
+            out->w[u++] = (double)(j - i) / (double)n;
+        }
+        out->n = u;
+    }
     out->kind = LAW_EMP;
-    out->n = n;
     out->mean = mean;
     out->scv = mean > 0 ? var / (mean * mean) : 0;
     return AFD_OK;
@@ -176,8 +196,8 @@ static double sojourn_cdf(const pool *p, double t)
         return wait_cdf(p, t - p->s.mean);
     case LAW_EMP:
         for (i = 0; i < p->s.n && p->s.v[i] <= t; i++)
-            sum += wait_cdf(p, t - p->s.v[i]);
-        return sum / (double)p->s.n;
+            sum += p->s.w[i] * wait_cdf(p, t - p->s.v[i]);
+        return sum;
     default: {
         struct conv_arg a = {p, t};
         double v, e;
@@ -261,7 +281,9 @@ static void pool_free(pool *p)
     afd_mdc_free(p->q);
     p->q = NULL;
     free(p->s.v);
+    free(p->s.w);
     p->s.v = NULL;
+    p->s.w = NULL;
 }
 
 /* ---- a stage: one pool, c round-robin servers (one pool at lambda / c),
@@ -346,6 +368,7 @@ static afd_status stage_build(const afd_pipeline_problem *pb, const afd_stage *s
         for (k = 0; k < 2; k++)
             if ((s = law_build(pb, st, k, &m->pool[k].s, &count[k], err)) != AFD_OK) {
                 free(m->pool[0].s.v);
+                free(m->pool[0].s.w);
                 return s;
             }
         m->npools = 2;

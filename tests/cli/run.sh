@@ -21,7 +21,8 @@
 #   same FILE                 stdout is byte-identical to $TMP/FILE
 #   save FILE                 copy stdout to $TMP/FILE
 #   slow                      skip the rest of this case when AFDKIT_SKIP_SLOW=1
-#                             (make check-valgrind)
+#                             (make check-valgrind; scripts/test.sh's sanitizer
+#                             and distcheck steps, after make check ran it)
 # Blank lines and lines starting with '#' are ignored.
 set -u
 
