@@ -255,6 +255,7 @@ static int run(const cli_command *self, int argc, char **argv)
                 cli_warn(cmd, "%s tp %u left out: %s", d.name, tp, err.text);
                 continue;
             }
+            cli_note_fit(cmd, NULL, &hw, CLI_LAWS_SERVING);
             bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
             if (bmax < 1) {
                 cli_warn(cmd, "%s tp %u left out: the KV cache cannot hold one request", d.name,

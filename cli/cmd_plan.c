@@ -721,6 +721,7 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_warn(cmd, "tp %u left out: %s", z->tp, err.text);
             continue;
         }
+        cli_note_fit(cmd, NULL, &z->hw, CLI_LAWS_SERVING);
         /* the KV transfer of a prompt token crosses tp links of net_gbps */
         z->kv_time_per_token = afd_kv_bytes_per_token(&m, z->tp) / (z->tp * d.net_gbps * 1e9) * 1e3;
         n_ts++;

@@ -247,6 +247,7 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_warn(cmd, "tp %u left out: %s", tp, err.text);
             continue;
         }
+        cli_note_fit(cmd, NULL, &hws[i], CLI_LAWS_SERVING);
         /* the decode batch limit, as far as the KV cache holds it */
         bmax = floor(tokens / (double)(x.a.prompt + x.a.output));
         if (bmax < 1) {
