@@ -616,10 +616,11 @@ enum { CLI_LAWS_SERVING = 1, CLI_LAWS_AFD = 2 };
  * relative error against the estimator over the grid it was fitted on, as
  * the library recorded it (fit_max_rel_err for the prefill and decode laws,
  * afd_fit_max_rel_err for the AFD ones; afd_estimate_laws, a latency file
- * written by estimate --out or hw --out): "afdkit: CMD: note: SOURCE: ...
- * off the estimator by at most X% ...".  source: the --hw file, or NULL for
- * laws fitted in this run ("the estimator's laws for MODEL on TP x
- * DEVICE").  Nothing for a group whose laws hw lacks or whose error is
+ * written by estimate --out, hw --out or calibrate --out): "afdkit: CMD:
+ * note: SOURCE: ... off the estimator by at most X% ...".  source: the --hw
+ * file (its error is against the times it was fitted to: the estimator's,
+ * or measurements for calibrate), or NULL for laws fitted in this run
+ * ("the estimator's laws for MODEL on TP x DEVICE").  Nothing for a group whose laws hw lacks or whose error is
  * unknown (NaN: coefficients not fitted to the estimator). */
 void cli_note_fit(const char *cmd, const char *source, const afd_hw *hw, unsigned which);
 

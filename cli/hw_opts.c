@@ -173,6 +173,9 @@ void cli_warn_fit(const char *cmd, const afd_estimate_fit *fit, int nlaws)
 void cli_note_fit(const char *cmd, const char *source, const afd_hw *hw, unsigned which)
 {
     char src[256];
+    /* a file's laws may come from estimate --out or from calibrate, fitted
+     * to measured times: its error is against the times it was fitted to */
+    const char *to = source != NULL ? "the times they were fitted to" : "the estimator";
     if (source != NULL)
         snprintf(src, sizeof src, "%s", source);
     else
@@ -181,12 +184,11 @@ void cli_note_fit(const char *cmd, const char *source, const afd_hw *hw, unsigne
     if ((which & CLI_LAWS_SERVING) && afd_hw_has_prefill(hw) && afd_hw_has_decode(hw) &&
         isfinite(hw->fit_max_rel_err))
         cli_note(cmd, "%s: the prefill law a + b sum P + c sum P^2 and the decode law beta + "
-                      "gamma b + alpha K are off the estimator by at most %.3g%% over the grids "
-                      "they were fitted on (fit_max_rel_err)",
-                 src, 100 * hw->fit_max_rel_err);
+                      "gamma b + alpha K are off %s by at most %.3g%% over the grid they were "
+                      "fitted on (fit_max_rel_err)",
+                 src, to, 100 * hw->fit_max_rel_err);
     if ((which & CLI_LAWS_AFD) && isfinite(hw->afd_fit_max_rel_err))
-        cli_note(cmd, "%s: the AFD laws alpha_a K + beta_a and alpha_f n + beta_f are off the "
-                      "estimator by at most %.3g%% over the grids they were fitted on "
-                      "(afd_fit_max_rel_err)",
-                 src, 100 * hw->afd_fit_max_rel_err);
+        cli_note(cmd, "%s: the AFD laws alpha_a K + beta_a and alpha_f n + beta_f are off %s by "
+                      "at most %.3g%% over the grid they were fitted on (afd_fit_max_rel_err)",
+                 src, to, 100 * hw->afd_fit_max_rel_err);
 }
