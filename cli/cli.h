@@ -62,6 +62,8 @@ int cli_infeasible(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_unstable_queue(const char *cmd, const char *load, double c, double a);
 /* Print "afdkit: CMD: warning: message". */
 void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Print "afdkit: CMD: note: message". */
+void cli_note(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Report a library error about a file: "afdkit: CMD: FILE:LINE: text"; the
  * exit code follows the status (AFD_EIO, AFD_ENOMEM, AFD_ENUMERIC and
  * AFD_EUNSTABLE are runtime failures, the rest, AFD_ELIMIT included, input
@@ -615,6 +617,20 @@ int cli_part_parse(cli_part *p);
  * AFD_FIT_DECODE, AFD_FIT_ATTENTION, AFD_FIT_FFN) off the estimator by more
  * than AFD_ESTIMATE_FIT_WARN (cli/hw_opts.c). */
 void cli_warn_fit(const char *cmd, const afd_estimate_fit *fit, int nlaws);
+/* The laws a command evaluates (cli_note_fit): the prefill and decode laws,
+ * the six AFD coefficients. */
+enum { CLI_LAWS_SERVING = 1, CLI_LAWS_AFD = 2 };
+/* One note per group of laws in `which` that hw uses, stating its largest
+ * relative error against the estimator over the grid it was fitted on, as
+ * the library recorded it (fit_max_rel_err for the prefill and decode laws,
+ * afd_fit_max_rel_err for the AFD ones; afd_estimate_laws, a latency file
+ * written by estimate --out, hw --out or calibrate --out): "afdkit: CMD:
+ * note: SOURCE: ... off the estimator by at most X% ...".  source: the --hw
+ * file (its error is against the times it was fitted to: the estimator's,
+ * or measurements for calibrate), or NULL for laws fitted in this run
+ * ("the estimator's laws for MODEL on TP x DEVICE").  Nothing for a group whose laws hw lacks or whose error is
+ * unknown (NaN: coefficients not fitted to the estimator). */
+void cli_note_fit(const char *cmd, const char *source, const afd_hw *hw, unsigned which);
 
 /* Free what p holds (text included). */
 void cli_part_free(cli_part *p);

@@ -183,7 +183,7 @@ static int latency_law(const char *cmd, struct args *a)
     double *dst[3] = {&a->ttft, &a->tpot, &a->step};
     const char *pnames[3] = {"prefill-a", "prefill-b", "prefill-c"};
     double *pdst[3] = {&a->pa, &a->pb, &a->pc};
-    int k, rc;
+    int k, rc, fitted = 0;
     afd_hw_init(&a->law_hw);
     if (a->hw != NULL) {
         afd_error err;
@@ -203,6 +203,7 @@ static int latency_law(const char *cmd, struct args *a)
             0)
             return rc;
         a->hw = "the estimator's laws";
+        fitted = 1;
         unit = a->law_hw.unit;
     }
     /* the prefill law's coefficients: times (per token, per squared token)
@@ -226,6 +227,9 @@ static int latency_law(const char *cmd, struct args *a)
                 *pdst[k] = file[k];
     } else if (a->model != NULL || a->device != NULL)
         return cli_usage_error(cmd, "--model and --device go together");
+    /* the laws' error against the estimator, unless --prefill-a/b/c replace them */
+    if (a->hw != NULL && a->pabc_s[0] == NULL && a->pabc_s[1] == NULL && a->pabc_s[2] == NULL)
+        cli_note_fit(cmd, fitted ? NULL : a->hw, &a->law_hw, CLI_LAWS_SERVING);
     if ((a->model != NULL || a->device != NULL) && a->hw != NULL &&
         !afd_hw_has_decode(&a->law_hw))
         return cli_usage_error(cmd, "--model and --device size decode memory with the decode "

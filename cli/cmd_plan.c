@@ -487,6 +487,7 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_warn(cmd, "tp %u left out: %s", z->tp, err.text);
             continue;
         }
+        cli_note_fit(cmd, NULL, &z->hw, CLI_LAWS_SERVING);
         n_ts++;
     }
     if (n_ts == 0)

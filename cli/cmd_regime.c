@@ -341,6 +341,7 @@ static int run(const cli_command *self, int argc, char **argv)
         (rc = cli_list_parse(cmd, "chunks", "256,512,1024,2048", 1, 2, 1 << 24, &x.chunks)) != 0)
         return rc;
     x.a.arch = "taichi";
+    x.a.laws = 1; /* the closed forms of afd_taichi.h evaluate the laws */
     if ((rc = cli_serve_prepare(&x.a, &c, 0, &su)) != 0) {
         cli_list_free(&x.chunks);
         return rc;

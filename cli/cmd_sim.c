@@ -175,6 +175,7 @@ static int run(const cli_command *self, int argc, char **argv)
     n = a.rs.n;
     if ((rc = cli_hw_load(cmd, &c.hw, &hw)) != 0)
         goto out;
+    cli_note_fit(cmd, c.hw.hw, &hw, CLI_LAWS_AFD);
     if ((rc = cli_workload_load(cmd, &c.wl, CLI_WL_NEEDS_LENGTHS, CLI_KEEP_PAIRS, &c.out, &w)) != 0)
         goto out;
     /* refuse every configuration the simulator would refuse before running any */

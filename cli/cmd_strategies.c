@@ -279,6 +279,7 @@ static int run(const cli_command *self, int argc, char **argv)
             cli_warn(cmd, "tp %u left out: %s", tp, err.text);
             continue;
         }
+        cli_note_fit(cmd, NULL, &hws[i], CLI_LAWS_SERVING);
         /* the decode batch cap: the KV memory and the TPOT SLO, or the one given */
         cli_serve_decode_cap(&x.a, &hws[i], tokens, &x.len, tpot, &bmax, &fit, &why);
         if (bmax == 0) {

@@ -60,6 +60,7 @@ int cli_system_load_hw(const char *cmd, const cli_common *c, const afd_hw *hw, d
     if ((hw == NULL && (rc = cli_hw_load(cmd, &c->hw, &s->hw)) != 0) ||
         (rc = cli_workload_load(cmd, &c->wl, CLI_WL_ANY, 0, &c->out, &w)) != 0)
         return rc;
+    cli_note_fit(cmd, hw == NULL ? c->hw.hw : NULL, &s->hw, CLI_LAWS_AFD);
     s->B = (unsigned)B;
     s->theta = w.stats.theta;
     s->nu = w.stats.nu;

@@ -85,6 +85,8 @@ int cli_hw_load(const char *cmd, const cli_hw_args *a, afd_hw *out)
             return rc;
         if (a->hw == NULL && afd_parse_double(a->arg[k], &bare) != AFD_OK)
             snprintf(out->unit, sizeof out->unit, "s");
+        /* a coefficient given by hand was not fitted to the estimator */
+        out->afd_fit_max_rel_err = NAN;
     }
     st = afd_hw_check(out, &err);
     if (st != AFD_OK)
@@ -166,4 +168,27 @@ void cli_warn_fit(const char *cmd, const afd_estimate_fit *fit, int nlaws)
                      k == AFD_FIT_PREFILL ? "prompt" : "context", l->at_seq, l->lo_batch,
                      l->hi_batch, 100 * AFD_ESTIMATE_FIT_WARN);
     }
+}
+
+void cli_note_fit(const char *cmd, const char *source, const afd_hw *hw, unsigned which)
+{
+    char src[256];
+    /* a file's laws may come from estimate --out or from calibrate, fitted
+     * to measured times: its error is against the times it was fitted to */
+    const char *to = source != NULL ? "the times they were fitted to" : "the estimator";
+    if (source != NULL)
+        snprintf(src, sizeof src, "%s", source);
+    else
+        snprintf(src, sizeof src, "the estimator's laws for %s on %u x %s", hw->model, hw->tp,
+                 hw->device);
+    if ((which & CLI_LAWS_SERVING) && afd_hw_has_prefill(hw) && afd_hw_has_decode(hw) &&
+        isfinite(hw->fit_max_rel_err))
+        cli_note(cmd, "%s: the prefill law a + b sum P + c sum P^2 and the decode law beta + "
+                      "gamma b + alpha K are off %s by at most %.3g%% over the grid they were "
+                      "fitted on (fit_max_rel_err)",
+                 src, to, 100 * hw->fit_max_rel_err);
+    if ((which & CLI_LAWS_AFD) && isfinite(hw->afd_fit_max_rel_err))
+        cli_note(cmd, "%s: the AFD laws alpha_a K + beta_a and alpha_f n + beta_f are off %s by "
+                      "at most %.3g%% over the grid they were fitted on (afd_fit_max_rel_err)",
+                 src, to, 100 * hw->afd_fit_max_rel_err);
 }

@@ -156,6 +156,11 @@ void cli_warn(const char *cmd, const char *fmt, ...)
     MESSAGE(cmd, "warning: ", fmt, "");
 }
 
+void cli_note(const char *cmd, const char *fmt, ...)
+{
+    MESSAGE(cmd, "note: ", fmt, "");
+}
+
 int cli_exit_code(afd_status st)
 {
     switch (st) {

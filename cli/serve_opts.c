@@ -368,6 +368,10 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
             (rc = cli_hw_tp(cmd, c->hw.hw, &su->hw, a->have_tp, &tp)) != 0)
             return rc;
     }
+    /* the simulator steps through the tables where hw has them, exact at
+     * their points; the laws are used where it has none, and by closed forms */
+    if (a->laws || !afd_hw_has_decode_table(&su->hw) || !afd_hw_has_prefill_table(&su->hw))
+        cli_note_fit(cmd, a->model != NULL ? NULL : c->hw.hw, &su->hw, CLI_LAWS_SERVING);
     if (!afd_hw_has_prefill(&su->hw) || !afd_hw_has_decode(&su->hw))
         return cli_usage_error(cmd, "%s: the latency file has no %s law (prefill_a prefill_b "
                                     "prefill_c, decode_beta decode_gamma decode_alpha)",

@@ -30,6 +30,8 @@ typedef struct cli_serve_args {
     int64_t requests, warmup, batches, seed;
     int allow_unstable;
     const char *model, *device; /* the latency laws from the estimator, instead of --hw */
+    int laws;                   /* the command evaluates the laws in closed forms (a note
+                                 * states their error even where step tables exist) */
     int64_t tp;
     int have_tp;         /* --tp given */
     int replay;          /* --arrivals trace */

@@ -57,6 +57,7 @@ int cli_service_setup(const char *cmd, const cli_service_args *a, const cli_comm
     if (!afd_hw_has_prefill(hw))
         return cli_input_error(cmd, "%s: no prefill law (prefill_a prefill_b prefill_c)",
                                c->hw.hw);
+    cli_note_fit(cmd, c->hw.hw, hw, CLI_LAWS_SERVING);
     *unit = hw->unit; /* "" when the file states none: suffixes are refused */
     return 0;
 }

@@ -515,9 +515,14 @@ afd_status afd_profile_fit_allreduce(const afd_device *d, const afd_allreduce_pr
     if (!(tp >= 0) || tp != floor(tp) || tp == 1)
         return afd_priv_fail(err, AFD_EINVAL, 0, 0,
                              "tensor-parallel size must be 0 (all) or an integer >= 2: %g", tp);
-    /* x = the estimator's all-reduce time at comm_eff 1 and no latency. */
+    /* x = the estimator's all-reduce time at comm_eff 1 and no latency: the
+     * ring over the link, which comm_eff and comm_latency_ms parametrise,
+     * even where the device carries measured all-reduce laws (they would
+     * replace the ring) */
     unit.comm_eff[0] = unit.comm_eff[1] = 1;
     unit.comm_latency_ms = 0;
+    for (j = 0; j < 3; j++)
+        unit.allreduce_us[j] = unit.allreduce_gbps[j] = NAN;
     for (i = 0; i < p->n; i++)
         if (p->row[i].workers >= 2 && (tp == 0 || p->row[i].workers == tp)) {
             double x = afd_estimate_allreduce_ms(&unit, AFD_PREFILL, p->row[i].workers,

@@ -11,6 +11,10 @@
 #   stdout-empty | stderr-empty
 #   stderr TEXT               stderr is exactly this one line (after expansion)
 #   stderr~ REGEX             some stderr line matches the extended regex
+#   stderr!~ REGEX            no stderr line matches
+#                             (stderr-empty and stderr TEXT look past the notes,
+#                             "afdkit: CMD: note: ..." lines, which only stderr~
+#                             and stderr!~ see)
 #   stdout~ REGEX             some stdout line matches the extended regex
 #   stdout!~ REGEX            no stdout line matches
 #   header COL...             the first '# ' header line has exactly these columns
@@ -133,17 +137,22 @@ while IFS= read -r line || [ -n "$line" ]; do
         [ ! -s "$out" ] || fail "stdout is not empty"
         ;;
     stderr-empty)
-        [ ! -s "$err" ] || fail "stderr is not empty"
+        grep -Ev '^afdkit: [a-z0-9-]+: note: ' "$err" >"$err.w"
+        [ ! -s "$err.w" ] || fail "stderr is not empty"
         ;;
     stderr)
+        grep -Ev '^afdkit: [a-z0-9-]+: note: ' "$err" >"$err.w"
         expected=$(eval "printf '%s' \"$rest\"")
-        actual=$(cat "$err")
-        nlines=$(wc -l <"$err")
+        actual=$(cat "$err.w")
+        nlines=$(wc -l <"$err.w")
         [ "$actual" = "$expected" ] || fail "stderr is '$actual', expected '$expected'"
         [ "$nlines" -eq 1 ] || fail "stderr has $nlines lines, expected one"
         ;;
     'stderr~')
         grep -Eq -- "$rest" "$err" || fail "no stderr line matches /$rest/"
+        ;;
+    'stderr!~')
+        ! grep -Eq -- "$rest" "$err" || fail "a stderr line matches /$rest/"
         ;;
     'stdout~')
         grep -Eq -- "$rest" "$out" || fail "no stdout line matches /$rest/"

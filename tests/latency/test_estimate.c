@@ -692,6 +692,52 @@ static void laws(void **state)
     assert_close(law, est.forward_s * 1e3, hw.fit_max_rel_err, 0);
 }
 
+/* The error a command states for the laws (fit_max_rel_err) is the largest
+ * |law / estimate - 1| over the grids they were fitted on, recomputed here
+ * point by point from the estimator: prefill, b in {1, 2, 4, 8} prompts of
+ * P in {128, ..., 16384} tokens; decode, b in {1, 2, 4, ..., 2048} and the
+ * largest batch whose KV fits at context 128 (3334 for Llama-3.1-8B on one
+ * H100, decode_law_covers_the_slots), at contexts s in {128, ..., 16384}
+ * with b s within the 426,784-token KV cache. */
+static void stated_error_is_the_grid_max(void **state)
+{
+    afd_model m = load_model("llama-3.1-8b");
+    afd_device d = roofline_device("h100-sxm");
+    afd_hw hw;
+    afd_estimate_fit fit;
+    afd_error e;
+    double worst_p = 0, worst_d = 0, b, s;
+    int npts = 0;
+    (void)state;
+    assert_int_equal(afd_estimate_laws_fit(&m, &d, 1, &hw, &fit, &e), AFD_OK);
+    for (b = 1; b <= 8; b *= 2)
+        for (s = 128; s <= 16384; s *= 2) {
+            afd_estimate est;
+            afd_estimate_options o = {.tp = 1, .phase = AFD_PREFILL, .batch = b, .seq = s};
+            double law = hw.prefill_a + hw.prefill_b * b * s + hw.prefill_c * b * s * s;
+            assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+            worst_p = fmax(worst_p, fabs(law / (est.forward_s * 1e3) - 1));
+        }
+    for (b = 1; b <= 3334; b = b < 2048 ? 2 * b : b == 2048 ? 3334 : 4096)
+        for (s = 128; s <= 16384; s *= 2) {
+            afd_estimate est;
+            afd_estimate_options o = {.tp = 1, .phase = AFD_DECODE, .batch = b, .seq = s};
+            double law = hw.decode_beta + hw.decode_gamma * b + hw.decode_alpha * b * s;
+            if (b * s > 426784)
+                continue;
+            assert_int_equal(afd_estimate_forward(&m, &d, &o, &est, &e), AFD_OK);
+            worst_d = fmax(worst_d, fabs(law / (est.forward_s * 1e3) - 1));
+            npts++;
+        }
+    /* 12 batches at every context up to 16384 tokens would be 96 points;
+     * the KV cache leaves the larger batches fewer */
+    assert_true(npts > 40 && npts < 96);
+    assert_close(fit.law[AFD_FIT_PREFILL].max_rel_err, worst_p, 1e-9, 0);
+    assert_close(fit.law[AFD_FIT_DECODE].max_rel_err, worst_d, 1e-9, 0);
+    assert_close(hw.fit_max_rel_err, fmax(worst_p, worst_d), 1e-9, 0);
+    assert_true(worst_p > 0 && worst_d > 0);
+}
+
 /* The decode law is fitted over the batches a decode instance can hold, so
  * that its recorded error covers the slots pd sizes from it.  Llama-3.1-8B
  * on one H100: weights 2 x 8,030,261,248 bytes (embeddings and head untied),
@@ -1244,6 +1290,7 @@ int main(void)
         cmocka_unit_test(estimate_errors),
         cmocka_unit_test(kv_capacity),
         cmocka_unit_test(decode_law_covers_the_slots),
+        cmocka_unit_test(stated_error_is_the_grid_max),
         cmocka_unit_test(laws),
         cmocka_unit_test(afd_pair_identical),
         cmocka_unit_test(ffn_law_aggregated_batch),
