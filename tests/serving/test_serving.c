@@ -156,6 +156,30 @@ static void goodput_sizes(void **state)
     assert_int_equal(afd_serving_goodput_stages(&p, 0, tpot, tol, 2, pre, &dec), AFD_EINVAL);
 }
 
+/* The simulator on the closed form's configuration: policy, laws, rate,
+ * lengths, batch limits and pools of p. */
+static void simulate(const afd_serving_params *p, const char *policy, uint64_t requests,
+                     uint64_t warmup, uint64_t seed, afd_serve_result *r)
+{
+    afd_serve_params s;
+    memset(&s, 0, sizeof s);
+    s.policy = afd_serve_policy_find(policy);
+    s.hw = p->hw;
+    s.config.instances = p->instances;
+    s.config.prefill = p->prefill;
+    s.config.decode = p->decode;
+    s.config.prefill_bmax = p->prefill_bmax;
+    s.config.decode_bmax = p->decode_bmax;
+    s.lambda = p->lambda;
+    s.prompt = p->prompt;
+    s.output = p->output;
+    s.requests = requests;
+    s.warmup = warmup;
+    s.seed = seed;
+    s.ttft_slo = s.tpot_slo = INFINITY;
+    assert_int_equal(afd_serve_run(&s, r, NULL), AFD_OK);
+}
+
 /* Against the simulator, disaggregated, compute-bound prefill (batch 4,
  * decode 16): TTFT P90 within 15% and TPOT mean within 3%, the errors
  * afd_serving.h states. */
@@ -164,26 +188,12 @@ static void against_simulator(void **state)
     afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
     afd_serving_params p = params(&hw, 3, 2048, 64);
     afd_serving_result cf;
-    afd_serve_params s;
     afd_serve_result r;
     (void)state;
     p.prefill_bmax = 4;
     p.decode_bmax = 16;
     assert_int_equal(afd_serving_disagg(&p, &cf), AFD_OK);
-    memset(&s, 0, sizeof s);
-    s.policy = afd_serve_policy_find("disagg");
-    s.hw = &hw;
-    s.config.prefill = s.config.decode = 1;
-    s.config.prefill_bmax = 4;
-    s.config.decode_bmax = 16;
-    s.lambda = 3;
-    s.prompt = 2048;
-    s.output = 64;
-    s.requests = 40000;
-    s.warmup = 1000;
-    s.seed = 7;
-    s.ttft_slo = s.tpot_slo = INFINITY;
-    assert_int_equal(afd_serve_run(&s, &r, NULL), AFD_OK);
+    simulate(&p, "disagg", 40000, 1000, 7, &r);
     assert_close(cf.ttft_q, r.ttft.p90, 0.15, 0);
     assert_close(cf.tpot_mean, r.tpot.mean, 0.03, 0);
 }
@@ -220,26 +230,12 @@ static void colloc_tpot_against_simulator(void **state)
     afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
     afd_serving_params p = params(&hw, 2.7, 1000, 100);
     afd_serving_result cf;
-    afd_serve_params s;
     afd_serve_result r;
     (void)state;
     p.prefill_bmax = 4;
     p.decode_bmax = 16;
     assert_int_equal(afd_serving_colloc(&p, &cf), AFD_OK);
-    memset(&s, 0, sizeof s);
-    s.policy = afd_serve_policy_find("colloc");
-    s.hw = &hw;
-    s.config.instances = 1;
-    s.config.prefill_bmax = 4;
-    s.config.decode_bmax = 16;
-    s.lambda = 2.7;
-    s.prompt = 1000;
-    s.output = 100;
-    s.requests = 100000;
-    s.warmup = 5000;
-    s.seed = 3;
-    s.ttft_slo = s.tpot_slo = INFINITY;
-    assert_int_equal(afd_serve_run(&s, &r, NULL), AFD_OK);
+    simulate(&p, "colloc", 100000, 5000, 3, &r);
     assert_close(cf.tpot_mean, r.tpot.mean, 0.10, 0);
     assert_close(cf.tpot_q, r.tpot.p90, 0.10, 0);
 }
