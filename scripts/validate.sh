@@ -75,19 +75,21 @@ EOF
 done
 
 # ---- strategies at 8 devices: goodput closed and simulated (--method both),
-# short and long prompts (strategies takes --lengths only: no trace).
+# short and long prompts, and
+# long prompts at 16 devices.
 # The small grid: long prompts at tp 4 alone (three strategies).
 if [ "$quick" -eq 1 ]; then
-    wls="long prompts|--lengths 4000,500 --tp 4"
+    wls="long prompts|--devices 8 --lengths 4000,500 --tp 4"
 else
-    wls="short prompts|--lengths 500,500
-long prompts|--lengths 4000,500"
+    wls="short prompts|--devices 8 --lengths 500,500
+long prompts|--devices 8 --lengths 4000,500
+16 devices, long prompts|--devices 16 --lengths 4000,500"
 fi
 echo "$wls" >"$tmp/wls"
 while IFS= read -r w; do
         label=${w%%|*}; wl=${w#*|}
         # shellcheck disable=SC2086
-        afd strategies --devices 8 --model llama-3.1-70b --device h200 $wl --ttft-slo 1s \
+        afd strategies --model llama-3.1-70b --device h200 $wl --ttft-slo 1s \
             --tpot-slo 50ms --decode-bmax 256 --method both >"$tmp/st"
         awk -F '\t' -v w="$label" '/^#/ { next }
                 { printf "strategies\tgoodput_%s\t%s: %s tp %s (%s)\t%s\t%s\t0\n", $2, w, $1, $3, $11, $7, $9 }' \
@@ -145,6 +147,48 @@ for a in "colloc|1 2 2.5|--arch colloc --instances 1" "disagg|1 2.5 4|--arch dis
     done
 done
 
+# ---- bulk: TTFT of greedy static prefill batches of up to 16 (bulk.c)
+# against the simulator, prompt work 1 s, fixed cost 0.01 s (compute-bound)
+# or 1 s, c prefill instances, at a load lambda S(16) / (16 c) of 0.6 and
+# 0.85 (one output token: prefill alone).
+for a in 0.01 1; do
+    cat >"$tmp/bulk$a.hw" <<EOF
+unit = s
+alpha_a = 1
+beta_a = 0
+alpha_f = 1
+beta_f = 0
+alpha_c = 0
+beta_c = 0
+prefill_a = $a
+prefill_b = 1e-3
+prefill_c = 0
+decode_beta = 0.03
+decode_gamma = 1e-4
+decode_alpha = 1e-7
+EOF
+done
+if [ "$quick" -eq 1 ]; then bgrid="2,0.01,0.6"; bq="--requests 20000 --warmup 2000"
+else
+    bgrid="2,0.01,0.6 2,0.01,0.85 4,0.01,0.6 4,0.01,0.85 8,0.01,0.6 8,0.01,0.85
+2,1,0.6 2,1,0.85 4,1,0.6 4,1,0.85 8,1,0.6 8,1,0.85"
+    bq="--requests 200000 --warmup 5000"
+fi
+for g in $bgrid; do
+    IFS=, read -r c a ld <<EOF
+$g
+EOF
+    l=$(awk -v c="$c" -v a="$a" -v ld="$ld" 'BEGIN { printf "%.6g", ld * 16 * c / (a + 16) }')
+    # shellcheck disable=SC2086
+    afd serve --arch disagg --prefill "$c" --decode 1 --prefill-bmax 16 --hw "$tmp/bulk$a.hw" \
+        --lengths 1000,1 --lambda "$l/s" --closed --seed 3 $bq >"$tmp/bk"
+    awk -F '\t' -v cell="c $c, fixed cost $a s, load $ld" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+            /^#/ { next }
+            { for (j = 1; j <= 2; j++) { k = j == 1 ? "ttft_mean" : "ttft_p90"
+                  printf "bulk\t%s\t%s\t%s\t%s\t%s\n", k, cell, $(c[k "_cf"]), $(c[k]), $(c[k "_se"]) } }' \
+        "$tmp/bk" >>"$cells"
+done
+
 # ---- offload: M/M/c+D closed form against the simulator.
 if [ "$quick" -eq 1 ]; then oq="-n 20000 -R 8"; grid="0.9,2,2"; else oq=""; grid="0.5,1,1 0.9,2,2 1.5,2,1 3,4,0.5"; fi
 for g in $grid; do
@@ -198,11 +242,14 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "(`--method closed` and `sim`; winner: the simulated goodput of the mode the closed"
       print "forms name best against the simulated best);"
       print "`strategies --devices 8 --model llama-3.1-70b --device h200 --ttft-slo 1s --tpot-slo 50ms"
-      print "--decode-bmax 256 --method both` on prompts 500,500 and 4000,500; `pipeline` on"
+      print "--decode-bmax 256 --method both` on prompts 500,500 and 4000,500, and at 16 devices on"
+      print "4000,500; `pipeline` on"
       print "notebooks-data/pipelines/tandem.json (deterministic), the same stages exponential, and"
       print "a constant 0.1 s stage before an Erlang-4 0.12 s one (mixed); `serve --closed` at"
       print "docs/taichi-test.hw with prompts 1000 and outputs 100 (colloc 1 instance, disagg 1:1);"
-      print "`offload --service-exp 1.5` against `--method sim`."
+      print "`offload --service-exp 1.5` against `--method sim`; `serve --arch disagg --prefill-bmax 16"
+      print "--lengths 1000,1 --closed` (bulk: prefill alone in greedy batches of up to 16, c = 2, 4, 8"
+      print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, load 0.6 and 0.85)."
       print ""
       printf "This grid took %d s on a shared 2-core machine.\n\n", elapsed
       print "| family | quantity | bound | status | largest gap on this grid | note |"
@@ -212,8 +259,7 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
               100 * b[k], st[k] == "known" ? "known disagreement" : "agrees", 100 * worst[k], note[k] }
       print ""
       print "Not yet on the table: `pd` and `goodput` (closed forms with no simulated twin on the"
-      print "same flags), `twotier`, strategies at 16 devices and on the Azure conversation trace"
-      print "(strategies takes `--lengths` only)."
+      print "same flags), `twotier`, strategies on the Azure conversation trace."
       for (i = 1; i <= n; i++) { k = order[i]
           printf "\n## %s: %s (bound %.0f%%%s)\n\n", fam[k], substr(k, length(fam[k]) + 2), 100 * b[k],
               st[k] == "known" ? ", known disagreement" : ""

@@ -53,7 +53,16 @@
  * lose exactly that fraction, so decode becomes unstable long before
  * prefill does when f is large (BestServe Table 5).  A prefill waits for
  * the decode step in flight, half a step on average while decoding, which
- * is added to TTFT.
+ * is added to TTFT.  The collocated TPOT is not the M/D/B wait above: the
+ * prefills stall every decode slot at once and release their requests in
+ * clusters, so near the slot cap the wait for a slot is longer.  It is a
+ * birth-death chain of the slots (serving.c, "Collocated TPOT": exact in
+ * the mean below the cap, the wait at the cap scaled by the clusters'
+ * variability, the spread of a request's life by the busy periods of the
+ * prefills that interrupt it): measured against the simulator on one to
+ * four instances up to 97% of the decode capacity, the mean within -7% /
+ * +9% and the P90 within -15% / +20% (docs/reproduction.md, "Collocated
+ * TPOT"; high, the safe side, only with several instances near the cap).
  */
 #ifndef AFD_SERVING_H
 #define AFD_SERVING_H
@@ -258,7 +267,7 @@ AFD_API double afd_serving_goodput_split(const double *prefill_goodput, double d
 /* The relative error with which a ranking by the closed forms alone is
  * read: 0.15, the largest error docs/reproduction.md measures for the forms
  * a ranking usually binds on (greedy prefill batches, TTFT P90 within 16%
- * for B <= 4 and c <= 3; the collocated TPOT P90, low by up to 15%).  It
+ * for B <= 4 and c <= 3; the collocated TPOT P90, -15% / +20%).  It
  * is a reading of those measurements, not a bound on the goodput. */
 #define AFD_SERVING_CLOSED_ERROR 0.15
 

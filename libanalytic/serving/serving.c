@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -180,6 +181,145 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
     return AFD_OK;
 }
 
+/* ---- Collocated TPOT: the decode slots as a birth-death chain.
+ * A collocated instance's requests between first token and last (decoding,
+ * or prefilled and waiting for one of the B slots) form a chain with births
+ * at lambda_d and, with j of them, b = min(j, B) decoding in steps of
+ * t(b) = t0 + t1 b slowed by the prefills to t(b) / (1 - f): deaths at
+ * mu(j) = b (1 - f) / ((G - 1) t(b)).  Below the cap this is a processor-
+ * sharing queue of state-dependent speed, whose occupancy does not depend
+ * on the law of the work (Kelly, Reversibility and Stochastic Networks,
+ * 1979, Section 3.3): pi(j) = pi(0) prod_{i <= j} lambda_d / mu(i), and
+ * its mean is exactly that of the mean-value form TPOT = (t0 + t1) / (1 - f
+ * - t1 lambda_d (G - 1)).  At the cap, the wait for a slot is that of the
+ * chain scaled by kappa, the variability of the slots' arrivals and
+ * services against the Poisson and exponential ones the chain assumes
+ * (the heavy-traffic queue grows with (c_a^2 + c_s^2) / 2: Kingman, 1961).
+ * The prefills that run between two steps form an M/D/1 busy period, so
+ * the decode slots receive requests in clusters (index of dispersion
+ * k / (1 - f)^2 for batches of k) and lose their service in the same
+ * bursts (index mu(B) (lambda_d / k) S(k)^2 / (1 - f)^2, the busy period's
+ * variance per unit of decode time, Takacs 1962), against 1 + 1 for the
+ * chain: kappa = (k / (1 - f)^2 + mu(B) (lambda_d / k) S(k)^2 / (1 - f)^2)
+ * / 2, at least 1.  A request's life L0 = (G - 1) TPOT without the wait
+ * is spread by the prefill batches that interrupt it, Poisson at
+ * lambda_d / k and each a busy period of S(k) / (1 - f) on average: the
+ * variance (lambda_d / k) L0 S(k)^2 / (1 - f)^2 (compound Poisson of busy
+ * periods).  TPOT's q-quantile is that of (W + L0 + normal) / (G - 1), W
+ * the wait that a request finding j >= B waits, kappa (j - B + 1) / mu(B).
+ * Measured against the simulator in docs/reproduction.md, "Collocated
+ * TPOT". */
+typedef struct slots {
+    double *pi; /* pi(0) .. pi(n - 1), normalized */
+    size_t n;
+    double mean_n, mean_w; /* E[j], E[W] */
+} slots;
+
+static afd_status slots_solve(double lambda_d, double m, double t0, double t1, double f,
+                              unsigned B, double kappa, slots *sl)
+{
+    double r = lambda_d * m * (t0 + t1 * B) / (B * (1 - f)), sum = 0, mu_b, *pi, top = 1, ratio;
+    size_t j, cap = 1024;
+    sl->pi = NULL;
+    if (!(f < 1) || !(r < 1 - 1e-9))
+        return AFD_EUNSTABLE;
+    mu_b = B * (1 - f) / (m * (t0 + t1 * B));
+    pi = malloc(cap * sizeof *pi);
+    if (pi == NULL)
+        return AFD_ENOMEM;
+    pi[0] = 1;
+    for (j = 1;; j++) {
+        double b = j < B ? (double)j : (double)B;
+        if (j == cap) {
+            double *np;
+            if (cap >= ((size_t)1 << 24)) { /* rho too close to 1 to matter */
+                free(pi);
+                return AFD_EUNSTABLE;
+            }
+            np = realloc(pi, 2 * cap * sizeof *pi);
+            if (np == NULL) {
+                free(pi);
+                return AFD_ENOMEM;
+            }
+            pi = np;
+            cap *= 2;
+        }
+        ratio = lambda_d * m * (t0 + t1 * b) / (b * (1 - f));
+        pi[j] = pi[j - 1] * ratio;
+        if (pi[j] > top)
+            top = pi[j];
+        /* the ratio falls with j up to B, then stays r: the rest of the
+         * sum is below pi(j) ratio / (1 - ratio) */
+        if (ratio < 1 && pi[j] < 1e-16 * top * (1 - ratio))
+            break;
+    }
+    sl->n = j + 1;
+    for (j = 0; j < sl->n; j++)
+        sum += pi[j];
+    sl->mean_n = sl->mean_w = 0;
+    for (j = 0; j < sl->n; j++) {
+        pi[j] /= sum;
+        sl->mean_n += (double)j * pi[j];
+        if (j >= B)
+            sl->mean_w += pi[j] * kappa * (double)(j - B + 1) / mu_b;
+    }
+    sl->pi = pi;
+    return AFD_OK;
+}
+
+/* P(W + L0 + sd Z <= x), the wait as in slots_solve. */
+static double slots_cdf(const slots *sl, unsigned B, double kappa, double mu_b, double l0,
+                        double sd, double x)
+{
+    double c = 0;
+    size_t j;
+    for (j = 0; j < sl->n; j++) {
+        double w = j >= B ? kappa * (double)(j - B + 1) / mu_b : 0;
+        c += sl->pi[j] * (sd > 0 ? gsl_cdf_ugaussian_P((x - w - l0) / sd) : x >= w + l0);
+    }
+    return c;
+}
+
+/* TPOT mean and q-quantile of a collocated instance (the model above);
+ * lambda_d its arrival rate, k its prefill batch, s = S(k), f the time its
+ * prefills take. */
+static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s,
+                              double f, double *mean, double *quant)
+{
+    const afd_hw *hw = p->hw;
+    double m = p->output - 1, t0 = hw->decode_beta;
+    double t1 = hw->decode_gamma + hw->decode_alpha * (p->prompt + p->output / 2);
+    unsigned B = p->decode_bmax;
+    double mu_b = B * (1 - f) / (m * (t0 + t1 * B));
+    double kappa = (k + mu_b * lambda_d / k * s * s) / (2 * (1 - f) * (1 - f));
+    double life, l0, sd, lo, hi;
+    slots sl;
+    afd_status st;
+    int i;
+    if (kappa < 1)
+        kappa = 1;
+    st = slots_solve(lambda_d, m, t0, t1, f, B, kappa, &sl);
+    if (st != AFD_OK)
+        return st;
+    /* Little's law over the chain, and the wait scaled by kappa */
+    life = sl.mean_n / lambda_d + (kappa - 1) * sl.mean_w / kappa;
+    l0 = life - sl.mean_w;
+    sd = sqrt(lambda_d / k * l0) * s / (1 - f);
+    lo = l0 - 10 * sd;
+    hi = l0 + 10 * sd + kappa * (double)sl.n / mu_b;
+    for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (slots_cdf(&sl, B, kappa, mu_b, l0, sd, mid) < p->quantile)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    free(sl.pi);
+    *mean = life / m;
+    *quant = (lo + hi) / 2 / m;
+    return AFD_OK;
+}
+
 afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out)
 {
     afd_serving_params q;
@@ -199,7 +339,7 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
     if (st != AFD_OK)
         return failed(out, st);
     if (q.output > 1) {
-        double lam_i = q.lambda / q.instances, k = out->prefill_batch, life, sd, z, r;
+        double lam_i = q.lambda / q.instances, k = out->prefill_batch, r;
         double s = batch_time(q.hw, k, q.prompt);
         /* a prefill waits for the step in flight: the instance is decoding
          * with probability busy, the residual step uniform on (0, step) */
@@ -212,14 +352,11 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
         out->ttft_mean += busy * step / 2;
         out->ttft_q += r > 0 ? r * step : 0;
-        /* TPOT spread: the prefill batches that interrupt a request's decode
-         * life L = (G - 1) TPOT are Poisson at rate lam_i / k, each S(k)
-         * long, so the time they take has variance (lam_i / k) L S(k)^2
-         * (compound Poisson); normal quantile of that, spread over G - 1 */
-        life = (q.output - 1) * out->tpot_mean;
-        sd = sqrt(lam_i / k * life) * s;
-        z = gsl_cdf_ugaussian_Pinv(q.quantile);
-        out->tpot_q += z * sd / (q.output - 1);
+        st = colloc_tpot(&q, lam_i, k, s, out->prefill_rho, &out->tpot_mean, &out->tpot_q);
+        if (st != AFD_OK) {
+            out->limit = AFD_SERVING_LIMIT_DECODE;
+            return failed(out, st == AFD_ENOMEM ? AFD_ENOMEM : AFD_EUNSTABLE);
+        }
     } else {
         out->tpot_mean = out->tpot_q = NAN;
     }
