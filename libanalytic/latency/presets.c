@@ -291,6 +291,11 @@ const afd_priv_preset afd_priv_device_presets[] = {
     "# Lambda prices (github.com/skypilot-org/skypilot-catalog, catalogs/v6/lambda/\n"
     "# vms.csv, commit 098741e7).  List prices change; override with --price-a/-f.\n"
     "# power_w: the board power (TDP) of the datasheet above.\n"
+    "# allreduce_P_us, allreduce_P_gbps: one all-reduce of a message of S bytes among\n"
+    "# P devices takes allreduce_P_us + S / allreduce_P_gbps, launch included (in\n"
+    "# place of comm_eff and comm_latency_ms), fitted to Vidur's NCCL medians on A100\n"
+    "# in one node (2 KB to 64 MB, P = 2, 4, 8; scripts/kernel_model.py allreduce).\n"
+    "# Error per P: docs/estimator.md, \"All-reduce per call\".\n"
     "peak_tflops = 312\n"
     "hbm_tbps = 2.039\n"
     "hbm_gb = 80\n"
@@ -306,6 +311,12 @@ const afd_priv_preset afd_priv_device_presets[] = {
     "comm_latency_ms = 0.0238\n"
     "price_per_hour = 1.79\n"
     "power_w = 400\n"
+    "allreduce_2_us = 45.9\n"
+    "allreduce_2_gbps = 175\n"
+    "allreduce_4_us = 35.6\n"
+    "allreduce_4_gbps = 106\n"
+    "allreduce_8_us = 39.9\n"
+    "allreduce_8_gbps = 85\n"
      ,
      "data/devices/a100-80g.device"},
     {"ascend-910b3",
@@ -386,6 +397,11 @@ const afd_priv_preset afd_priv_device_presets[] = {
     "# GPU's extra time per kernel, fitted to forward.csv's eager_ms (scripts/kernel_model.py);\n"
     "# error of estimate --eager against eager_ms (all-reduce and head left out): decode\n"
     "# median 8%, worst 35%; prefill median 3%, worst 23% (docs/estimator.md).\n"
+    "# allreduce_P_us, allreduce_P_gbps: one all-reduce of a message of S bytes among\n"
+    "# P devices takes allreduce_P_us + S / allreduce_P_gbps, launch included (in\n"
+    "# place of comm_eff and comm_latency_ms), fitted to Vidur's NCCL medians on H100\n"
+    "# in one node (2 KB to 64 MB, P = 2, 4, 8; scripts/kernel_model.py allreduce).\n"
+    "# Error per P: docs/estimator.md, \"All-reduce per call\".\n"
     "peak_tflops = 989.4\n"
     "hbm_tbps = 3.35\n"
     "hbm_gb = 80\n"
@@ -419,6 +435,12 @@ const afd_priv_preset afd_priv_device_presets[] = {
     "engine = torch\n"
     "eager_op_us = 10.34\n"
     "eager_gap_us = 1.211\n"
+    "allreduce_2_us = 28.9\n"
+    "allreduce_2_gbps = 331\n"
+    "allreduce_4_us = 36.8\n"
+    "allreduce_4_gbps = 270\n"
+    "allreduce_8_us = 29.2\n"
+    "allreduce_8_gbps = 201\n"
      ,
      "data/devices/h100-sxm.device"},
     {"h200",
