@@ -274,12 +274,23 @@ static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_servin
 static int routed_form(afd_serve_router r, afd_routed_kind *k)
 {
     switch (r) {
-    case AFD_SERVE_ROUTE_GLOBAL: *k = AFD_ROUTED_GLOBAL; return 1;
-    case AFD_SERVE_ROUTE_RANDOM: *k = AFD_ROUTED_RANDOM; return 1;
-    case AFD_SERVE_ROUTE_ROUND_ROBIN: *k = AFD_ROUTED_ROUND_ROBIN; return 1;
-    case AFD_SERVE_ROUTE_LEAST_REQUESTS: *k = AFD_ROUTED_LEAST; return 1;
-    case AFD_SERVE_ROUTE_POWER_OF_TWO: *k = AFD_ROUTED_POWER_OF_TWO; return 1;
-    default: return 0; /* least-tokens, session, cache-aware */
+    case AFD_SERVE_ROUTE_GLOBAL:
+        *k = AFD_ROUTED_GLOBAL;
+        return 1;
+    case AFD_SERVE_ROUTE_RANDOM:
+        *k = AFD_ROUTED_RANDOM;
+        return 1;
+    case AFD_SERVE_ROUTE_ROUND_ROBIN:
+        *k = AFD_ROUTED_ROUND_ROBIN;
+        return 1;
+    case AFD_SERVE_ROUTE_LEAST_REQUESTS:
+        *k = AFD_ROUTED_LEAST;
+        return 1;
+    case AFD_SERVE_ROUTE_POWER_OF_TWO:
+        *k = AFD_ROUTED_POWER_OF_TWO;
+        return 1;
+    default: /* least-tokens, session, cache-aware */
+        return 0;
     }
 }
 
@@ -830,6 +841,11 @@ const cli_command cli_cmd_serve = {
         "gateway, power-of-two for Ray Serve LLM (docs/routing.md).  disagg's decode pool\n"
         "has its own --decode-router (default round-robin; none with --pseudo-batch, which\n"
         "places each request itself), chosen when a request's KV transfer starts.\n"
+        "--closed takes the prefill pool's TTFT (--prefill-bmax 1) from the routed form of\n"
+        "the router: random M/G/1 per instance, round-robin E_n/G/1, global M/G/c,\n"
+        "least-requests and power-of-two approximations (docs/routing.md); batched\n"
+        "prefill, chunked, least-tokens, session and cache-aware have none and keep the\n"
+        "shared queue's, a lower bound.  --provenance names it: ## closed_ttft=FORM.\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"
