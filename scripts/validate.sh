@@ -150,7 +150,8 @@ done
 # ---- bulk: TTFT of greedy static prefill batches of up to 16 (bulk.c)
 # against the simulator, prompt work 1 s, fixed cost 0.01 s (compute-bound)
 # or 1 s, c prefill instances, at a load lambda S(16) / (16 c) of 0.6 and
-# 0.85 (one output token: prefill alone).
+# 0.85 (one output token: prefill alone).  The greedy form is the shared
+# queue's (no routed form for batched prefill): --router global.
 for a in 0.01 1; do
     cat >"$tmp/bulk$a.hw" <<EOF
 unit = s
@@ -180,7 +181,7 @@ $g
 EOF
     l=$(awk -v c="$c" -v a="$a" -v ld="$ld" 'BEGIN { printf "%.6g", ld * 16 * c / (a + 16) }')
     # shellcheck disable=SC2086
-    afd serve --arch disagg --prefill "$c" --decode 1 --prefill-bmax 16 --hw "$tmp/bulk$a.hw" \
+    afd serve --arch disagg --prefill "$c" --decode 1 --router global --prefill-bmax 16 --hw "$tmp/bulk$a.hw" \
         --lengths 1000,1 --lambda "$l/s" --closed --seed 3 $bq >"$tmp/bk"
     awk -F '\t' -v cell="c $c, fixed cost $a s, load $ld" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
             /^#/ { next }
@@ -247,7 +248,7 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "notebooks-data/pipelines/tandem.json (deterministic), the same stages exponential, and"
       print "a constant 0.1 s stage before an Erlang-4 0.12 s one (mixed); `serve --closed` at"
       print "docs/taichi-test.hw with prompts 1000 and outputs 100 (colloc 1 instance, disagg 1:1);"
-      print "`offload --service-exp 1.5` against `--method sim`; `serve --arch disagg --prefill-bmax 16"
+      print "`offload --service-exp 1.5` against `--method sim`; `serve --arch disagg --router global --prefill-bmax 16"
       print "--lengths 1000,1 --closed` (bulk: prefill alone in greedy batches of up to 16, c = 2, 4, 8"
       print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, load 0.6 and 0.85)."
       print ""
