@@ -220,7 +220,8 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
 
 /* Chunked: fixed lengths, or the moments of the workload's lengths; the
  * rate of a replayed trace. */
-static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf)
+static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf,
+                          char *form, size_t len)
 {
     const afd_serve_params *p = &su->params;
     afd_serving_chunked_params q;
@@ -252,6 +253,12 @@ static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_servin
         q.prompt_m2 = p->workload->mu_p * (2 * p->workload->mu_p - 1);
         q.output_mean = p->workload->mu_d;
     }
+    if (q.instances > 1 && p->config.router != AFD_SERVE_ROUTE_GLOBAL)
+        snprintf(form, len, "shared queue M/D/c, a lower bound: no routed form for chunked "
+                            "(--router %s)",
+                 cli_serve_router_name(p->config.router));
+    else
+        snprintf(form, len, "shared queue M/D/c");
     st = afd_serving_chunked(&q, cf);
     if (st == AFD_EUNSTABLE) {
         cli_warn(cmd, "closed form: unstable (%s cannot keep up)",
@@ -263,21 +270,63 @@ static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_servin
     return 0;
 }
 
-/* The closed forms for the same system (fixed lengths only). */
-static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf)
+/* The routed form (afd_queue.h) of a router; 0 when it has none. */
+static int routed_form(afd_serve_router r, afd_routed_kind *k)
 {
+    switch (r) {
+    case AFD_SERVE_ROUTE_GLOBAL:
+        *k = AFD_ROUTED_GLOBAL;
+        return 1;
+    case AFD_SERVE_ROUTE_RANDOM:
+        *k = AFD_ROUTED_RANDOM;
+        return 1;
+    case AFD_SERVE_ROUTE_ROUND_ROBIN:
+        *k = AFD_ROUTED_ROUND_ROBIN;
+        return 1;
+    case AFD_SERVE_ROUTE_LEAST_REQUESTS:
+        *k = AFD_ROUTED_LEAST;
+        return 1;
+    case AFD_SERVE_ROUTE_POWER_OF_TWO:
+        *k = AFD_ROUTED_POWER_OF_TWO;
+        return 1;
+    default: /* least-tokens, session, cache-aware */
+        return 0;
+    }
+}
+
+/* The closed forms for the same system: fixed lengths, or geometric
+ * prompts with one output token behind a router that has a routed form
+ * (prefill batch 1, a law linear in the prompt).  form: which prefill
+ * queue the TTFT takes (the provenance's closed_ttft). */
+static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf,
+                        char *form, size_t len)
+{
+    static const char *const names[] = {"random: M/G/1 per instance",
+                                        "round-robin: E_n/G/1 per instance",
+                                        "global: M/G/c", "least-requests: M/G/c, a lower bound",
+                                        "power-of-two: the supermarket mean field"};
     const afd_serve_params *p = &su->params;
     afd_serving_params q;
     afd_status st;
-    int disagg = strcmp(p->policy->name, "disagg") == 0;
+    int disagg = strcmp(p->policy->name, "disagg") == 0, geometric;
+    unsigned pool = disagg ? p->config.prefill : p->config.instances;
+    afd_routed_kind kind = AFD_ROUTED_GLOBAL;
+    int has_form = routed_form(p->config.router, &kind);
     if (strcmp(p->policy->name, "chunked") == 0)
-        return closed_chunked(cmd, su, cf);
+        return closed_chunked(cmd, su, cf, form, len);
     if (!disagg && strcmp(p->policy->name, "colloc") != 0)
         return cli_usage_error(cmd, "--closed: no closed form for --arch %s (colloc, chunked, "
                                     "disagg)",
                                p->policy->name);
-    if (p->workload != NULL)
-        return cli_usage_error(cmd, "--closed needs fixed lengths (--lengths P,G)");
+    geometric = p->workload != NULL && p->workload->kind == AFD_WORKLOAD_GEOMETRIC &&
+                p->workload->mu_d == 1;
+    if (p->workload != NULL &&
+        !(geometric && pool > 1 && has_form && p->config.prefill_bmax == 1 &&
+          p->hw->prefill_c == 0))
+        return cli_usage_error(cmd, "--closed needs fixed lengths (--lengths P,G), or "
+                                    "--geometric --mu-d 1 on a pool of several instances "
+                                    "with --prefill-bmax 1, a prefill law with c = 0 and a "
+                                    "router with a routed form");
     if (disagg && p->config.pseudo_tau > 0)
         return cli_usage_error(cmd, "--closed: the closed forms model the per-step decode, "
                                     "not --pseudo-batch");
@@ -293,6 +342,27 @@ static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_
     q.decode_bmax = p->config.decode_bmax;
     q.kv_time = p->config.kv_time_fixed + p->config.kv_time_per_token * p->prompt;
     q.quantile = 0.9;
+    if (pool == 1) {
+        snprintf(form, len, "one instance: M/D/1");
+    } else if (!has_form || q.prefill_bmax > 1) {
+        snprintf(form, len, "shared queue %s, a lower bound: no routed form for %s",
+                 q.prefill_bmax > 1 ? "greedy batches" : "M/D/c",
+                 q.prefill_bmax > 1 ? "batched prefill (--prefill-bmax > 1)"
+                 : p->config.router == AFD_SERVE_ROUTE_LEAST_TOKENS
+                     ? "--router least-tokens"
+                     : "a prefix-keyed router (session, cache-aware)");
+        if (p->config.router == AFD_SERVE_ROUTE_GLOBAL)
+            snprintf(form, len, "shared queue %s", q.prefill_bmax > 1 ? "greedy batches" : "M/D/c");
+    } else {
+        q.routed = 1;
+        q.router = kind;
+        if (geometric) { /* on {1, 2, ...}: E[P^2] = mu (2 mu - 1) */
+            q.prompt = p->workload->mu_p;
+            q.prompt_m2 = p->workload->mu_p * (2 * p->workload->mu_p - 1);
+            q.output = 1;
+        }
+        snprintf(form, len, "%s", names[kind]);
+    }
     st = disagg ? afd_serving_disagg(&q, cf) : afd_serving_colloc(&q, cf);
     if (st == AFD_EUNSTABLE) {
         cli_warn(cmd, "closed form: unstable (%s cannot keep up)",
@@ -400,6 +470,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_twotier_result ttcf;
     int is_taichi, is_twotier, routed;
     afd_serving_result cf;
+    char form[200] = "";
     afd_serve_result r;
     afd_error err;
     afd_status st;
@@ -500,7 +571,7 @@ static int run(const cli_command *self, int argc, char **argv)
     if (x.closed && is_twotier)
         rc = closed_twotier(cmd, &su, &ttc, &ttcf);
     else if (x.closed)
-        rc = closed_forms(cmd, &su, &cf);
+        rc = closed_forms(cmd, &su, &cf, form, sizeof form);
     if (rc != 0) {
         cli_serve_setup_free(&su);
         return rc;
@@ -567,6 +638,8 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "stable", "%s", r.unstable ? "no" : "yes");
     if (su.params.times != NULL)
         cli_table_meta(t, "arrivals", "trace at %.6g/s", su.replay_rate);
+    if (x.closed && !is_twotier)
+        cli_table_meta(t, "closed_ttft", "%s", form);
     {
         static const char *const base[] = {
             "ttft_mean",   "ttft_p50",     "ttft_p90",     "ttft_p99",    "tpot_mean",
@@ -768,6 +841,11 @@ const cli_command cli_cmd_serve = {
         "gateway, power-of-two for Ray Serve LLM (docs/routing.md).  disagg's decode pool\n"
         "has its own --decode-router (default round-robin; none with --pseudo-batch, which\n"
         "places each request itself), chosen when a request's KV transfer starts.\n"
+        "--closed takes the prefill pool's TTFT (--prefill-bmax 1) from the routed form of\n"
+        "the router: random M/G/1 per instance, round-robin E_n/G/1, global M/G/c,\n"
+        "least-requests and power-of-two approximations (docs/routing.md); batched\n"
+        "prefill, chunked, least-tokens, session and cache-aware have none and keep the\n"
+        "shared queue's, a lower bound.  --provenance names it: ## closed_ttft=FORM.\n"
         "\n"
         "The latency file needs the serving laws (prefill_a ... decode_alpha) and a unit\n"
         "other than cycles.  An unstable configuration (latency growing over the run) exits\n"

@@ -149,13 +149,20 @@ static int lengths(const char *cmd, const char *arg, int64_t *p, int64_t *g)
     return 0;
 }
 
+static const char *const router_names[] = {"global",         "random",       "round-robin",
+                                           "least-requests", "least-tokens", "power-of-two",
+                                           "session",        "cache-aware"};
+
+const char *cli_serve_router_name(afd_serve_router r)
+{
+    return (unsigned)r < 8 ? router_names[r] : "?";
+}
+
 /* --router (keyed: session and cache-aware too) or --decode-router. */
 static int parse_router(const char *cmd, const char *name, const char *arg, int keyed,
                         afd_serve_router *out)
 {
-    static const char *const names[] = {"global",       "random",       "round-robin",
-                                        "least-requests", "least-tokens", "power-of-two",
-                                        "session",      "cache-aware"};
+    const char *const *names = router_names;
     size_t k, n = keyed ? 8 : 6;
     for (k = 0; k < n; k++)
         if (strcmp(arg, names[k]) == 0) {

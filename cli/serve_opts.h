@@ -126,4 +126,7 @@ void cli_serve_decode_cap(const cli_serve_args *a, const afd_hw *hw, double kv_c
 size_t cli_cap_binds(const double *at, const double *fit, size_t n, size_t stride,
                      double min_rise);
 
+/* --router's name of a router. */
+const char *cli_serve_router_name(afd_serve_router r);
+
 #endif /* AFD_CLI_SERVE_OPTS_H */

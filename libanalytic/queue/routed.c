@@ -9,11 +9,15 @@
  *                 exponential service (cs2 = 1) E_n/M/1 exactly:
  *                 Wq = sigma / (mu (1 - sigma)), sigma in (0, 1) the root of
  *                 sigma = A*(mu (1 - sigma)), A*(s) = (lambda / (lambda + s))^n
- *                 (Kleinrock, Sec. 6.4, the G/M/1 queue).  Otherwise the
- *                 Allen-Cunneen GI/G/1 form Wq = (ca2 + cs2) / 2 rho / (1 - rho)
- *                 es with ca2 = 1 / n (A. O. Allen, Probability, Statistics
- *                 and Queueing Theory, 2nd ed. 1990, Sec. 6.3): exact for
- *                 n = 1 (Pollaczek-Khinchine), an approximation otherwise.
+ *                 (Kleinrock, Sec. 6.4, the G/M/1 queue).  Otherwise that
+ *                 wait scaled by (ca2 + cs2) / (ca2 + 1), ca2 = 1 / n, as
+ *                 Lee and Longton scale M/M/c below: the factor of Kingman's
+ *                 heavy-traffic GI/G/1 wait (J. F. C. Kingman, Proc. Camb.
+ *                 Phil. Soc. 57 (1961) 902-904), so exact for n = 1
+ *                 (Pollaczek-Khinchine), for cs2 = 1 and as rho -> 1, and
+ *                 continuous in cs2 (a service within a token of exponential,
+ *                 the engine's geometric prompts, gets E_n/M/1 within that
+ *                 token); an approximation otherwise.
  *   global        one queue, M/G/c by Lee and Longton's scaling of M/M/c,
  *                 Wq = (1 + cs2) / 2 Wq(M/M/c) (A. M. Lee, P. A. Longton,
  *                 Oper. Res. Q. 10 (1959) 56-59): exact for cs2 = 1.
@@ -59,17 +63,17 @@ afd_status afd_routed_wq(afd_routed_kind how, double lambda, double es, double e
         *wq = l * es2 / (2 * (1 - rho));
         return AFD_OK;
     case AFD_ROUTED_ROUND_ROBIN:
-        if (n > 1 && fabs(cs2 - 1) < 1e-9) {
-            double mu = 1 / es, sigma = rho;
+        if (n == 1) {
+            *wq = l * es2 / (2 * (1 - rho));
+        } else {
+            double mu = 1 / es, sigma = rho, ca2 = 1.0 / n;
             for (k = 0; k < 10000; k++) { /* a contraction on (0, 1) for rho < 1 */
                 double next = pow(lambda / (lambda + mu * (1 - sigma)), n);
                 if (fabs(next - sigma) < 1e-15)
                     break;
                 sigma = next;
             }
-            *wq = sigma / (mu * (1 - sigma));
-        } else {
-            *wq = (1.0 / n + cs2) / 2 * rho / (1 - rho) * es;
+            *wq = (ca2 + cs2) / (ca2 + 1) * sigma / (mu * (1 - sigma));
         }
         return AFD_OK;
     case AFD_ROUTED_GLOBAL:

@@ -68,6 +68,7 @@
 #define AFD_SERVING_H
 
 #include "afd_hw.h"
+#include "afd_queue.h"
 #include "afd_status.h"
 
 #ifdef __cplusplus
@@ -83,6 +84,19 @@ typedef struct afd_serving_params {
     unsigned prefill_bmax, decode_bmax;
     double kv_time;        /* disagg: transfer time of one request's KV cache (>= 0) */
     double quantile;       /* of TTFT and TPOT, in (0, 1) (0: 0.9) */
+    /* The prefill pool's queue.  routed 0: one queue all instances serve
+     * (M/D/c, or the greedy batches of prefill_bmax > 1).  routed 1: a
+     * router at arrival splits the Poisson stream into per-instance FIFO
+     * queues (prefill_bmax 1 only, else AFD_EINVAL): TTFT = afd_routed_wq
+     * (router; afd_queue.h, routed.c) + S, S = a + b P + c P^2 the
+     * prefill; its quantile exact for random (M/D/1 at lambda / c) and
+     * global (M/D/c), NaN for the others (no tail).  prompt_m2 > 0 (only
+     * with routed 1, c = 0 and one output token, the decode forms taking
+     * fixed lengths): prompts vary with E[P] = prompt, E[P^2] = prompt_m2
+     * (>= prompt^2), S's moments enter the routed form, the quantile NaN. */
+    int routed;
+    afd_routed_kind router;
+    double prompt_m2;
 } afd_serving_params;
 
 enum {

@@ -62,14 +62,54 @@ static afd_status mds(double lambda, double d, int s, double q, double *mean, do
     return AFD_OK;
 }
 
+/* Prefill TTFT behind a router at arrival (afd_serving_params.routed):
+ * the routed wait of routed.c plus the request's own prefill; the tails
+ * where an exact one exists (random: each instance M/D/1 at lambda / c,
+ * Kleinrock, Queueing Systems I, Sec. 5.6; global: M/D/c). */
+static afd_status routed_prefill(const afd_serving_params *p, unsigned c, afd_serving_result *out)
+{
+    const afd_hw *hw = p->hw;
+    int vary = p->prompt_m2 > 0;
+    double m2 = vary ? p->prompt_m2 : p->prompt * p->prompt, wq, mean;
+    double es = hw->prefill_a + hw->prefill_b * p->prompt + hw->prefill_c * m2;
+    /* E[S^2] = a^2 + 2 a b E[P] + b^2 E[P^2] for c = 0 */
+    double es2 = vary ? hw->prefill_a * hw->prefill_a + 2 * hw->prefill_a * hw->prefill_b * p->prompt +
+                            hw->prefill_b * hw->prefill_b * m2
+                      : es * es;
+    afd_status st;
+    out->prefill_rho = p->lambda * es / c;
+    if (!(out->prefill_rho < 1))
+        return AFD_EUNSTABLE;
+    st = afd_routed_wq(p->router, p->lambda, es, es2, c, &wq);
+    if (st != AFD_OK)
+        return st;
+    out->ttft_mean = wq + es;
+    out->ttft_q = NAN;
+    if (!vary && (p->router == AFD_ROUTED_RANDOM || p->router == AFD_ROUTED_GLOBAL)) {
+        int random = p->router == AFD_ROUTED_RANDOM;
+        if (random || c <= SOLVER_MAX_SERVERS) {
+            st = mds(random ? p->lambda / c : p->lambda, es, random ? 1 : (int)c, p->quantile,
+                     &mean, &out->ttft_q);
+            if (st == AFD_ENOMEM)
+                st = AFD_EUNSTABLE; /* rho too close to 1 to matter */
+            if (st != AFD_OK)
+                return st;
+            out->ttft_mean = mean; /* the same mean, M/D/c's exactly */
+        }
+    }
+    return AFD_OK;
+}
+
 /* Prefill TTFT: exact M/D/c for B = 1, greedy static batches (bulk.c)
- * for B > 1. */
+ * for B > 1, the routed forms above behind a router. */
 static afd_status prefill(const afd_serving_params *p, unsigned c, afd_serving_result *out)
 {
     const afd_hw *hw = p->hw;
     double s = hw->prefill_b * p->prompt + hw->prefill_c * p->prompt * p->prompt, batch = 1;
     afd_status st;
-    if (p->prefill_bmax > 1) {
+    if (p->routed) {
+        st = routed_prefill(p, c, out);
+    } else if (p->prefill_bmax > 1) {
         st = afd_serving_prefill_greedy(p->lambda, c, p->prefill_bmax, hw->prefill_a, s,
                                         p->quantile, &out->ttft_mean, &out->ttft_q,
                                         &out->prefill_rho, &batch);
@@ -151,6 +191,11 @@ static afd_status check(const afd_serving_params *p)
         !(p->output >= 1 && p->output < 1e9) || p->prefill_bmax < 1 || p->decode_bmax < 1 ||
         !(p->kv_time >= 0 && isfinite(p->kv_time)) ||
         !(p->quantile == 0 || (p->quantile > 0 && p->quantile < 1)))
+        return AFD_EINVAL;
+    if (p->routed && (p->prefill_bmax != 1 || (unsigned)p->router > AFD_ROUTED_POWER_OF_TWO))
+        return AFD_EINVAL;
+    if (p->prompt_m2 != 0 && (!p->routed || !(p->prompt_m2 >= p->prompt * p->prompt) ||
+                              !isfinite(p->prompt_m2) || hw->prefill_c != 0 || p->output != 1))
         return AFD_EINVAL;
     return AFD_OK;
 }

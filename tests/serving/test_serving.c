@@ -46,6 +46,94 @@ static void prefill_md1(void **state)
     assert_true(isnan(r.tpot_mean)); /* G = 1 */
 }
 
+/* Behind a router, four prefill instances, S = b P with b = 1e-3 s and
+ * exponential prompts of mean 1000 (E[P^2] = 2 10^6): service exponential
+ * of mean 1 s, lambda = 3.2/s, rho = 0.8 per instance.
+ *   random      M/M/1 at 0.8/s: W = 1 / (mu - l) = 5 s (wait rho / (mu - l) = 4);
+ *   round-robin E_4/M/1: W = 1 / (mu (1 - sigma)), sigma the root in
+ *               (0, 1) of sigma = (L / (L + mu (1 - sigma)))^4, found here by
+ *               bisection (routed.c iterates the fixed point);
+ *   global      M/M/4: W = C(4, a) / (4 mu - L) + 1 / mu, Erlang's C by its
+ *               sum, a = 3.2.
+ * Fixed prompts of 1000 (S = 1 s): random is M/D/1 at 0.8/s, Pollaczek-
+ * Khinchine W = 1 + 0.8 / (2 0.2) = 3 s, with a tail; round-robin no tail. */
+static void routed_prefill_hand(void **state)
+{
+    afd_hw hw = laws(0, 1e-3, 0, 0.02, 0, 0);
+    afd_serving_params p = params(&hw, 3.2, 1000, 1);
+    afd_serving_result r, shared;
+    double lo = 1e-9, hi = 1 - 1e-9, sig, a = 3.2, sum = 0, term = 1, erlang_c;
+    int k;
+    (void)state;
+    for (k = 0; k < 200; k++) { /* f(s) = s - A*(1 - s): f(0+) < 0, f(1-) > 0 */
+        double mid = (lo + hi) / 2;
+        if (mid - pow(3.2 / (3.2 + 1 - mid), 4) < 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    sig = (lo + hi) / 2;
+    for (k = 0; k < 4; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    }
+    erlang_c = term / (1 - 0.8) / (sum + term / (1 - 0.8));
+    p.prefill = 4;
+    p.routed = 1;
+    p.prompt_m2 = 2e6;
+    p.router = AFD_ROUTED_RANDOM;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.ttft_mean, 5, 1e-12, 0);
+    assert_true(isnan(r.ttft_q));
+    assert_close(r.prefill_rho, 0.8, 1e-14, 0);
+    p.router = AFD_ROUTED_ROUND_ROBIN;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.ttft_mean, 1 / (1 - sig), 1e-9, 0);
+    p.router = AFD_ROUTED_GLOBAL;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.ttft_mean, erlang_c / (4 - 3.2) + 1, 1e-9, 0);
+    /* collocated, one output token: the same prefill queue */
+    p.instances = 4;
+    assert_int_equal(afd_serving_colloc(&p, &r), AFD_OK);
+    assert_close(r.ttft_mean, erlang_c / (4 - 3.2) + 1, 1e-9, 0);
+    /* fixed prompts: random's M/D/1 with its tail; global is M/D/4, the
+     * shared queue's form */
+    p.prompt_m2 = 0;
+    p.router = AFD_ROUTED_RANDOM;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.ttft_mean, 3, 1e-9, 0);
+    assert_true(r.ttft_q > 3 && isfinite(r.ttft_q));
+    p.router = AFD_ROUTED_GLOBAL;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    p.routed = 0;
+    assert_int_equal(afd_serving_disagg(&p, &shared), AFD_OK);
+    assert_close(r.ttft_mean, shared.ttft_mean, 1e-12, 0);
+    assert_close(r.ttft_q, shared.ttft_q, 1e-12, 0);
+    p.routed = 1;
+    p.router = AFD_ROUTED_ROUND_ROBIN;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    /* E_4/D/1 by routed.c's scaling of E_4/M/1's wait, (1/4 + 0) / (1/4 + 1) */
+    assert_close(r.ttft_mean, 1 + 0.2 * sig / (1 - sig), 1e-9, 0);
+    assert_true(isnan(r.ttft_q));
+    /* no routed form for batched prefill; varying prompts need a router,
+     * a linear law and one output token */
+    p.prefill_bmax = 2;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EINVAL);
+    p.prefill_bmax = 1;
+    p.prompt_m2 = 2e6;
+    p.routed = 0;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EINVAL);
+    p.routed = 1;
+    p.output = 2;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EINVAL);
+    p.output = 1;
+    p.prompt_m2 = 0.5e6; /* below E[P]^2 */
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EINVAL);
+    p.prompt_m2 = 2e6;
+    p.lambda = 4; /* rho = 1 */
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EUNSTABLE);
+}
+
 /* Decode with slots to spare: TPOT = (t0 + t1) / (1 - t1 lambda (G - 1)),
  * t1 = gamma + alpha (P + G/2); with G = 11, P = 1000, lambda = 2:
  * t1 = 0.001 + 1e-6 * 1005.5 = 0.0020055, t1 lambda m = 0.04011. */
@@ -445,6 +533,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(prefill_md1),
+        cmocka_unit_test(routed_prefill_hand),
         cmocka_unit_test(decode_fixed_point),
         cmocka_unit_test(colloc_share),
         cmocka_unit_test(errors),
