@@ -218,14 +218,29 @@ static int own(void *ctx, const cli_option *opt, const char *arg)
     return cli_serve_option(&x->a, opt, arg);
 }
 
-/* Chunked: fixed lengths, or the moments of the workload's lengths; the
- * rate of a replayed trace. */
+/* The moments of the requests' lengths the closed forms read
+ * (afd_taichi_lengths_of: fixed lengths, a trace's rows or the geometric
+ * model, an empty prompt counted as the one token the simulator prefills). */
+static int closed_lengths(const char *cmd, const afd_serve_params *p, afd_taichi_lengths *len)
+{
+    afd_status st = afd_taichi_lengths_of(p->workload, (double)p->prompt, (double)p->output, len);
+    if (st != AFD_OK)
+        return cli_runtime_error(cmd, "closed form: the lengths: %s", afd_strerror(st));
+    return 0;
+}
+
+/* Chunked: the moments of the requests' lengths; the rate of a replayed
+ * trace. */
 static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_serving_result *cf,
                           char *form, size_t len)
 {
     const afd_serve_params *p = &su->params;
     afd_serving_chunked_params q;
+    afd_taichi_lengths lens;
     afd_status st;
+    int rc;
+    if ((rc = closed_lengths(cmd, p, &lens)) != 0)
+        return rc;
     memset(&q, 0, sizeof q);
     q.hw = p->hw;
     q.lambda = p->times != NULL ? su->replay_rate * su->unit_seconds : p->lambda;
@@ -233,26 +248,9 @@ static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_servin
     q.chunk = p->config.chunk;
     q.decode_bmax = p->config.decode_bmax;
     q.quantile = 0.9;
-    if (p->workload == NULL) {
-        q.prompt_mean = p->prompt;
-        q.output_mean = p->output;
-    } else if (p->workload->kind == AFD_WORKLOAD_TRACE) {
-        size_t i, m = afd_workload_entries(p->workload);
-        double n = 0;
-        for (i = 0; i < m; i++)
-            n += (double)afd_workload_entry(p->workload, i).count;
-        for (i = 0; i < m; i++) { /* rows, or pairs standing for count rows each */
-            afd_workload_pair e = afd_workload_entry(p->workload, i);
-            double x = e.prompt ? (double)e.prompt : 1, c = (double)e.count;
-            q.prompt_mean += c * x / n;
-            q.prompt_m2 += c * x * x / n;
-            q.output_mean += c * (double)e.decode / n;
-        }
-    } else { /* geometric on {1, 2, ...}: E[P^2] = mu (2 mu - 1) */
-        q.prompt_mean = p->workload->mu_p;
-        q.prompt_m2 = p->workload->mu_p * (2 * p->workload->mu_p - 1);
-        q.output_mean = p->workload->mu_d;
-    }
+    q.prompt_mean = lens.prompt_mean;
+    q.prompt_m2 = lens.prompt_m2;
+    q.output_mean = lens.output_mean;
     if (q.instances > 1 && p->config.router != AFD_SERVE_ROUTE_GLOBAL)
         snprintf(form, len, "shared queue M/D/c, a lower bound: no routed form for chunked "
                             "(--router %s)",
@@ -356,10 +354,14 @@ static int closed_forms(const char *cmd, const cli_serve_setup *su, afd_serving_
     } else {
         q.routed = 1;
         q.router = kind;
-        if (geometric) { /* on {1, 2, ...}: E[P^2] = mu (2 mu - 1) */
-            q.prompt = p->workload->mu_p;
-            q.prompt_m2 = p->workload->mu_p * (2 * p->workload->mu_p - 1);
-            q.output = 1;
+        if (geometric) {
+            afd_taichi_lengths lens;
+            int rc = closed_lengths(cmd, p, &lens);
+            if (rc != 0)
+                return rc;
+            q.prompt = lens.prompt_mean;
+            q.prompt_m2 = lens.prompt_m2;
+            q.output = lens.output_mean;
         }
         snprintf(form, len, "%s", names[kind]);
     }
@@ -382,9 +384,11 @@ static int closed_twotier(const char *cmd, const cli_serve_setup *su,
 {
     const afd_serve_params *p = &su->params;
     afd_twotier_serve_params q;
+    afd_taichi_lengths lens;
     afd_status st;
     double one, *v = NULL;
     size_t i;
+    int rc;
     if (p->workload != NULL && p->workload->kind != AFD_WORKLOAD_TRACE)
         return cli_usage_error(cmd, "--closed with --arch twotier needs fixed lengths or a "
                                     "trace");
@@ -399,11 +403,13 @@ static int closed_twotier(const char *cmd, const cli_serve_setup *su,
     q.decode_bmax = p->config.decode_bmax;
     q.ttft_slo = tc->ttft_slo;
     q.threshold = tc->threshold;
+    if ((rc = closed_lengths(cmd, p, &lens)) != 0)
+        return rc;
+    q.output_mean = lens.output_mean;
     if (p->workload == NULL) {
         one = p->prompt;
         q.prompts = &one;
         q.n = 1;
-        q.output_mean = p->output;
     } else {
         /* the closed form weighs each prompt 1/n: one per request (a pair's
          * prompt count times) */
@@ -417,10 +423,8 @@ static int closed_twotier(const char *cmd, const cli_serve_setup *su,
         for (j = 0, i = 0; j < m; j++) {
             afd_workload_pair e = afd_workload_entry(p->workload, j);
             uint64_t c;
-            for (c = 0; c < e.count; c++, i++) {
-                v[i] = e.prompt ? (double)e.prompt : 1;
-                q.output_mean += (double)e.decode / (double)q.n;
-            }
+            for (c = 0; c < e.count; c++, i++)
+                v[i] = (double)afd_workload_prompt_tokens(e);
         }
         q.prompts = v;
     }

@@ -522,7 +522,7 @@ void cli_serve_warn_kv(const char *cmd, const char *what, double cap, const cli_
             prompt = output = 0;
             for (j = 0; j < n; j++) {
                 afd_workload_pair e = afd_workload_entry(w, j);
-                double pj = e.prompt ? (double)e.prompt : 1;
+                double pj = (double)afd_workload_prompt_tokens(e);
                 if (pj + (double)e.decode > prompt + output) {
                     prompt = pj;
                     output = (double)e.decode;

@@ -123,8 +123,9 @@ typedef struct afd_taichi_lengths {
  * the geometric model: E[P^2] = 2 mu_p^2 - mu_p, theta and nu of Corollary
  * 4.5), or, with w NULL, fixed lengths P and G (theta = P + (G - 1)/2,
  * nu^2 = (G^2 - 1)/12: a sequence of G steps holds P + a tokens at age
- * a = 0 .. G - 1).  AFD_EINVAL for a trace without kept rows or bad
- * lengths. */
+ * a = 0 .. G - 1).  A trace's empty prompt counts one token, as simulated
+ * (afd_workload_prompt_tokens).  AFD_EINVAL for a trace without kept rows
+ * or bad lengths. */
 AFD_API afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double output,
                                          afd_taichi_lengths *out);
 

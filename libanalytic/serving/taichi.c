@@ -224,7 +224,7 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             return AFD_ENOMEM;
         for (i = 0; i < m; i++) {
             afd_workload_pair e = afd_workload_entry(w, i);
-            double pp = (double)e.prompt, c = (double)e.count;
+            double pp = (double)afd_workload_prompt_tokens(e), c = (double)e.count;
             s1 += c * pp;
             s2 += c * pp * pp;
             s3 += c * pp * pp * pp;
@@ -233,7 +233,7 @@ afd_status afd_taichi_lengths_of(const afd_workload *w, double prompt, double ou
             n += c;
             if (pp > mx)
                 mx = pp;
-            vc[i].v = e.prompt;
+            vc[i].v = afd_workload_prompt_tokens(e);
             vc[i].c = e.count;
         }
         count_quantiles(vc, m, (uint64_t)n, out->prompt_q, AFD_TAICHI_PQ);

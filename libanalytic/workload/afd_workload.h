@@ -146,6 +146,15 @@ static inline afd_workload_pair afd_workload_entry(const afd_workload *w, size_t
     return e;
 }
 
+/* The prompt tokens of an entry as every afdkit model counts them: an empty
+ * prompt (P = 0) is one token.  A request still takes a prefill step to
+ * produce its first token, and the simulator prefills it as one token
+ * (montecarlo/serve/engine.c), so the closed forms read the same length. */
+static inline uint64_t afd_workload_prompt_tokens(afd_workload_pair e)
+{
+    return e.prompt ? e.prompt : 1;
+}
+
 /* Release the kept rows and pairs; w may be NULL.  The statistics stay valid. */
 AFD_API void afd_workload_free(afd_workload *w);
 

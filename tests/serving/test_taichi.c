@@ -207,6 +207,50 @@ static void lengths_of_pairs(void **state)
     }
 }
 
+/* An empty prompt is one token, as the simulator prefills it (a prefill
+ * step still runs): kept rows P = 0, 3, 5, 0 with G = 2, 4, 6, 8 (and the
+ * same as distinct pairs) are read as P = 1, 3, 5, 1: E[P] = 10/4 = 2.5,
+ * E[P^2] = (1 + 9 + 25 + 1)/4 = 9, E[P^3] = (1 + 27 + 125 + 1)/4 = 38.5,
+ * E[P^4] = (1 + 81 + 625 + 1)/4 = 177, E[G] = 20/4 = 5; the sorted P are
+ * 1, 1, 3, 5, so quantile i is 1 for i < 16 (row floor((i + 1/2) 4 / 32)
+ * <= 1), 3 for 16 <= i < 24 and 5 above. */
+static void lengths_of_empty_prompt(void **state)
+{
+    uint64_t pr[4] = {0, 3, 5, 0}, de[4] = {2, 4, 6, 8};
+    afd_workload_pair pairs[4] = {{0, 2, 1}, {0, 8, 1}, {3, 4, 1}, {5, 6, 1}};
+    afd_taichi_lengths L;
+    afd_workload w[2];
+    int k, i;
+    (void)state;
+    memset(w, 0, sizeof w);
+    for (k = 0; k < 2; k++) {
+        w[k].kind = AFD_WORKLOAD_TRACE;
+        w[k].stats.theta = 7.5;
+        w[k].stats.nu = 2;
+    }
+    w[0].n_kept = 4;
+    w[0].prompt = pr;
+    w[0].decode = de;
+    w[1].n_pairs = 4;
+    w[1].pairs = pairs;
+    for (k = 0; k < 2; k++) {
+        assert_int_equal(afd_taichi_lengths_of(&w[k], 0, 0, &L), AFD_OK);
+        assert_close(L.prompt_mean, 2.5, 1e-14, 0);
+        assert_close(L.prompt_m2, 9, 1e-14, 0);
+        assert_close(L.prompt_m3, 38.5, 1e-14, 0);
+        assert_close(L.prompt_m4, 177, 1e-14, 0);
+        assert_close(L.output_mean, 5, 1e-14, 0);
+        assert_true(L.prompt_max == 5);
+        for (i = 0; i < AFD_TAICHI_PQ; i++)
+            assert_true(L.prompt_q[i] == (i < 16 ? 1 : i < 24 ? 3 : 5));
+        assert_true(L.prompt_fine[0] == 1);
+    }
+    /* every prompt empty: the lengths of --lengths 1,G */
+    pr[1] = pr[2] = 0;
+    assert_int_equal(afd_taichi_lengths_of(&w[0], 0, 0, &L), AFD_OK);
+    assert_true(L.prompt_mean == 1 && L.prompt_m2 == 1 && L.prompt_max == 1);
+}
+
 /* The flow share against the simulator's flows: one P-heavy instance of
  * chunk 2048, one decode-only D-heavy instance of 12,000 KV tokens (mark
  * 11,400), P = 1000, G = 101, 3 requests/s: E[K] = 10138 with sd 3264, so
@@ -586,6 +630,7 @@ int main(void)
         cmocka_unit_test(disagg_by_hand),
         cmocka_unit_test(agg_by_hand),
         cmocka_unit_test(lengths_of_pairs),
+        cmocka_unit_test(lengths_of_empty_prompt),
         cmocka_unit_test(tpot_floor),
         cmocka_unit_test(goodput_by_hand),
         cmocka_unit_test(output_law),
