@@ -62,8 +62,11 @@ int cli_infeasible(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_unstable_queue(const char *cmd, const char *load, double c, double a);
 /* Print "afdkit: CMD: warning: message". */
 void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
-/* Print "afdkit: CMD: note: message". */
+/* Print "afdkit: CMD: note: message": what only informs (a search space
+ * pruned as designed, a fit's error), not printed after cli_notes_quiet(1)
+ * (-q/--quiet).  Warnings (a result to doubt) and errors always print. */
 void cli_note(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+void cli_notes_quiet(int quiet);
 /* Report a library error about a file: "afdkit: CMD: FILE:LINE: text"; the
  * exit code follows the status (AFD_EIO, AFD_ENOMEM, AFD_ENUMERIC and
  * AFD_EUNSTABLE are runtime failures, the rest, AFD_ELIMIT included, input
@@ -233,7 +236,7 @@ typedef struct cli_output {
     int csv;
     int precision;    /* significant digits for reals, default 10 */
     int provenance;   /* print "## key=value" lines */
-    int quiet;        /* no progress reports */
+    int quiet;        /* no progress reports, no notes */
     int json;         /* JSON Lines, one object per row */
     unsigned shard_k, shard_n; /* --shard K/N; shard_n == 0: the whole list */
 } cli_output;

@@ -443,6 +443,7 @@ static int run(const cli_command *self, int argc, char **argv)
     int rc = 0, a, have_su = 0, n_arch;
     long done = 0;
     unsigned nt;
+    void (*tp_said)(const char *, const char *, ...) CLI_PRINTF(2, 3);
 
     memset(&x, 0, sizeof x);
     cli_serve_init(&x.a, cmd);
@@ -463,6 +464,9 @@ static int run(const cli_command *self, int argc, char **argv)
         FAIL(cli_usage_error(cmd, "--gpus, --model, --device, --ttft-slo and --tpot-slo are "
                                   "required, with a workload (--trace FILE, --lengths P,G or "
                                   "--geometric --mu-p MP --mu-d MD)"));
+    /* a size of the default list that cannot serve is the search pruned as
+     * designed (a note, which -q silences); one the user named, a warning */
+    tp_said = x.tps.n > 0 ? cli_warn : cli_note;
     if (x.tps.n == 0 && (rc = cli_list_parse(cmd, "tp", "1,2,4,8", 1, 1, 1024, &x.tps)) != 0)
         goto done;
     if (x.chunks.n == 0 &&
@@ -484,7 +488,7 @@ static int run(const cli_command *self, int argc, char **argv)
         if (z->tp > (unsigned)x.gpus)
             continue;
         if (afd_plan_tp_laws(&m, &d, (unsigned)x.tps.v[i], z, &err) != AFD_OK) {
-            cli_warn(cmd, "tp %u left out: %s", z->tp, err.text);
+            tp_said(cmd, "tp %u left out: %s", z->tp, err.text);
             continue;
         }
         cli_note_fit(cmd, NULL, &z->hw, CLI_LAWS_SERVING);
@@ -524,10 +528,10 @@ static int run(const cli_command *self, int argc, char **argv)
     for (i = k = 0; i < n_ts; i++) {
         int why;
         if (afd_plan_tp_bmax(&ts[i], &len, pl.tpot, &why) != AFD_OK || ts[i].bmax == 0) {
-            cli_warn(cmd, "tp %u left out: %s", ts[i].tp,
-                     why == AFD_DECODE_BMAX_MEMORY
-                         ? "its KV cache holds less than one mean request"
-                         : "one sequence's decode step alone exceeds the TPOT SLO");
+            tp_said(cmd, "tp %u left out: %s", ts[i].tp,
+                    why == AFD_DECODE_BMAX_MEMORY
+                        ? "its KV cache holds less than one mean request"
+                        : "one sequence's decode step alone exceeds the TPOT SLO");
             continue;
         }
         ts[k++] = ts[i];
@@ -639,8 +643,9 @@ const cli_command cli_cmd_plan = {
         "MoE models), the configuration on at most --gpus devices with the largest\n"
         "goodput: the largest\n"
         "Poisson rate at which 90% of the requests meet both SLOs.  Per tensor-parallel\n"
-        "size (--tp LIST, default 1,2,4,8; a size whose weights do not fit is left out\n"
-        "with a warning) the decode batch cap is the largest batch whose requests' KV\n"
+        "size (--tp LIST, default 1,2,4,8; a size whose weights do not fit is left out,\n"
+        "with a note from the default list, which -q silences, and a warning from --tp)\n"
+        "the decode batch cap is the largest batch whose requests' KV\n"
         "caches fit in the memory the weights leave and whose decode step meets the TPOT\n"
         "SLO (afd_decode_bmax), at most the batches the decode law was fitted on.  The\n"
         "closed forms rank the configurations: colloc over 1..N/tp instances, disagg over\n"

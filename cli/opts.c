@@ -156,8 +156,18 @@ void cli_warn(const char *cmd, const char *fmt, ...)
     MESSAGE(cmd, "warning: ", fmt, "");
 }
 
+/* -q: the notes, which only inform, are not printed */
+static int notes_off;
+
+void cli_notes_quiet(int quiet)
+{
+    notes_off = quiet;
+}
+
 void cli_note(const char *cmd, const char *fmt, ...)
 {
+    if (notes_off)
+        return;
     MESSAGE(cmd, "note: ", fmt, "");
 }
 

@@ -93,7 +93,8 @@ static const cli_option output_options[] = {
      OPT_PRECISION},
     {"provenance", 0, NULL, "start the table with '## key=value' lines (version, command)",
      OPT_PROVENANCE},
-    {"quiet", 'q', NULL, "no progress reports on stderr", OPT_QUIET},
+    {"quiet", 'q', NULL, "no progress reports or notes on stderr (warnings and errors stay)",
+     OPT_QUIET},
     {"json", 0, NULL, "print JSON Lines: one object per row, numbers as numbers, nan as null",
      OPT_JSON},
     {NULL, 0, NULL, NULL, 0},
@@ -178,7 +179,10 @@ int cli_output_option(const char *cmd, cli_output *o, const cli_option *opt, con
             return cli_usage_error(cmd, SHARD_CSV_MSG);
         return cli_shard_parse(cmd, arg, &o->shard_k, &o->shard_n);
     case OPT_PROVENANCE: o->provenance = 1; return 0;
-    case OPT_QUIET: o->quiet = 1; return 0;
+    case OPT_QUIET:
+        o->quiet = 1;
+        cli_notes_quiet(1);
+        return 0;
     case OPT_PRECISION:
         if (cli_integer(cmd, opt->name, arg, 1, 17, &v) != 0)
             return EXIT_USAGE;
