@@ -384,6 +384,12 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
                         "decode_bmax", "router", "goodput", "goodput_se",
                         "tokens_per_s_per_gpu", "tokens_per_s_per_user", "ttft_p90",
                         "tpot_p90", "limit", "usd_per_mtok");
+    for (k = 0; k < n; k++)
+        if (rows[k].se_resolution)
+            cli_note(x->a.cmd, "%s: goodput_se is the bisection's resolution, --tolerance x "
+                               "goodput / (1 - --tolerance): the attainment does not spread "
+                               "at the goodput (a cliff), so it has no standard error",
+                     afd_plan_arch_name(rows[k].arch));
     for (k = 0; k < n; k++) {
         const row *r = &rows[k];
         unsigned gpus = afd_plan_gpus(r);
@@ -660,7 +666,10 @@ const cli_command cli_cmd_plan = {
         "\n"
         "  goodput        requests/s, by bisection on the simulator's attainment (afdkit\n"
         "                 serve's attainment >= 0.9), to --tolerance\n"
-        "  goodput_se     its delta-method standard error\n"
+        "  goodput_se     its delta-method standard error; where that is 0 or undefined\n"
+        "                 (the attainment does not spread at the goodput: a cliff), the\n"
+        "                 bisection's resolution, --tolerance x goodput / (1 - --tolerance),\n"
+        "                 said in a note; nan for a goodput of 0\n"
         "  tokens_per_s_per_gpu   goodput x mean output tokens / gpus\n"
         "  tokens_per_s_per_user  1 / mean TPOT at the goodput\n"
         "  ttft_p90, tpot_p90     at the goodput, ms\n"

@@ -83,6 +83,8 @@ typedef struct afd_plan_row {
     double closed;              /* closed-form goodput per ms (NAN: the closed forms
                                    failed, closed_st says why) */
     double goodput, goodput_se; /* per ms: simulated, or closed (afd_plan_closed_numbers) */
+    int se_resolution;          /* 1: goodput_se is the bisection's resolution, not a
+                                   standard error (afd_plan_simulate) */
     double ttft_p90, tpot_p90, tpot_mean;
     double attain, attain_se; /* at the plan's rate */
     double rate_ttft_p90, rate_tpot_p90;
@@ -139,8 +141,12 @@ AFD_API void afd_plan_closed_numbers(const afd_plan_params *pl, afd_plan_row *r)
  * closed-form goodput to 1.5 times the closed forms' bound of the stable
  * rate, to pl->tol), its P90s and mean TPOT there, limit what fails at 1.1
  * times it (unstable, or the SLO whose P90 exceeds it by the larger
- * factor), and with pl->rate the attainment and P90s there.  r->st gets
- * the simulator's status. */
+ * factor), and with pl->rate the attainment and P90s there.  goodput_se is
+ * the delta-method standard error of afd_serve_goodput_attain where that is
+ * positive; where it is 0 or NaN (the attainment has no spread at the
+ * goodput: a cliff) the bisection's resolution tol g / (1 - tol), the most
+ * the last bracket [g, hi) can hold above g, with se_resolution set; NaN
+ * for a goodput of 0.  r->st gets the simulator's status. */
 AFD_API void afd_plan_simulate(const afd_plan_params *pl, afd_plan_row *r);
 
 /* One candidate's numbers: afd rows by the closed forms (no serve

@@ -167,6 +167,17 @@ void afd_plan_simulate(const afd_plan_params *pl, afd_plan_row *r)
         afd_serve_goodput_attain(&p, AFD_PLAN_TARGET, lo, hi, pl->tol, &r->goodput, &r->goodput_se);
     if (r->st != AFD_OK || !(r->goodput > 0))
         return;
+    /* The delta-method standard error needs an attainment that spreads at
+     * the goodput and falls with the rate.  At a cliff it does not: every
+     * batch of the run at the goodput meets the SLOs (standard error 0), or
+     * the attainment does not fall between 0.9 and 1.1 times it (NaN).  The
+     * goodput is then known to the bisection's resolution: its last bracket
+     * [g, hi) has hi - g <= tol hi (afd_goodput_bisect), so hi - g < tol g /
+     * (1 - tol). */
+    if (!(r->goodput_se > 0 && isfinite(r->goodput_se))) {
+        r->goodput_se = pl->tol * r->goodput / (1 - pl->tol);
+        r->se_resolution = 1;
+    }
     p.lambda = r->goodput;
     if ((r->st = afd_serve_run(&p, &res, NULL)) != AFD_OK)
         return;

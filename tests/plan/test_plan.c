@@ -144,6 +144,45 @@ static void colloc_disagg_by_search(void **state)
     assert_true(cand[AFD_PLAN_DISAGG].prefill + cand[AFD_PLAN_DISAGG].decode <= n);
 }
 
+/* A goodput at a cliff: with SLOs no request can miss (10^9 ms), every
+ * request of a stable run meets them, so the attainment is 1 with standard
+ * error 0 up to the stable rate, and the delta method has no spread to
+ * divide (0 / slope, or no slope at all).  The goodput's uncertainty is then
+ * the bisection's: the last bracket [g, hi) has hi - g <= tol hi, so
+ * hi - g < tol g / (1 - tol) = 0.02 g / 0.98. */
+static void simulated_goodput_at_a_cliff(void **state)
+{
+    afd_plan_tp t = tp_hand();
+    afd_taichi_lengths len = len_hand();
+    afd_plan_params pl = plan_hand(&len);
+    afd_serve_params base, p;
+    afd_serve_taichi_config tc;
+    afd_serve_result res;
+    afd_plan_row r;
+    (void)state;
+    memset(&base, 0, sizeof base);
+    base.prompt = 1000;
+    base.output = 101;
+    base.requests = 2000;
+    base.warmup = 200;
+    base.batches = 8;
+    base.seed = 3;
+    pl.base = &base;
+    pl.ttft = pl.tpot = 1e9;
+    afd_plan_row_init(&r, AFD_PLAN_COLLOC, &t);
+    r.instances = 1;
+    afd_plan_simulate(&pl, &r);
+    assert_int_equal(r.st, AFD_OK);
+    assert_true(r.goodput > 0);
+    /* the premise: at the goodput every batch meets the SLOs */
+    afd_plan_serve_params(&pl, &r, &p, &tc);
+    p.lambda = r.goodput;
+    assert_int_equal(afd_serve_run(&p, &res, NULL), AFD_OK);
+    assert_true(res.attainment == 1 && res.attainment_se == 0);
+    assert_close(r.goodput_se, 0.02 * r.goodput / 0.98, 1e-12, 0);
+    assert_int_equal(r.se_resolution, 1);
+}
+
 static afd_plan_row fake(int arch, const afd_plan_tp *ts, unsigned instances, double closed,
                          double goodput)
 {
@@ -253,7 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(afd_row_by_hand),      cmocka_unit_test(colloc_disagg_by_search),
         cmocka_unit_test(select_and_rank),      cmocka_unit_test(rates_by_hand),
-        cmocka_unit_test(afd_frontier_by_hand),
+        cmocka_unit_test(afd_frontier_by_hand), cmocka_unit_test(simulated_goodput_at_a_cliff),
     };
     RUN_TESTS(tests);
 }
