@@ -155,18 +155,13 @@ static void simulated_goodput_at_a_cliff(void **state)
     afd_plan_tp t = tp_hand();
     afd_taichi_lengths len = len_hand();
     afd_plan_params pl = plan_hand(&len);
-    afd_serve_params base, p;
+    const afd_serve_params base = {
+        .prompt = 1000, .output = 101, .requests = 2000, .warmup = 200, .batches = 8, .seed = 3};
+    afd_serve_params p;
     afd_serve_taichi_config tc;
     afd_serve_result res;
     afd_plan_row r;
     (void)state;
-    memset(&base, 0, sizeof base);
-    base.prompt = 1000;
-    base.output = 101;
-    base.requests = 2000;
-    base.warmup = 200;
-    base.batches = 8;
-    base.seed = 3;
     pl.base = &base;
     pl.ttft = pl.tpot = 1e9;
     afd_plan_row_init(&r, AFD_PLAN_COLLOC, &t);

@@ -218,21 +218,14 @@ static void lengths_of_empty_prompt(void **state)
 {
     uint64_t pr[4] = {0, 3, 5, 0}, de[4] = {2, 4, 6, 8};
     afd_workload_pair pairs[4] = {{0, 2, 1}, {0, 8, 1}, {3, 4, 1}, {5, 6, 1}};
+    /* the kept rows, and the same requests as distinct pairs */
+    afd_workload w[2] = {{.kind = AFD_WORKLOAD_TRACE, .stats = {.theta = 7.5, .nu = 2},
+                          .n_kept = 4, .prompt = pr, .decode = de},
+                         {.kind = AFD_WORKLOAD_TRACE, .stats = {.theta = 7.5, .nu = 2},
+                          .n_pairs = 4, .pairs = pairs}};
     afd_taichi_lengths L;
-    afd_workload w[2];
     int k, i;
     (void)state;
-    memset(w, 0, sizeof w);
-    for (k = 0; k < 2; k++) {
-        w[k].kind = AFD_WORKLOAD_TRACE;
-        w[k].stats.theta = 7.5;
-        w[k].stats.nu = 2;
-    }
-    w[0].n_kept = 4;
-    w[0].prompt = pr;
-    w[0].decode = de;
-    w[1].n_pairs = 4;
-    w[1].pairs = pairs;
     for (k = 0; k < 2; k++) {
         assert_int_equal(afd_taichi_lengths_of(&w[k], 0, 0, &L), AFD_OK);
         assert_close(L.prompt_mean, 2.5, 1e-14, 0);
