@@ -267,6 +267,10 @@ typedef struct afd_serve_result {
                                          largest instance's share of the measured
                                          requests over the mean share (1: even),
                                          batch-means se; NaN with global */
+    double decode_imbalance, decode_imbalance_se; /* disagg's decode pool
+                                         (decode_router != global, per-step
+                                         decode): the same over its instances;
+                                         NaN otherwise */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy

@@ -171,9 +171,14 @@ typedef struct serve_route_load {
                                    decode router's (stream 4) */
 } serve_route_load;
 
-/* The router gave request r instance i of a pool of n: counted for the
- * result's imbalance. */
-void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n);
+/* The two routed pools whose balance the result reports: the pool requests
+ * reach at arrival (colloc, chunked, disagg's prefill pool: imbalance), and
+ * disagg's decode pool (decode_imbalance). */
+enum { SERVE_POOL_ARRIVAL = 0, SERVE_POOL_DECODE = 1, SERVE_POOLS };
+
+/* The router of pool `which` gave request r instance i of n: counted for
+ * the pool's imbalance (serve_pool_route calls it). */
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned which, unsigned i, unsigned n);
 
 /* AFD_OK, or AFD_EINVAL with err set when cfg->router names no router, or
  * cfg->decode_router no router of a decode pool (GLOBAL to POWER_OF_TWO:
@@ -185,11 +190,28 @@ afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err);
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,
                      const serve_route_load *load, uint64_t *rr);
 
-/* serve_route, then request r joins queues[i] and its prompt adds to
- * queued_tokens[i]: the instance i, or n when memory ran out (the run has
- * failed). */
-unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
-                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
-                          uint64_t *queued_tokens);
+/* A routed pool of n instances, each queueing its own requests: the queues,
+ * the prompt tokens each queue holds (the policy takes a request's prompt
+ * off when it leaves the count), and what the router sees of each
+ * instance, requests[] and tokens[], which the policy fills before routing. */
+typedef struct serve_pool {
+    afd_serve_router how;
+    unsigned n, which; /* which: SERVE_POOL_ARRIVAL or SERVE_POOL_DECODE */
+    uint64_t rr;       /* the round-robin counter */
+    serve_fifo *queue;
+    uint64_t *queued, *tokens;
+    unsigned *requests;
+    const serve_pcache *caches; /* per instance, or NULL (cache-aware needs them) */
+} serve_pool;
+
+/* 0, or -1 when out of memory (serve_pool_free frees what was taken). */
+int serve_pool_init(serve_pool *p, afd_serve_router how, unsigned n, unsigned which,
+                    const serve_pcache *caches);
+void serve_pool_free(serve_pool *p);
+/* Route request r (the router of p, not GLOBAL): it joins the queue of the
+ * instance chosen, its prompt adds to that queue's tokens, and the choice
+ * counts for the pool's imbalance.  The instance, or n when memory ran out
+ * (the run has failed). */
+unsigned serve_pool_route(serve_pool *p, afd_serve_engine *e, uint32_t r);
 
 #endif /* AFD_SERVE_INTERNAL_H */
