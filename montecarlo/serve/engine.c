@@ -61,6 +61,7 @@ int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r)
     if (serve_fifo_push(&c->pre, r) != 0)
         return -1;
     c->pending += q->prompt - q->word;
+    c->held += q->prompt;
     return 0;
 }
 
@@ -83,6 +84,7 @@ double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budge
         *any = 1;
         if (q->word == q->prompt) {
             serve_fifo_pop(&c->pre);
+            c->held -= q->prompt;
             serve_prefix_done(c->pc, e, r);
             c->done[c->n_done++] = r;
         } else {
@@ -592,6 +594,12 @@ static void summarize_hist(const meas_batch *batch, unsigned k, unsigned i,
         *val[qi] = afd_priv_qhist_quantile(h, pct[qi]);
 }
 
+/* cfg asks for prefix caches (a number of blocks, or the KV memory). */
+static int has_pcache(const afd_serve_config *cfg)
+{
+    return cfg->prefix_blocks > 0 || cfg->prefix_kv_tokens > 0;
+}
+
 static afd_status check(const afd_serve_params *p, afd_error *err)
 {
     const afd_workload *w = p->workload;
@@ -648,18 +656,20 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
     } else {
         BAD("the workload must give request lengths (a trace or the geometric model)");
     }
-    if (p->config.prefix_blocks > 0 || p->config.router == AFD_SERVE_ROUTE_SESSION ||
+    if (!(p->config.prefix_kv_tokens >= 0 && isfinite(p->config.prefix_kv_tokens)))
+        BAD("the prefix cache's KV tokens must be finite and >= 0");
+    if (has_pcache(&p->config) || p->config.router == AFD_SERVE_ROUTE_SESSION ||
         p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE) {
-        const char *what = p->config.prefix_blocks > 0 ? "a prefix cache" : "this router";
+        const char *what = has_pcache(&p->config) ? "a prefix cache" : "this router";
         if (w == NULL || w->kind != AFD_WORKLOAD_TRACE || w->block_start == NULL ||
             w->pairs != NULL)
             BAD("%s needs a trace kept with its block hashes", what);
         if (w->block_start[w->n_kept] > UINT32_MAX)
             BAD("%s: more than 2^32 - 1 blocks in the trace", what);
     }
-    if (p->config.prefix_blocks > 0 && p->config.block_size < 1)
+    if (has_pcache(&p->config) && p->config.block_size < 1)
         BAD("the block size must be >= 1 token");
-    if (p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE && p->config.prefix_blocks == 0)
+    if (p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE && !has_pcache(&p->config))
         BAD("the cache-aware router needs a prefix cache");
 #undef BAD
     return AFD_OK;
@@ -717,7 +727,7 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
         afd_priv_qhist_init(&e.all[i]);
     e.batch = malloc(k * sizeof *e.batch);
     scratch = malloc(3 * (size_t)k * sizeof *scratch);
-    e.prefix = p->config.prefix_blocks > 0;
+    e.prefix = has_pcache(&p->config);
     if (e.batch == NULL || scratch == NULL) {
         st = AFD_ENOMEM;
         goto done;

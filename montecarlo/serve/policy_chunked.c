@@ -133,6 +133,8 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
     double t;
     int any = 0;
     in->ch.n_done = 0;
+    /* the memory the running requests hold: decoding and being prefilled */
+    serve_pcache_room(in->ch.pc, in->dec.kv + (double)in->ch.held);
     /* admit new requests while there is room for sequences and the
      * prefills already here leave budget unused */
     while (q->n > 0 && b + in->ch.pre.n < s->c.decode_bmax && in->ch.pending < budget) {
@@ -144,6 +146,7 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
             return;
         }
     }
+    serve_pcache_room(in->ch.pc, in->dec.kv + (double)in->ch.held);
     /* give the budget to the prefills in order; finished ones leave the list */
     t = serve_chunker_spend(&in->ch, e, budget, &any);
     if (b > 0)

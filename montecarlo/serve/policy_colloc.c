@@ -38,6 +38,7 @@ typedef struct colloc {
     afd_serve_config c;
     serve_fifo pq;
     serve_fifo *local;  /* per instance: prefilled, waiting for a decode slot */
+    double *ready;      /* per instance: the prompt tokens of local */
     serve_decoder *dec;
     serve_batches batch;
     unsigned *idle, n_idle;
@@ -63,6 +64,7 @@ static void fini(void *state)
             serve_decoder_free(&s->dec[i]);
     }
     free(s->local);
+    free(s->ready);
     serve_pool_free(&s->pool);
     free(s->pre);
     free(s->busy);
@@ -91,13 +93,14 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
         return AFD_ENOMEM;
     s->c = *cfg;
     s->local = calloc(n, sizeof *s->local);
+    s->ready = calloc(n, sizeof *s->ready);
     s->dec = calloc(n, sizeof *s->dec);
     s->idle = malloc(n * sizeof *s->idle);
     s->pre = calloc(n, sizeof *s->pre);
     s->busy = calloc(n, 1);
     if (serve_batches_init(&s->batch, n, cfg) != 0 ||
         serve_pool_init(&s->pool, cfg->router, n, SERVE_POOL_ARRIVAL, s->batch.pc) != 0 ||
-        s->local == NULL || s->dec == NULL || s->idle == NULL || s->pre == NULL ||
+        s->local == NULL || s->ready == NULL || s->dec == NULL || s->idle == NULL || s->pre == NULL ||
         s->busy == NULL) {
         fini(s);
         return AFD_ENOMEM;
@@ -113,15 +116,22 @@ static void next(colloc *s, afd_serve_engine *e, unsigned i)
 {
     serve_decoder *d = &s->dec[i];
     serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pool.queue[i];
+    serve_pcache *pc = serve_batches_pc(&s->batch, i);
     s->busy[i] = 1;
+    /* the memory the running requests hold: decoding, prefilled, and the
+     * batch about to be prefilled */
+    serve_pcache_room(pc, d->kv + s->ready[i]);
     if (q->n > 0) {
         double time = serve_batches_form(&s->batch, i, q, e);
         s->pre[i] = s->batch.n[i];
+        if (pc != NULL)
+            serve_pcache_room(pc, d->kv + s->ready[i] + serve_batch_prompts(&s->batch, i, e));
         afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
         return;
     }
     while (d->running < s->c.decode_bmax && s->local[i].n > 0) {
         uint32_t r = serve_fifo_pop(&s->local[i]);
+        s->ready[i] -= afd_serve_req(e, r)->prompt;
         if (serve_decoder_add(d, afd_serve_req(e, r), r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
@@ -176,6 +186,8 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
                 afd_serve_finish(e, r);
             else if (serve_fifo_push(&s->local[a], r) != 0)
                 afd_serve_fail(e, AFD_ENOMEM);
+            else
+                s->ready[a] += afd_serve_req(e, r)->prompt;
         }
     } else {
         serve_decoder_step_done(&s->dec[a], e);

@@ -148,7 +148,14 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
 {
     serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pp.queue[i];
-    double time = serve_batches_form(&s->batch, i, q, e);
+    serve_pcache *pc = serve_batches_pc(&s->batch, i);
+    double time;
+    /* the prefill instance holds the KV of its batch while it prefills (its
+     * transfer to the decode pool taken as freeing it at once) */
+    serve_pcache_room(pc, 0);
+    time = serve_batches_form(&s->batch, i, q, e);
+    if (pc != NULL)
+        serve_pcache_room(pc, serve_batch_prompts(&s->batch, i, e));
     s->p_busy[i] = 1;
     afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
 }

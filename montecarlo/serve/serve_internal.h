@@ -43,10 +43,16 @@ extern const afd_serve_policy afd_priv_serve_disagg;
 extern const afd_serve_policy afd_priv_serve_taichi;
 extern const afd_serve_policy afd_priv_serve_twotier;
 
-/* An instance's prefix cache (prefix_cache.c): at most cap KV blocks of
- * block tokens each, least recently used evicted first. */
+/* An instance's prefix cache (prefix_cache.c): at most limit <= cap KV
+ * blocks of block tokens each, least recently used evicted first.  With kv
+ * > 0 (afd_serve_config.prefix_kv_tokens) the limit follows the memory the
+ * instance's running requests leave free (serve_pcache_room); else it is
+ * cap. */
 typedef struct serve_pcache {
     uint32_t cap, used, block;
+    uint32_t limit, count;      /* blocks it may hold now, blocks it holds */
+    uint32_t spare;             /* stack of evicted nodes (linked by next) */
+    double kv;                  /* KV tokens of the instance, or 0 */
     uint32_t head, tail;        /* most and least recently used node */
     uint32_t *key, *prev, *next; /* per node: block id, recency list */
     uint32_t *slot;             /* hash table of node indices (UINT32_MAX: empty) */
@@ -61,8 +67,13 @@ void serve_pcache_free(serve_pcache *c);
 uint32_t serve_pcache_match(const serve_pcache *c, const uint32_t *blocks, uint32_t n);
 /* Put blocks[0 .. n) in the cache as its most recently used, blocks[0]
  * the most recent of them (inserted last to first), evicting the least
- * recently used beyond cap. */
+ * recently used beyond the limit. */
 void serve_pcache_insert(serve_pcache *c, const uint32_t *blocks, uint32_t n);
+/* Cache c (NULL: none) of an instance whose running requests hold `held`
+ * KV tokens: with c->kv > 0 its limit becomes the blocks they leave free,
+ * floor((kv - held) / block) (0 when held >= kv, at most cap), the least
+ * recently used evicted beyond it; without kv nothing changes. */
+void serve_pcache_room(serve_pcache *c, double held);
 
 /* The caches of n instances as cfg asks (prefix_blocks, block_size), or
  * NULL without a cache (*fail set when out of memory). */
@@ -111,6 +122,13 @@ static inline uint32_t *serve_batch(const serve_batches *b, unsigned i)
 {
     return b->req + (size_t)i * b->bmax;
 }
+/* Instance i's cache, or NULL. */
+static inline serve_pcache *serve_batches_pc(const serve_batches *b, unsigned i)
+{
+    return b->pc != NULL ? &b->pc[i] : NULL;
+}
+/* The prompt tokens of instance i's batch (the last formed). */
+double serve_batch_prompts(const serve_batches *b, unsigned i, afd_serve_engine *e);
 
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
@@ -136,6 +154,7 @@ void serve_decoder_free(serve_decoder *d);
 typedef struct serve_chunker {
     serve_fifo pre;
     uint64_t pending;
+    uint64_t held; /* the prompt tokens of the requests in pre */
     uint32_t *done; /* room for bmax requests */
     unsigned n_done;
     serve_pcache *pc; /* the instance's prefix cache, or NULL (set by the policy) */
