@@ -468,7 +468,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_serve_twotier_config ttc;
     afd_serve_twotier_counts ttn;
     afd_twotier_result ttcf;
-    int is_taichi, is_twotier, routed, d_routed;
+    int is_taichi, is_twotier, routed, d_routed, pcache;
     afd_serving_result cf;
     char form[200] = "";
     afd_serve_result r;
@@ -501,6 +501,7 @@ static int run(const cli_command *self, int argc, char **argv)
     is_taichi = strcmp(su.params.policy->name, "taichi") == 0;
     is_twotier = strcmp(su.params.policy->name, "twotier") == 0;
     routed = su.params.config.router != AFD_SERVE_ROUTE_GLOBAL;
+    pcache = su.params.config.prefix_blocks > 0 || su.params.config.prefix_kv_tokens > 0;
     d_routed = strcmp(su.params.policy->name, "disagg") == 0 &&
                su.params.config.decode_router != AFD_SERVE_ROUTE_GLOBAL;
     memset(&cnt, 0, sizeof cnt);
@@ -579,6 +580,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     }
     hit_che = NAN;
+    /* Che's approximation for a fixed capacity (not the KV memory's, which varies) */
     if (su.params.config.prefix_blocks > 0) {
         afd_lru_che_params lp = {.blocks = su.wl.blocks,
                                  .block_start = su.wl.block_start,
@@ -676,7 +678,7 @@ static int run(const cli_command *self, int argc, char **argv)
             names[n++] = tcc[k];
         for (k = 0; x.closed && !is_twotier && k < 4; k++)
             names[n++] = gaps[k];
-        for (k = 0; su.params.config.prefix_blocks > 0 && k < 3; k++)
+        for (k = 0; pcache && k < 3; k++)
             names[n++] = hit_names[k];
         for (k = 0; routed && k < 2; k++)
             names[n++] = imb_names[k];
@@ -727,7 +729,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_closed_gap(cf.tpot_mean, r.tpot.mean));
         cli_table_real(t, afd_closed_gap(cf.tpot_q, r.tpot.p90));
     }
-    if (su.params.config.prefix_blocks > 0) {
+    if (pcache) {
         cli_table_real(t, r.prefix_hit);
         cli_table_real(t, r.prefix_hit_se);
         cli_table_real(t, hit_che);
@@ -837,7 +839,10 @@ const cli_command cli_cmd_serve = {
         "starts, at most its prompt; it prefills the rest (at least its last token), and\n"
         "its blocks enter the cache when its prefill ends.  Adds prefix_hit (cached over\n"
         "all prompt tokens), prefix_hit_se and prefix_hit_che (Che's approximation from\n"
-        "the trace's block popularity, for one cache seeing every request).  With\n"
+        "the trace's block popularity, for one cache seeing every request).\n"
+        "--prefix-cache kv (with --model/--device) holds each cache in the instance's KV\n"
+        "memory: at each moment at most the blocks its running requests leave free, the\n"
+        "least recently used evicted when they need room (prefix_hit_che nan).  With\n"
         "Poisson arrivals the rows are held with their blocks (4 bytes a block).\n"
         "\n"
         "Routers (colloc, chunked, disagg's prefill pool): the default is round-robin,\n"
