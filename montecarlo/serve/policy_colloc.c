@@ -100,8 +100,8 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->busy = calloc(n, 1);
     if (serve_batches_init(&s->batch, n, cfg) != 0 ||
         serve_pool_init(&s->pool, cfg->router, n, SERVE_POOL_ARRIVAL, s->batch.pc) != 0 ||
-        s->local == NULL || s->ready == NULL || s->dec == NULL || s->idle == NULL || s->pre == NULL ||
-        s->busy == NULL) {
+        s->local == NULL || s->ready == NULL || s->dec == NULL || s->idle == NULL ||
+        s->pre == NULL || s->busy == NULL) {
         fini(s);
         return AFD_ENOMEM;
     }

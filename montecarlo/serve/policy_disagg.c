@@ -129,8 +129,7 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->boxes = calloc(cfg->decode, sizeof *s->boxes);
     s->p_busy = calloc(cfg->prefill, 1);
     if (s->p_busy == NULL || serve_batches_init(&s->batch, cfg->prefill, cfg) != 0 ||
-        serve_pool_init(&s->pp, cfg->router, cfg->prefill, SERVE_POOL_ARRIVAL, s->batch.pc) !=
-            0 ||
+        serve_pool_init(&s->pp, cfg->router, cfg->prefill, SERVE_POOL_ARRIVAL, s->batch.pc) != 0 ||
         serve_pool_init(&s->dp, cfg->decode_router, cfg->decode, SERVE_POOL_DECODE, NULL) != 0 ||
         s->link_free == NULL || s->p_idle == NULL || s->dec == NULL || s->stepping == NULL ||
         s->d_idle == NULL || s->boxes == NULL) {

@@ -154,7 +154,7 @@ void serve_decoder_free(serve_decoder *d);
 typedef struct serve_chunker {
     serve_fifo pre;
     uint64_t pending;
-    uint64_t held; /* the prompt tokens of the requests in pre */
+    uint64_t held;  /* the prompt tokens of the requests in pre */
     uint32_t *done; /* room for bmax requests */
     unsigned n_done;
     serve_pcache *pc; /* the instance's prefix cache, or NULL (set by the policy) */

@@ -175,9 +175,8 @@ int serve_pool_init(serve_pool *p, afd_serve_router how, unsigned n, unsigned wh
     p->queued = calloc(n, sizeof *p->queued);
     p->tokens = calloc(n, sizeof *p->tokens);
     p->requests = calloc(n, sizeof *p->requests);
-    return p->queue == NULL || p->queued == NULL || p->tokens == NULL || p->requests == NULL
-               ? -1
-               : 0;
+    return p->queue == NULL || p->queued == NULL || p->tokens == NULL || p->requests == NULL ? -1
+                                                                                             : 0;
 }
 
 void serve_pool_free(serve_pool *p)

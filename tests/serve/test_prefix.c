@@ -354,9 +354,25 @@ static void kv_memory_by_hand(void **state)
         "{\"timestamp\": 0, \"input_length\": 30, \"output_length\": 1, \"hash_ids\": [1, 2, 3]}\n"
         "{\"timestamp\": 10000, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [4]}\n"
         "{\"timestamp\": 20000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
-        "{\"timestamp\": 30000, \"input_length\": 40, \"output_length\": 1, \"hash_ids\": [5, 6, 7, 8]}\n"
+        "{\"timestamp\": 30000, \"input_length\": 40, \"output_length\": 1, \"hash_ids\": [5, 6, "
+        "7, 8]}\n"
         "{\"timestamp\": 40000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
-        "{\"timestamp\": 50000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [5, 6]}\n";
+        "{\"timestamp\": 50000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [5, "
+        "6]}\n";
+    static const struct {
+        uint32_t blocks;
+        double kv, hit;
+    } runs[] = {
+        {6, 0, 60.0 / 140},    /* the fixed cache */
+        {6, 60, 40.0 / 140},   /* the memory of 60 tokens */
+        {0, 60, 40.0 / 140},   /* no count of blocks: the memory's, 6 */
+        {6, 1000, 60.0 / 140}, /* memory for 100 blocks but at most 6 kept */
+        /* 45 tokens: limits 4 idle, 1, 3, 2, 0, 2, 2 during the prefills:
+         * 1 leaves 1; 2 leaves 4 1; 3 finds 1 (10 tokens), and inserting 2
+         * then 1 at a limit of 2 evicts 1 first, then 4: 1 2; 4 empties
+         * the cache and keeps nothing; 5 leaves 1 2; 6 misses */
+        {6, 45, 10.0 / 140},
+    };
     static const char *const arch[] = {"colloc", "disagg", "chunked"};
     afd_workload w;
     afd_hw hw = test_laws("s", 0.2, 1e-3, 1e-7, 0.01, 0, 0);
@@ -368,29 +384,15 @@ static void kv_memory_by_hand(void **state)
         afd_serve_params p = one_instance(arch[a], &hw, &w, times, 6, 4096);
         afd_serve_result r;
         afd_error err;
+        size_t k;
         p.config.block_size = 10;
         p.batches = 2;
-        assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
-        assert_close(r.prefix_hit, 60.0 / 140, 1e-15, 0);
-        p.config.prefix_kv_tokens = 60;
-        assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
-        assert_close(r.prefix_hit, 40.0 / 140, 1e-15, 0);
-        /* no count of blocks: the memory's, 6 */
-        p.config.prefix_blocks = 0;
-        assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
-        assert_close(r.prefix_hit, 40.0 / 140, 1e-15, 0);
-        p.config.prefix_blocks = 6;
-        /* memory for 10 blocks but at most 6 kept: the fixed cache's */
-        p.config.prefix_kv_tokens = 1000;
-        assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
-        assert_close(r.prefix_hit, 60.0 / 140, 1e-15, 0);
-        /* 45 tokens: limits 4 idle, 1, 3, 2, 0, 2, 2 during the prefills:
-         * 1 leaves 1; 2 leaves 4 1; 3 finds 1 (10 tokens), and inserting 2
-         * then 1 at a limit of 2 evicts 1 first, then 4: 1 2; 4 empties
-         * the cache and keeps nothing; 5 leaves 1 2; 6 misses: 10 / 140 */
-        p.config.prefix_kv_tokens = 45;
-        assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
-        assert_close(r.prefix_hit, 10.0 / 140, 1e-15, 0);
+        for (k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+            p.config.prefix_blocks = runs[k].blocks;
+            p.config.prefix_kv_tokens = runs[k].kv;
+            assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
+            assert_close(r.prefix_hit, runs[k].hit, 1e-15, 0);
+        }
     }
     afd_workload_free(&w);
 }
