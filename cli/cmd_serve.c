@@ -472,7 +472,7 @@ static int run(const cli_command *self, int argc, char **argv)
     afd_serve_twotier_config ttc;
     afd_serve_twotier_counts ttn;
     afd_twotier_result ttcf;
-    int is_taichi, is_twotier, routed;
+    int is_taichi, is_twotier, routed, d_routed, pcache;
     afd_serving_result cf;
     char form[200] = "";
     afd_serve_result r;
@@ -505,6 +505,9 @@ static int run(const cli_command *self, int argc, char **argv)
     is_taichi = strcmp(su.params.policy->name, "taichi") == 0;
     is_twotier = strcmp(su.params.policy->name, "twotier") == 0;
     routed = su.params.config.router != AFD_SERVE_ROUTE_GLOBAL;
+    pcache = su.params.config.prefix_blocks > 0 || su.params.config.prefix_kv_tokens > 0;
+    d_routed = strcmp(su.params.policy->name, "disagg") == 0 &&
+               su.params.config.decode_router != AFD_SERVE_ROUTE_GLOBAL;
     memset(&cnt, 0, sizeof cnt);
     memset(&ttn, 0, sizeof ttn);
     if (is_taichi || is_twotier) {
@@ -581,6 +584,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     }
     hit_che = NAN;
+    /* Che's approximation for a fixed capacity (not the KV memory's, which varies) */
     if (su.params.config.prefix_blocks > 0) {
         afd_lru_che_params lp = {.blocks = su.wl.blocks,
                                  .block_start = su.wl.block_start,
@@ -663,7 +667,8 @@ static int run(const cli_command *self, int argc, char **argv)
                                            "gap_tpot_p90"};
         static const char *const hit_names[] = {"prefix_hit", "prefix_hit_se", "prefix_hit_che"};
         static const char *const imb_names[] = {"imbalance", "imbalance_se"};
-        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4 + 3 + 2];
+        static const char *const dimb_names[] = {"decode_imbalance", "decode_imbalance_se"};
+        const char *names[sizeof base / sizeof base[0] + 4 + 6 + 7 + 3 + 4 + 3 + 2 + 2];
         size_t n = 0, k;
         for (k = 0; k < sizeof base / sizeof base[0]; k++)
             names[n++] = base[k];
@@ -677,10 +682,12 @@ static int run(const cli_command *self, int argc, char **argv)
             names[n++] = tcc[k];
         for (k = 0; x.closed && !is_twotier && k < 4; k++)
             names[n++] = gaps[k];
-        for (k = 0; su.params.config.prefix_blocks > 0 && k < 3; k++)
+        for (k = 0; pcache && k < 3; k++)
             names[n++] = hit_names[k];
         for (k = 0; routed && k < 2; k++)
             names[n++] = imb_names[k];
+        for (k = 0; d_routed && k < 2; k++)
+            names[n++] = dimb_names[k];
         cli_table_begin_array(t, n, names);
     }
     stat_cols(t, &r.ttft, ms, 0);
@@ -726,7 +733,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_closed_gap(cf.tpot_mean, r.tpot.mean));
         cli_table_real(t, afd_closed_gap(cf.tpot_q, r.tpot.p90));
     }
-    if (su.params.config.prefix_blocks > 0) {
+    if (pcache) {
         cli_table_real(t, r.prefix_hit);
         cli_table_real(t, r.prefix_hit_se);
         cli_table_real(t, hit_che);
@@ -734,6 +741,10 @@ static int run(const cli_command *self, int argc, char **argv)
     if (routed) {
         cli_table_real(t, r.imbalance);
         cli_table_real(t, r.imbalance_se);
+    }
+    if (d_routed) {
+        cli_table_real(t, r.decode_imbalance);
+        cli_table_real(t, r.decode_imbalance_se);
     }
     cli_table_end_row(t);
     cli_serve_setup_free(&su);
@@ -832,17 +843,23 @@ const cli_command cli_cmd_serve = {
         "starts, at most its prompt; it prefills the rest (at least its last token), and\n"
         "its blocks enter the cache when its prefill ends.  Adds prefix_hit (cached over\n"
         "all prompt tokens), prefix_hit_se and prefix_hit_che (Che's approximation from\n"
-        "the trace's block popularity, for one cache seeing every request).  With\n"
+        "the trace's block popularity, for one cache seeing every request).\n"
+        "--prefix-cache kv (with --model/--device) holds each cache in the instance's KV\n"
+        "memory: at each moment at most the blocks its running requests leave free, the\n"
+        "least recently used evicted when they need room (prefix_hit_che nan).  With\n"
         "Poisson arrivals the rows are held with their blocks (4 bytes a block).\n"
         "\n"
         "Routers (colloc, chunked, disagg's prefill pool): the default is round-robin,\n"
         "each instance queueing its own, as the deployment most run (the vLLM production\n"
         "stack's and a Kubernetes service's default); a pool of one instance has none.\n"
         "Any router but global adds imbalance (the largest instance's share of the\n"
-        "measured requests over the mean share: 1 is even) and imbalance_se.  --router\n"
-        "global, one queue that every instance serves, is the ideal bound (M/G/c); a\n"
-        "deployment behind another router passes its policy: cache-aware for the SGLang\n"
-        "gateway, power-of-two for Ray Serve LLM (docs/routing.md).  disagg's decode pool\n"
+        "measured requests over the mean share: 1 is even) and imbalance_se, of the pool\n"
+        "requests reach at arrival (disagg: the prefill pool); a disagg decode router but\n"
+        "global adds decode_imbalance and decode_imbalance_se, the same of the decode\n"
+        "pool.  --router global, one queue that every instance serves, is the ideal\n"
+        "bound (M/G/c); a deployment behind another router passes its policy:\n"
+        "cache-aware for the SGLang gateway, power-of-two for Ray Serve LLM\n"
+        "(docs/routing.md).  disagg's decode pool\n"
         "has its own --decode-router (default round-robin; none with --pseudo-batch, which\n"
         "places each request itself), chosen when a request's KV transfer starts.\n"
         "--closed takes the prefill pool's TTFT (--prefill-bmax 1) from the routed form of\n"

@@ -50,7 +50,9 @@ static const cli_option arch_options[] = {
     {"prefix-cache", 0, "BLOCKS",
      "colloc, chunked, disagg (prefill pool): an LRU prefix cache of BLOCKS KV blocks per "
      "instance, keyed by the trace's hash_ids; a request prefills only the prompt past its "
-     "cached leading blocks (default 0: none)",
+     "cached leading blocks; kv: at each moment the blocks of the KV memory (--model/--device) "
+     "that the instance's running requests leave free, as vLLM and SGLang keep it "
+     "(default 0: none)",
      OPT_SV_PCACHE},
     {"block-size", 0, "TOKENS",
      "tokens per KV block of hash_ids (default 512, Mooncake's)", OPT_SV_BLOCK},
@@ -208,6 +210,11 @@ int cli_serve_option(cli_serve_args *a, const cli_option *opt, const char *arg)
     case OPT_SV_ROUTER: return parse_router(cmd, opt->name, arg, 1, &a->router);
     case OPT_SV_DROUTER: return parse_router(cmd, opt->name, arg, 0, &a->decode_router);
     case OPT_SV_PCACHE:
+        a->prefix_kv = strcmp(arg, "kv") == 0;
+        if (a->prefix_kv) {
+            a->prefix_blocks = 0;
+            return 0;
+        }
         return cli_integer(cmd, opt->name, arg, 0, UINT32_MAX - 1, &a->prefix_blocks);
     case OPT_SV_BLOCK: return cli_integer(cmd, opt->name, arg, 1, 1 << 24, &a->block_size);
     case OPT_SV_LAMBDA: a->lambda = arg; return 0;
@@ -323,7 +330,8 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     double kvlat = 0;
     int rc;
     /* the prompts' blocks are read for a prefix cache and the routers keyed by them */
-    int blocks = a->prefix_blocks > 0 || a->router == AFD_SERVE_ROUTE_SESSION ||
+    int cache = a->prefix_blocks > 0 || a->prefix_kv;
+    int blocks = cache || a->router == AFD_SERVE_ROUTE_SESSION ||
                  a->router == AFD_SERVE_ROUTE_CACHE_AWARE;
 
     memset(su, 0, sizeof *su);
@@ -350,11 +358,14 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
         return cli_usage_error(cmd, "--model and --device go together");
     if (blocks && c->wl.trace == NULL)
         return cli_usage_error(cmd, "%s needs a trace with block hashes: give --trace FILE",
-                               a->prefix_blocks > 0 ? "--prefix-cache" : "--router session and "
+                               cache ? "--prefix-cache" : "--router session and "
                                                                          "cache-aware");
-    if (a->router == AFD_SERVE_ROUTE_CACHE_AWARE && a->prefix_blocks == 0)
+    if (a->router == AFD_SERVE_ROUTE_CACHE_AWARE && !cache)
         return cli_usage_error(cmd, "--router cache-aware reads the instances' prefix caches: "
-                                    "give --prefix-cache BLOCKS");
+                                    "give --prefix-cache BLOCKS or kv");
+    if (a->prefix_kv && a->model == NULL)
+        return cli_usage_error(cmd, "--prefix-cache kv holds the cache in the KV memory of "
+                                    "--model M --device D: give them, or --prefix-cache BLOCKS");
     if (a->model != NULL && c->hw.hw != NULL)
         return cli_usage_error(cmd, "give either --hw FILE or --model M --device D, not both");
     if (a->model == NULL && c->hw.hw == NULL)
@@ -433,6 +444,7 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
     if (!(a->given & CLI_SERVE_BIT(OPT_SV_DROUTER)) && (a->decode == 1 || a->pseudo_tau > 0))
         cf->decode_router = AFD_SERVE_ROUTE_GLOBAL;
     cf->prefix_blocks = (uint32_t)a->prefix_blocks;
+    cf->prefix_kv_tokens = a->prefix_kv ? su->kv_capacity : 0;
     cf->block_size = (uint32_t)a->block_size;
     cf->decode_bmax = (unsigned)a->decode_bmax;
     /* a batch past the law's fitted range times steps the fit never saw */
@@ -473,7 +485,7 @@ static int prepare(const cli_serve_args *a, const cli_common *c, int need_lambda
         if (blocks && su->wl.block_start == NULL)
             return cli_input_error(cmd, "%s: %s needs the prompts' block hashes, and the trace "
                                         "has no hash_ids column",
-                                   c->wl.trace, a->prefix_blocks > 0 ? "--prefix-cache"
+                                   c->wl.trace, cache ? "--prefix-cache"
                                                                       : "--router");
         if (blocks && !a->replay)
             cli_warn(cmd, "%s: Poisson arrivals draw the trace's %zu rows at random, so a "

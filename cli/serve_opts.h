@@ -25,6 +25,7 @@ typedef struct cli_serve_args {
     double pseudo_tau, kv_bytes, net_gbps;
     afd_serve_router router, decode_router;
     int64_t prefix_blocks, block_size; /* --prefix-cache (0: none), --block-size */
+    int prefix_kv;                     /* --prefix-cache kv: the KV memory left free */
     const char *lambda, *ttft_slo, *tpot_slo, *kv_latency; /* parsed once the unit is known */
     int64_t prompt, output; /* --lengths, 0 if not given */
     int64_t requests, warmup, batches, seed;

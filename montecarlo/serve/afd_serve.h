@@ -179,6 +179,18 @@ typedef struct afd_serve_config {
      * 0: none. */
     uint32_t prefix_blocks;
     uint32_t block_size;
+    /* > 0: the KV tokens of each such instance (the memory left for the
+     * KV cache); its prefix cache then holds at each moment at most the
+     * blocks its running requests leave free, floor((prefix_kv_tokens -
+     * held) / block_size) and at most prefix_blocks, held the KV tokens of
+     * the requests in its prefill (their prompts), prefilled and waiting
+     * for or in its decode (prompt + tokens generated; colloc, chunked).
+     * A running request's cached blocks are counted in held and in the
+     * cache both (no block shared), so the cache holds less than an engine
+     * sharing them by at most the running requests' cached blocks.  With
+     * prefix_blocks 0, at most the blocks of the whole memory.  0:
+     * prefix_blocks throughout. */
+    double prefix_kv_tokens;
     const void *extra;        /* policy-specific, NULL for the built-in ones */
 } afd_serve_config;
 
@@ -267,6 +279,10 @@ typedef struct afd_serve_result {
                                          largest instance's share of the measured
                                          requests over the mean share (1: even),
                                          batch-means se; NaN with global */
+    double decode_imbalance, decode_imbalance_se; /* disagg's decode pool
+                                         (decode_router != global, per-step
+                                         decode): the same over its instances;
+                                         NaN otherwise */
 } afd_serve_result;
 
 /* Run one simulation.  Errors: AFD_EINVAL (bad parameters, or the policy

@@ -61,6 +61,7 @@ int serve_chunker_admit(serve_chunker *c, afd_serve_engine *e, uint32_t r)
     if (serve_fifo_push(&c->pre, r) != 0)
         return -1;
     c->pending += q->prompt - q->word;
+    c->held += q->prompt;
     return 0;
 }
 
@@ -83,6 +84,7 @@ double serve_chunker_spend(serve_chunker *c, afd_serve_engine *e, unsigned budge
         *any = 1;
         if (q->word == q->prompt) {
             serve_fifo_pop(&c->pre);
+            c->held -= q->prompt;
             serve_prefix_done(c->pc, e, r);
             c->done[c->n_done++] = r;
         } else {
@@ -176,11 +178,11 @@ struct afd_serve_engine {
     unsigned n_slot, *free_slot, n_free_slot;
     unsigned lost; /* batches without histograms */
     int prefix; /* a prefix cache: count the cached and the prompt tokens */
-    /* a routed pool (router != global): requests routed to each instance,
-     * per batch (k x n_pool, allocated at the first routing), or NULL */
-    uint64_t *routed;
-    unsigned n_pool; /* instances of the routed pool */
-    int route;       /* the pool is routed */
+    /* the routed pools (SERVE_POOL_ARRIVAL, SERVE_POOL_DECODE): requests
+     * routed to each instance, per batch (k x n_pool, allocated at the
+     * pool's first routing), or NULL */
+    uint64_t *routed[SERVE_POOLS];
+    unsigned n_pool[SERVE_POOLS]; /* instances of each routed pool */
     double last_finish;
     double t0; /* arrival of the first measured request */
     afd_philox_cursor policy_rng;
@@ -341,34 +343,68 @@ const afd_serve_request *serve_route_req(const afd_serve_engine *e, uint32_t r)
     return &e->req[r];
 }
 
-void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n)
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned which, unsigned i, unsigned n)
 {
     uint64_t j = e->index[r] - e->first;
-    if (!e->route || e->index[r] < e->first || j >= e->m)
+    if (which >= SERVE_POOLS || e->index[r] < e->first || j >= e->m)
         return;
-    if (e->routed == NULL) {
-        e->routed = calloc((size_t)e->k * n, sizeof *e->routed);
-        if (e->routed == NULL) {
+    if (e->routed[which] == NULL) {
+        e->routed[which] = calloc((size_t)e->k * n, sizeof *e->routed[which]);
+        if (e->routed[which] == NULL) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
         }
-        e->n_pool = n;
+        e->n_pool[which] = n;
     }
-    if (n == e->n_pool && i < n)
-        e->routed[(size_t)batch_of(e->m, e->k, j) * n + i]++;
+    if (n == e->n_pool[which] && i < n)
+        e->routed[which][(size_t)batch_of(e->m, e->k, j) * n + i]++;
 }
 
-/* The largest instance's share of the requests counts[0 .. n_pool) over the
+/* The largest instance's share of the requests counts[0 .. n) over the
  * mean share. */
-static double imbalance(const afd_serve_engine *e, const uint64_t *counts)
+static double imbalance(unsigned n, const uint64_t *counts)
 {
     uint64_t top = 0, all = 0;
     unsigned i;
-    for (i = 0; i < e->n_pool; i++) {
+    for (i = 0; i < n; i++) {
         all += counts[i];
         top = counts[i] > top ? counts[i] : top;
     }
-    return all > 0 ? (double)top * e->n_pool / (double)all : NAN;
+    return all > 0 ? (double)top * n / (double)all : NAN;
+}
+
+/* Pool `which`'s imbalance over the whole run and its se from the spread of
+ * the batches' (batch means, the statistic taken as smooth; the batches'
+ * sizes differ by one at most, so unweighted: equal batches give an se of
+ * exactly 0: the spread is taken about the first batch, so that equal
+ * values leave no rounding).  bat: room for k values.  AFD_ENOMEM or
+ * AFD_OK; NaN and NaN for a pool never routed. */
+static afd_status pool_imbalance(const afd_serve_engine *e, unsigned which, double *bat,
+                                 double *imb, double *se)
+{
+    const uint64_t *routed = e->routed[which];
+    unsigned n = e->n_pool[which], k = e->k, b, i;
+    double mb = 0, v = 0;
+    uint64_t *counts;
+    if (routed == NULL || n == 0)
+        return AFD_OK;
+    counts = calloc(n, sizeof *counts);
+    if (counts == NULL)
+        return AFD_ENOMEM;
+    for (b = 0; b < k; b++) {
+        bat[b] = imbalance(n, routed + (size_t)b * n);
+        for (i = 0; i < n; i++)
+            counts[i] += routed[(size_t)b * n + i];
+    }
+    for (b = k; b-- > 0;)
+        mb += bat[b] -= bat[0];
+    mb /= k;
+    for (b = 0; b < k; b++)
+        v += (bat[b] - mb) * (bat[b] - mb);
+    *se = k > 1 ? sqrt(v / (k - 1) / k) : NAN;
+    *imb = imbalance(n, counts);
+    free(counts);
+    return AFD_OK;
 }
 
 double serve_route_u01(const afd_serve_engine *e, uint32_t r, unsigned k)
@@ -476,6 +512,7 @@ static void set_nan(afd_serve_result *out)
     out->growth = out->end_time = NAN;
     out->prefix_hit = out->prefix_hit_se = NAN;
     out->imbalance = out->imbalance_se = NAN;
+    out->decode_imbalance = out->decode_imbalance_se = NAN;
 }
 
 /* Statistics of the exact run's values x[0..m) (NaN entries skipped), batch
@@ -557,6 +594,12 @@ static void summarize_hist(const meas_batch *batch, unsigned k, unsigned i,
         *val[qi] = afd_priv_qhist_quantile(h, pct[qi]);
 }
 
+/* cfg asks for prefix caches (a number of blocks, or the KV memory). */
+static int has_pcache(const afd_serve_config *cfg)
+{
+    return cfg->prefix_blocks > 0 || cfg->prefix_kv_tokens > 0;
+}
+
 static afd_status check(const afd_serve_params *p, afd_error *err)
 {
     const afd_workload *w = p->workload;
@@ -613,18 +656,20 @@ static afd_status check(const afd_serve_params *p, afd_error *err)
     } else {
         BAD("the workload must give request lengths (a trace or the geometric model)");
     }
-    if (p->config.prefix_blocks > 0 || p->config.router == AFD_SERVE_ROUTE_SESSION ||
+    if (!(p->config.prefix_kv_tokens >= 0 && isfinite(p->config.prefix_kv_tokens)))
+        BAD("the prefix cache's KV tokens must be finite and >= 0");
+    if (has_pcache(&p->config) || p->config.router == AFD_SERVE_ROUTE_SESSION ||
         p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE) {
-        const char *what = p->config.prefix_blocks > 0 ? "a prefix cache" : "this router";
+        const char *what = has_pcache(&p->config) ? "a prefix cache" : "this router";
         if (w == NULL || w->kind != AFD_WORKLOAD_TRACE || w->block_start == NULL ||
             w->pairs != NULL)
             BAD("%s needs a trace kept with its block hashes", what);
         if (w->block_start[w->n_kept] > UINT32_MAX)
             BAD("%s: more than 2^32 - 1 blocks in the trace", what);
     }
-    if (p->config.prefix_blocks > 0 && p->config.block_size < 1)
+    if (has_pcache(&p->config) && p->config.block_size < 1)
         BAD("the block size must be >= 1 token");
-    if (p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE && p->config.prefix_blocks == 0)
+    if (p->config.router == AFD_SERVE_ROUTE_CACHE_AWARE && !has_pcache(&p->config))
         BAD("the cache-aware router needs a prefix cache");
 #undef BAD
     return AFD_OK;
@@ -682,8 +727,7 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
         afd_priv_qhist_init(&e.all[i]);
     e.batch = malloc(k * sizeof *e.batch);
     scratch = malloc(3 * (size_t)k * sizeof *scratch);
-    e.prefix = p->config.prefix_blocks > 0;
-    e.route = p->config.router != AFD_SERVE_ROUTE_GLOBAL;
+    e.prefix = has_pcache(&p->config);
     if (e.batch == NULL || scratch == NULL) {
         st = AFD_ENOMEM;
         goto done;
@@ -824,32 +868,11 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
             afd_priv_batch_mean_se(bat, tok, k, &out->prefix_hit, &out->prefix_hit_se);
             out->prefix_hit = all_c / all_p;
         }
-        if (e.routed != NULL && e.n_pool > 0) {
-            /* the whole run's imbalance; its se from the spread of the
-             * batches' (batch means, the statistic taken as smooth; the
-             * batches' sizes differ by one at most, so unweighted: equal
-             * batches give an se of exactly 0: the spread is taken about
-             * the first batch, so that equal values leave no rounding) */
-            double mb = 0, v = 0;
-            uint64_t *counts = calloc(e.n_pool, sizeof *counts);
-            if (counts == NULL) {
-                st = AFD_ENOMEM;
-                goto done;
-            }
-            for (b = 0; b < k; b++) {
-                bat[b] = imbalance(&e, e.routed + (size_t)b * e.n_pool);
-                for (i = 0; i < e.n_pool; i++)
-                    counts[i] += e.routed[(size_t)b * e.n_pool + i];
-            }
-            for (b = k; b-- > 0;)
-                mb += bat[b] -= bat[0];
-            mb /= k;
-            for (b = 0; b < k; b++)
-                v += (bat[b] - mb) * (bat[b] - mb);
-            out->imbalance_se = k > 1 ? sqrt(v / (k - 1) / k) : NAN;
-            out->imbalance = imbalance(&e, counts);
-            free(counts);
-        }
+        if ((st = pool_imbalance(&e, SERVE_POOL_ARRIVAL, bat, &out->imbalance,
+                                 &out->imbalance_se)) != AFD_OK ||
+            (st = pool_imbalance(&e, SERVE_POOL_DECODE, bat, &out->decode_imbalance,
+                                 &out->decode_imbalance_se)) != AFD_OK)
+            goto done;
         out->completed = e.m;
         if (e.val[0] != NULL) {
             summarize(e.val[M_TTFT], e.m, k, scratch, &out->ttft, &cnt);
@@ -887,7 +910,8 @@ done:
     free(e.slot);
     free(e.free_slot);
     free(e.batch);
-    free(e.routed);
+    for (i = 0; i < SERVE_POOLS; i++)
+        free(e.routed[i]);
     free(scratch);
     if (st != AFD_OK) {
         set_nan(out);

@@ -47,13 +47,9 @@ typedef struct chunked {
     chunk_inst *in;
     unsigned *idle, n_idle;
     serve_pcache *pc; /* prefix cache per instance, or NULL */
-    /* routed (router != global): per instance its queue, the prompt tokens
-     * it holds, busy flag; what a router sees, filled at each arrival */
-    serve_fifo *qi;
-    uint64_t *qtok, *seen_tok;
-    unsigned *seen;
+    /* routed (router != global): the pool, per instance a busy flag */
+    serve_pool pool;
     unsigned char *busy;
-    uint64_t rr;
 } chunked;
 
 static void fini(void *state)
@@ -68,13 +64,7 @@ static void fini(void *state)
             serve_decoder_free(&s->in[i].dec);
             serve_chunker_free(&s->in[i].ch);
         }
-    if (s->qi != NULL)
-        for (i = 0; i < s->c.instances; i++)
-            serve_fifo_free(&s->qi[i]);
-    free(s->qi);
-    free(s->qtok);
-    free(s->seen_tok);
-    free(s->seen);
+    serve_pool_free(&s->pool);
     free(s->busy);
     free(s->in);
     free(s->idle);
@@ -114,13 +104,9 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->in = calloc(n, sizeof *s->in);
     s->idle = malloc(n * sizeof *s->idle);
     s->pc = serve_pcaches_new(cfg, n, &fail);
-    s->qi = calloc(n, sizeof *s->qi);
-    s->qtok = calloc(n, sizeof *s->qtok);
-    s->seen_tok = calloc(n, sizeof *s->seen_tok);
-    s->seen = calloc(n, sizeof *s->seen);
     s->busy = calloc(n, 1);
-    if (s->in == NULL || s->idle == NULL || fail || s->qi == NULL || s->qtok == NULL ||
-        s->seen_tok == NULL || s->seen == NULL || s->busy == NULL) {
+    if (s->in == NULL || s->idle == NULL || fail || s->busy == NULL ||
+        serve_pool_init(&s->pool, cfg->router, n, SERVE_POOL_ARRIVAL, s->pc) != 0) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -142,22 +128,25 @@ static void next(chunked *s, afd_serve_engine *e, unsigned i)
     chunk_inst *in = &s->in[i];
     const afd_hw *hw = afd_serve_hw(e);
     int routed = s->c.router != AFD_SERVE_ROUTE_GLOBAL;
-    serve_fifo *q = routed ? &s->qi[i] : &s->q;
+    serve_fifo *q = routed ? &s->pool.queue[i] : &s->q;
     unsigned b = in->dec.running, budget = s->c.chunk - b;
     double t;
     int any = 0;
     in->ch.n_done = 0;
+    /* the memory the running requests hold: decoding and being prefilled */
+    serve_pcache_room(in->ch.pc, in->dec.kv + (double)in->ch.held);
     /* admit new requests while there is room for sequences and the
      * prefills already here leave budget unused */
     while (q->n > 0 && b + in->ch.pre.n < s->c.decode_bmax && in->ch.pending < budget) {
         uint32_t r = serve_fifo_pop(q);
         if (routed)
-            s->qtok[i] -= afd_serve_req(e, r)->prompt;
+            s->pool.queued[i] -= afd_serve_req(e, r)->prompt;
         if (serve_chunker_admit(&in->ch, e, r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
         }
     }
+    serve_pcache_room(in->ch.pc, in->dec.kv + (double)in->ch.held);
     /* give the budget to the prefills in order; finished ones leave the list */
     t = serve_chunker_spend(&in->ch, e, budget, &any);
     if (b > 0)
@@ -179,17 +168,13 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     chunked *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->seen, s->seen_tok, s->pc, 0};
+        serve_pool *pl = &s->pool;
         unsigned i, n = s->c.instances;
         for (i = 0; i < n; i++) {
-            s->seen[i] = s->qi[i].n + s->in[i].ch.pre.n + s->in[i].dec.running;
-            s->seen_tok[i] = s->qtok[i] + s->in[i].ch.pending;
+            pl->requests[i] = pl->queue[i].n + s->in[i].ch.pre.n + s->in[i].dec.running;
+            pl->tokens[i] = pl->queued[i] + s->in[i].ch.pending;
         }
-        i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->qi, s->qtok);
-        if (i == n)
-            return;
-        serve_routed(e, r, i, n);
-        if (!s->busy[i])
+        if ((i = serve_pool_route(pl, e, r)) < n && !s->busy[i])
             next(s, e, i);
         return;
     }

@@ -38,17 +38,16 @@ typedef struct colloc {
     afd_serve_config c;
     serve_fifo pq;
     serve_fifo *local;  /* per instance: prefilled, waiting for a decode slot */
+    double *ready;      /* per instance: the prompt tokens of local */
     serve_decoder *dec;
     serve_batches batch;
     unsigned *idle, n_idle;
-    /* routed (router != global): per instance its prefill queue, requests
-     * in prefill, prompt tokens queued or in prefill, busy flag; the
-     * requests a router sees, filled at each arrival */
-    serve_fifo *pqi;
-    unsigned *pre, *seen;
-    uint64_t *tok;
+    /* routed (router != global): the pool (its queued tokens count a
+     * request until its prefill ends), per instance the requests in
+     * prefill and a busy flag */
+    serve_pool pool;
+    unsigned *pre;
     unsigned char *busy;
-    uint64_t rr;
 } colloc;
 
 static void fini(void *state)
@@ -59,18 +58,15 @@ static void fini(void *state)
         return;
     serve_fifo_free(&s->pq);
     for (i = 0; i < s->c.instances; i++) {
-        if (s->pqi != NULL)
-            serve_fifo_free(&s->pqi[i]);
         if (s->local != NULL)
             serve_fifo_free(&s->local[i]);
         if (s->dec != NULL)
             serve_decoder_free(&s->dec[i]);
     }
     free(s->local);
-    free(s->pqi);
+    free(s->ready);
+    serve_pool_free(&s->pool);
     free(s->pre);
-    free(s->seen);
-    free(s->tok);
     free(s->busy);
     free(s->dec);
     serve_batches_free(&s->batch);
@@ -97,16 +93,15 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
         return AFD_ENOMEM;
     s->c = *cfg;
     s->local = calloc(n, sizeof *s->local);
+    s->ready = calloc(n, sizeof *s->ready);
     s->dec = calloc(n, sizeof *s->dec);
     s->idle = malloc(n * sizeof *s->idle);
-    s->pqi = calloc(n, sizeof *s->pqi);
     s->pre = calloc(n, sizeof *s->pre);
-    s->seen = calloc(n, sizeof *s->seen);
-    s->tok = calloc(n, sizeof *s->tok);
     s->busy = calloc(n, 1);
-    if (serve_batches_init(&s->batch, n, cfg) != 0 || s->local == NULL ||
-        s->dec == NULL || s->idle == NULL || s->pqi == NULL || s->pre == NULL ||
-        s->seen == NULL || s->tok == NULL || s->busy == NULL) {
+    if (serve_batches_init(&s->batch, n, cfg) != 0 ||
+        serve_pool_init(&s->pool, cfg->router, n, SERVE_POOL_ARRIVAL, s->batch.pc) != 0 ||
+        s->local == NULL || s->ready == NULL || s->dec == NULL || s->idle == NULL ||
+        s->pre == NULL || s->busy == NULL) {
         fini(s);
         return AFD_ENOMEM;
     }
@@ -120,16 +115,23 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 static void next(colloc *s, afd_serve_engine *e, unsigned i)
 {
     serve_decoder *d = &s->dec[i];
-    serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pqi[i];
+    serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pool.queue[i];
+    serve_pcache *pc = serve_batches_pc(&s->batch, i);
     s->busy[i] = 1;
+    /* the memory the running requests hold: decoding, prefilled, and the
+     * batch about to be prefilled */
+    serve_pcache_room(pc, d->kv + s->ready[i]);
     if (q->n > 0) {
         double time = serve_batches_form(&s->batch, i, q, e);
         s->pre[i] = s->batch.n[i];
+        if (pc != NULL)
+            serve_pcache_room(pc, d->kv + s->ready[i] + serve_batch_prompts(&s->batch, i, e));
         afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
         return;
     }
     while (d->running < s->c.decode_bmax && s->local[i].n > 0) {
         uint32_t r = serve_fifo_pop(&s->local[i]);
+        s->ready[i] -= afd_serve_req(e, r)->prompt;
         if (serve_decoder_add(d, afd_serve_req(e, r), r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
@@ -148,15 +150,13 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     colloc *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->seen, s->tok, s->batch.pc, 0};
+        serve_pool *pl = &s->pool;
         unsigned i, n = s->c.instances;
-        for (i = 0; i < n; i++)
-            s->seen[i] = s->pqi[i].n + s->pre[i] + s->local[i].n + s->dec[i].running;
-        i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->pqi, s->tok);
-        if (i == n)
-            return;
-        serve_routed(e, r, i, n);
-        if (!s->busy[i])
+        for (i = 0; i < n; i++) {
+            pl->requests[i] = pl->queue[i].n + s->pre[i] + s->local[i].n + s->dec[i].running;
+            pl->tokens[i] = pl->queued[i];
+        }
+        if ((i = serve_pool_route(pl, e, r)) < n && !s->busy[i])
             next(s, e, i);
         return;
     }
@@ -180,12 +180,14 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
         for (j = 0; j < s->batch.n[a]; j++) {
             uint32_t r = batch[j];
             if (s->c.router != AFD_SERVE_ROUTE_GLOBAL)
-                s->tok[a] -= afd_serve_req(e, r)->prompt;
+                s->pool.queued[a] -= afd_serve_req(e, r)->prompt;
             afd_serve_first_token(e, r);
             if (afd_serve_req(e, r)->output <= 1)
                 afd_serve_finish(e, r);
             else if (serve_fifo_push(&s->local[a], r) != 0)
                 afd_serve_fail(e, AFD_ENOMEM);
+            else
+                s->ready[a] += afd_serve_req(e, r)->prompt;
         }
     } else {
         serve_decoder_step_done(&s->dec[a], e);

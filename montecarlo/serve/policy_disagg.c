@@ -55,19 +55,14 @@ typedef struct disagg {
     unsigned char *stepping;
     unsigned *d_idle, n_d_idle; /* idle decode instances (per-step mode) */
     unsigned *boxes;            /* busy boxes (pseudo mode) */
-    /* routed prefill (router != global): per instance its queue, its
-     * requests queued or in prefill and their prompt tokens, busy flag */
-    serve_fifo *pqi;
-    unsigned *p_req;
-    uint64_t *p_tok;
+    /* routed prefill (router != global): the pool, whose requests and
+     * queued tokens count a request until its prefill ends; per instance a
+     * busy flag */
+    serve_pool pp;
     unsigned char *p_busy;
-    uint64_t rr;
-    /* routed decode (decode_router != global): per instance its queue, the
-     * prompt tokens of that queue; what the router sees, filled per request */
-    serve_fifo *dqi;
-    uint64_t *d_qtok, *d_tok;
-    unsigned *d_req;
-    uint64_t d_rr;
+    /* routed decode (decode_router != global): the pool, whose queued
+     * tokens count the prompts queued there */
+    serve_pool dp;
 } disagg;
 
 static void fini(void *state)
@@ -78,20 +73,9 @@ static void fini(void *state)
         return;
     serve_fifo_free(&s->pq);
     serve_fifo_free(&s->dq);
-    if (s->pqi != NULL)
-        for (i = 0; i < s->c.prefill; i++)
-            serve_fifo_free(&s->pqi[i]);
-    free(s->pqi);
-    free(s->p_req);
-    free(s->p_tok);
+    serve_pool_free(&s->pp);
     free(s->p_busy);
-    if (s->dqi != NULL)
-        for (i = 0; i < s->c.decode; i++)
-            serve_fifo_free(&s->dqi[i]);
-    free(s->dqi);
-    free(s->d_qtok);
-    free(s->d_tok);
-    free(s->d_req);
+    serve_pool_free(&s->dp);
     if (s->dec != NULL)
         for (i = 0; i < s->c.decode; i++)
             serve_decoder_free(&s->dec[i]);
@@ -143,17 +127,10 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
     s->stepping = calloc(cfg->decode, 1);
     s->d_idle = malloc(cfg->decode * sizeof *s->d_idle);
     s->boxes = calloc(cfg->decode, sizeof *s->boxes);
-    s->pqi = calloc(cfg->prefill, sizeof *s->pqi);
-    s->p_req = calloc(cfg->prefill, sizeof *s->p_req);
-    s->p_tok = calloc(cfg->prefill, sizeof *s->p_tok);
     s->p_busy = calloc(cfg->prefill, 1);
-    s->dqi = calloc(cfg->decode, sizeof *s->dqi);
-    s->d_qtok = calloc(cfg->decode, sizeof *s->d_qtok);
-    s->d_tok = calloc(cfg->decode, sizeof *s->d_tok);
-    s->d_req = calloc(cfg->decode, sizeof *s->d_req);
-    if (s->dqi == NULL || s->d_qtok == NULL || s->d_tok == NULL || s->d_req == NULL ||
-        s->pqi == NULL || s->p_req == NULL || s->p_tok == NULL || s->p_busy == NULL ||
-        serve_batches_init(&s->batch, cfg->prefill, cfg) != 0 ||
+    if (s->p_busy == NULL || serve_batches_init(&s->batch, cfg->prefill, cfg) != 0 ||
+        serve_pool_init(&s->pp, cfg->router, cfg->prefill, SERVE_POOL_ARRIVAL, s->batch.pc) != 0 ||
+        serve_pool_init(&s->dp, cfg->decode_router, cfg->decode, SERVE_POOL_DECODE, NULL) != 0 ||
         s->link_free == NULL || s->p_idle == NULL || s->dec == NULL || s->stepping == NULL ||
         s->d_idle == NULL || s->boxes == NULL) {
         fini(s);
@@ -169,8 +146,15 @@ static afd_status init(afd_serve_engine *e, const afd_serve_config *cfg, void **
 
 static void start_prefill(disagg *s, afd_serve_engine *e, unsigned i)
 {
-    serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pqi[i];
-    double time = serve_batches_form(&s->batch, i, q, e);
+    serve_fifo *q = s->c.router == AFD_SERVE_ROUTE_GLOBAL ? &s->pq : &s->pp.queue[i];
+    serve_pcache *pc = serve_batches_pc(&s->batch, i);
+    double time;
+    /* the prefill instance holds the KV of its batch while it prefills (its
+     * transfer to the decode pool taken as freeing it at once) */
+    serve_pcache_room(pc, 0);
+    time = serve_batches_form(&s->batch, i, q, e);
+    if (pc != NULL)
+        serve_pcache_room(pc, serve_batch_prompts(&s->batch, i, e));
     s->p_busy[i] = 1;
     afd_serve_at(e, afd_serve_now(e) + time, EV_PREFILL_DONE, i);
 }
@@ -180,11 +164,11 @@ static void decode_next(disagg *s, afd_serve_engine *e, unsigned i)
 {
     serve_decoder *d = &s->dec[i];
     int routed = s->c.decode_router != AFD_SERVE_ROUTE_GLOBAL;
-    serve_fifo *q = routed ? &s->dqi[i] : &s->dq;
+    serve_fifo *q = routed ? &s->dp.queue[i] : &s->dq;
     while (d->running < s->c.decode_bmax && q->n > 0) {
         uint32_t r = serve_fifo_pop(q);
         if (routed)
-            s->d_qtok[i] -= afd_serve_req(e, r)->prompt;
+            s->dp.queued[i] -= afd_serve_req(e, r)->prompt;
         if (serve_decoder_add(d, afd_serve_req(e, r), r) != 0) {
             afd_serve_fail(e, AFD_ENOMEM);
             return;
@@ -229,14 +213,13 @@ static void decode_arrive(disagg *s, afd_serve_engine *e, uint32_t r)
         return;
     }
     if (s->c.decode_router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->d_req, s->d_tok, NULL, 2};
+        serve_pool *pl = &s->dp;
         unsigned i, n = s->c.decode;
         for (i = 0; i < n; i++) {
-            s->d_req[i] = s->dqi[i].n + s->dec[i].running;
-            s->d_tok[i] = s->d_qtok[i] + (uint64_t)s->dec[i].kv;
+            pl->requests[i] = pl->queue[i].n + s->dec[i].running;
+            pl->tokens[i] = pl->queued[i] + (uint64_t)s->dec[i].kv;
         }
-        i = serve_route_push(s->c.decode_router, e, r, n, &load, &s->d_rr, s->dqi, s->d_qtok);
-        if (i < n && !s->stepping[i])
+        if ((i = serve_pool_route(pl, e, r)) < n && !s->stepping[i])
             decode_next(s, e, i);
         return;
     }
@@ -252,13 +235,13 @@ static void arrive(void *state, afd_serve_engine *e, uint32_t r)
 {
     disagg *s = state;
     if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-        serve_route_load load = {s->p_req, s->p_tok, s->batch.pc, 0};
-        unsigned n = s->c.prefill;
-        unsigned i = serve_route_push(s->c.router, e, r, n, &load, &s->rr, s->pqi, s->p_tok);
-        if (i == n)
+        serve_pool *pl = &s->pp;
+        unsigned i, n = s->c.prefill;
+        for (i = 0; i < n; i++)
+            pl->tokens[i] = pl->queued[i];
+        if ((i = serve_pool_route(pl, e, r)) == n)
             return;
-        serve_routed(e, r, i, n);
-        s->p_req[i]++;
+        pl->requests[i]++;
         if (!s->p_busy[i])
             start_prefill(s, e, i);
         return;
@@ -286,8 +269,8 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
             const afd_serve_request *q = afd_serve_req(e, r);
             afd_serve_first_token(e, r);
             if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-                s->p_req[a]--;
-                s->p_tok[a] -= q->prompt;
+                s->pp.requests[a]--;
+                s->pp.queued[a] -= q->prompt;
             }
             if (q->output <= 1) {
                 afd_serve_finish(e, r);
@@ -304,7 +287,7 @@ static void event(void *state, afd_serve_engine *e, unsigned kind, uint64_t id)
         }
         s->p_busy[a] = 0;
         if (s->c.router != AFD_SERVE_ROUTE_GLOBAL) {
-            if (s->pqi[a].n > 0)
+            if (s->pp.queue[a].n > 0)
                 start_prefill(s, e, a);
         } else if (s->pq.n > 0) {
             start_prefill(s, e, a);

@@ -66,3 +66,13 @@ double serve_batches_form(serve_batches *b, unsigned i, serve_fifo *q, afd_serve
     b->n[i] = n;
     return afd_serve_prefill_time(e, sp, sp2);
 }
+
+double serve_batch_prompts(const serve_batches *b, unsigned i, afd_serve_engine *e)
+{
+    const uint32_t *req = serve_batch(b, i);
+    double sum = 0;
+    unsigned j;
+    for (j = 0; j < b->n[i]; j++)
+        sum += afd_serve_req(e, req[j])->prompt;
+    return sum;
+}

@@ -16,6 +16,7 @@
  * the blocks behind it. */
 #include <config.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +33,10 @@ int serve_pcache_init(serve_pcache *c, uint32_t cap)
 {
     size_t slots = 4;
     memset(c, 0, sizeof *c);
-    c->head = c->tail = NIL;
+    c->head = c->tail = c->spare = NIL;
     if (cap == 0)
         return 0;
+    c->limit = cap;
     while (slots < 2 * (size_t)cap)
         slots *= 2;
     c->cap = cap;
@@ -126,10 +128,32 @@ uint32_t serve_pcache_match(const serve_pcache *c, const uint32_t *blocks, uint3
     return k;
 }
 
+/* Evict the least recently used block; its node goes to the spare stack. */
+static void evict(serve_pcache *c)
+{
+    uint32_t node = c->tail;
+    unlink_node(c, node);
+    table_remove(c, c->key[node]);
+    c->next[node] = c->spare;
+    c->spare = node;
+    c->count--;
+}
+
+void serve_pcache_room(serve_pcache *c, double held)
+{
+    double free_blocks;
+    if (c == NULL || !(c->kv > 0))
+        return;
+    free_blocks = held < c->kv ? floor((c->kv - held) / c->block) : 0;
+    c->limit = free_blocks < c->cap ? (uint32_t)free_blocks : c->cap;
+    while (c->count > c->limit)
+        evict(c);
+}
+
 void serve_pcache_insert(serve_pcache *c, const uint32_t *blocks, uint32_t n)
 {
     uint32_t k;
-    if (c->cap == 0)
+    if (c->limit == 0)
         return;
     for (k = n; k-- > 0;) {
         uint32_t key = blocks[k], node = find(c, key);
@@ -139,13 +163,15 @@ void serve_pcache_insert(serve_pcache *c, const uint32_t *blocks, uint32_t n)
             push_front(c, node);
             continue;
         }
-        if (c->used < c->cap) {
+        if (c->count == c->limit)
+            evict(c); /* the least recently used */
+        if (c->spare != NIL) {
+            node = c->spare;
+            c->spare = c->next[node];
+        } else {
             node = c->used++;
-        } else { /* evict the least recently used */
-            node = c->tail;
-            unlink_node(c, node);
-            table_remove(c, c->key[node]);
         }
+        c->count++;
         c->key[node] = key;
         push_front(c, node);
         for (s = slot_of(c, key); c->slot[s] != NIL; s = (s + 1) & c->mask)
@@ -158,17 +184,24 @@ serve_pcache *serve_pcaches_new(const afd_serve_config *cfg, unsigned n, int *fa
 {
     serve_pcache *c;
     unsigned i;
-    if (cfg->prefix_blocks == 0)
+    uint32_t cap = cfg->prefix_blocks;
+    if (cfg->prefix_kv_tokens > 0) { /* the blocks of the whole memory, at most prefix_blocks */
+        double whole = floor(cfg->prefix_kv_tokens / cfg->block_size);
+        if (cap == 0 || whole < cap)
+            cap = whole < UINT32_MAX - 1 ? (uint32_t)whole : UINT32_MAX - 1;
+    } else if (cap == 0) {
         return NULL;
+    }
     c = calloc(n, sizeof *c);
     if (c == NULL) {
         *fail = 1;
         return NULL;
     }
     for (i = 0; i < n; i++) {
-        if (serve_pcache_init(&c[i], cfg->prefix_blocks) != 0)
+        if (serve_pcache_init(&c[i], cap) != 0)
             *fail = 1;
         c[i].block = cfg->block_size;
+        c[i].kv = cfg->prefix_kv_tokens;
     }
     return c;
 }

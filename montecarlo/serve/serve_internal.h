@@ -43,10 +43,16 @@ extern const afd_serve_policy afd_priv_serve_disagg;
 extern const afd_serve_policy afd_priv_serve_taichi;
 extern const afd_serve_policy afd_priv_serve_twotier;
 
-/* An instance's prefix cache (prefix_cache.c): at most cap KV blocks of
- * block tokens each, least recently used evicted first. */
+/* An instance's prefix cache (prefix_cache.c): at most limit <= cap KV
+ * blocks of block tokens each, least recently used evicted first.  With kv
+ * > 0 (afd_serve_config.prefix_kv_tokens) the limit follows the memory the
+ * instance's running requests leave free (serve_pcache_room); else it is
+ * cap. */
 typedef struct serve_pcache {
     uint32_t cap, used, block;
+    uint32_t limit, count;      /* blocks it may hold now, blocks it holds */
+    uint32_t spare;             /* stack of evicted nodes (linked by next) */
+    double kv;                  /* KV tokens of the instance, or 0 */
     uint32_t head, tail;        /* most and least recently used node */
     uint32_t *key, *prev, *next; /* per node: block id, recency list */
     uint32_t *slot;             /* hash table of node indices (UINT32_MAX: empty) */
@@ -61,8 +67,13 @@ void serve_pcache_free(serve_pcache *c);
 uint32_t serve_pcache_match(const serve_pcache *c, const uint32_t *blocks, uint32_t n);
 /* Put blocks[0 .. n) in the cache as its most recently used, blocks[0]
  * the most recent of them (inserted last to first), evicting the least
- * recently used beyond cap. */
+ * recently used beyond the limit. */
 void serve_pcache_insert(serve_pcache *c, const uint32_t *blocks, uint32_t n);
+/* Cache c (NULL: none) of an instance whose running requests hold `held`
+ * KV tokens: with c->kv > 0 its limit becomes the blocks they leave free,
+ * floor((kv - held) / block) (0 when held >= kv, at most cap), the least
+ * recently used evicted beyond it; without kv nothing changes. */
+void serve_pcache_room(serve_pcache *c, double held);
 
 /* The caches of n instances as cfg asks (prefix_blocks, block_size), or
  * NULL without a cache (*fail set when out of memory). */
@@ -111,6 +122,13 @@ static inline uint32_t *serve_batch(const serve_batches *b, unsigned i)
 {
     return b->req + (size_t)i * b->bmax;
 }
+/* Instance i's cache, or NULL. */
+static inline serve_pcache *serve_batches_pc(const serve_batches *b, unsigned i)
+{
+    return b->pc != NULL ? &b->pc[i] : NULL;
+}
+/* The prompt tokens of instance i's batch (the last formed). */
+double serve_batch_prompts(const serve_batches *b, unsigned i, afd_serve_engine *e);
 
 /* Decode pool shared by the policies: one instance's running sequences, the
  * step counter and the KV tokens they hold (see policy notes). */
@@ -136,6 +154,7 @@ void serve_decoder_free(serve_decoder *d);
 typedef struct serve_chunker {
     serve_fifo pre;
     uint64_t pending;
+    uint64_t held;  /* the prompt tokens of the requests in pre */
     uint32_t *done; /* room for bmax requests */
     unsigned n_done;
     serve_pcache *pc; /* the instance's prefix cache, or NULL (set by the policy) */
@@ -171,9 +190,14 @@ typedef struct serve_route_load {
                                    decode router's (stream 4) */
 } serve_route_load;
 
-/* The router gave request r instance i of a pool of n: counted for the
- * result's imbalance. */
-void serve_routed(afd_serve_engine *e, uint32_t r, unsigned i, unsigned n);
+/* The two routed pools whose balance the result reports: the pool requests
+ * reach at arrival (colloc, chunked, disagg's prefill pool: imbalance), and
+ * disagg's decode pool (decode_imbalance). */
+enum { SERVE_POOL_ARRIVAL = 0, SERVE_POOL_DECODE = 1, SERVE_POOLS };
+
+/* The router of pool `which` gave request r instance i of n: counted for
+ * the pool's imbalance (serve_pool_route calls it). */
+void serve_routed(afd_serve_engine *e, uint32_t r, unsigned which, unsigned i, unsigned n);
 
 /* AFD_OK, or AFD_EINVAL with err set when cfg->router names no router, or
  * cfg->decode_router no router of a decode pool (GLOBAL to POWER_OF_TWO:
@@ -185,11 +209,28 @@ afd_status serve_router_check(const afd_serve_config *cfg, afd_error *err);
 unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r, unsigned n,
                      const serve_route_load *load, uint64_t *rr);
 
-/* serve_route, then request r joins queues[i] and its prompt adds to
- * queued_tokens[i]: the instance i, or n when memory ran out (the run has
- * failed). */
-unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
-                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
-                          uint64_t *queued_tokens);
+/* A routed pool of n instances, each queueing its own requests: the queues,
+ * the prompt tokens each queue holds (the policy takes a request's prompt
+ * off when it leaves the count), and what the router sees of each
+ * instance, requests[] and tokens[], which the policy fills before routing. */
+typedef struct serve_pool {
+    afd_serve_router how;
+    unsigned n, which; /* which: SERVE_POOL_ARRIVAL or SERVE_POOL_DECODE */
+    uint64_t rr;       /* the round-robin counter */
+    serve_fifo *queue;
+    uint64_t *queued, *tokens;
+    unsigned *requests;
+    const serve_pcache *caches; /* per instance, or NULL (cache-aware needs them) */
+} serve_pool;
+
+/* 0, or -1 when out of memory (serve_pool_free frees what was taken). */
+int serve_pool_init(serve_pool *p, afd_serve_router how, unsigned n, unsigned which,
+                    const serve_pcache *caches);
+void serve_pool_free(serve_pool *p);
+/* Route request r (the router of p, not GLOBAL): it joins the queue of the
+ * instance chosen, its prompt adds to that queue's tokens, and the choice
+ * counts for the pool's imbalance.  The instance, or n when memory ran out
+ * (the run has failed). */
+unsigned serve_pool_route(serve_pool *p, afd_serve_engine *e, uint32_t r);
 
 #endif /* AFD_SERVE_INTERNAL_H */

@@ -51,6 +51,8 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "serve_internal.h"
 
@@ -161,15 +163,44 @@ unsigned serve_route(afd_serve_router how, const afd_serve_engine *e, uint32_t r
     }
 }
 
-unsigned serve_route_push(afd_serve_router how, afd_serve_engine *e, uint32_t r, unsigned n,
-                          const serve_route_load *load, uint64_t *rr, serve_fifo *queues,
-                          uint64_t *queued_tokens)
+int serve_pool_init(serve_pool *p, afd_serve_router how, unsigned n, unsigned which,
+                    const serve_pcache *caches)
 {
-    unsigned i = serve_route(how, e, r, n, load, rr);
-    if (serve_fifo_push(&queues[i], r) != 0) {
+    memset(p, 0, sizeof *p);
+    p->how = how;
+    p->n = n;
+    p->which = which;
+    p->caches = caches;
+    p->queue = calloc(n, sizeof *p->queue);
+    p->queued = calloc(n, sizeof *p->queued);
+    p->tokens = calloc(n, sizeof *p->tokens);
+    p->requests = calloc(n, sizeof *p->requests);
+    return p->queue == NULL || p->queued == NULL || p->tokens == NULL || p->requests == NULL ? -1
+                                                                                             : 0;
+}
+
+void serve_pool_free(serve_pool *p)
+{
+    unsigned i;
+    if (p->queue != NULL)
+        for (i = 0; i < p->n; i++)
+            serve_fifo_free(&p->queue[i]);
+    free(p->queue);
+    free(p->queued);
+    free(p->tokens);
+    free(p->requests);
+    memset(p, 0, sizeof *p);
+}
+
+unsigned serve_pool_route(serve_pool *p, afd_serve_engine *e, uint32_t r)
+{
+    serve_route_load load = {p->requests, p->tokens, p->caches, 2 * p->which};
+    unsigned i = serve_route(p->how, e, r, p->n, &load, &p->rr);
+    if (serve_fifo_push(&p->queue[i], r) != 0) {
         afd_serve_fail(e, AFD_ENOMEM);
-        return n;
+        return p->n;
     }
-    queued_tokens[i] += afd_serve_req(e, r)->prompt;
+    p->queued[i] += serve_route_req(e, r)->prompt;
+    serve_routed(e, r, p->which, i, p->n);
     return i;
 }

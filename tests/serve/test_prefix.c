@@ -333,6 +333,70 @@ static void hand_timeline(void **state)
     afd_workload_free(&w);
 }
 
+/* A prefix cache in the KV memory: 60 tokens per instance, blocks of 10
+ * tokens (cap 6), six requests 10 s apart, one output token each, so that
+ * the only running request is the one being prefilled and the cache may
+ * hold floor((60 - P) / 10) blocks from its prefill's start to the next
+ * prefill (6 while the instance is idle).  Cache contents most recent
+ * first:
+ *   1: P 30, blocks 1 2 3: miss; limit 3; after: 1 2 3
+ *   2: P 10, block 4: miss; limit 5; after: 4 1 2 3
+ *   3: P 20, blocks 1 2: 20 cached; limit 4; after: 1 2 4 3
+ *   4: P 40, blocks 5 6 7 8: miss; limit 2 evicts 3 and 4, then each
+ *      insertion evicts the oldest: after: 5 6
+ *   5: P 20, blocks 1 2: miss; limit 4; after: 1 2 5 6
+ *   6: P 20, blocks 5 6: 20 cached.
+ * Hit 40 / 140.  A fixed cache of 6 blocks keeps 1 and 2 through request 4
+ * (after it: 5 6 7 8 1 2), so request 5 finds them: 60 / 140. */
+static void kv_memory_by_hand(void **state)
+{
+    static const char trace[] =
+        "{\"timestamp\": 0, \"input_length\": 30, \"output_length\": 1, \"hash_ids\": [1, 2, 3]}\n"
+        "{\"timestamp\": 10000, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [4]}\n"
+        "{\"timestamp\": 20000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
+        "{\"timestamp\": 30000, \"input_length\": 40, \"output_length\": 1, \"hash_ids\": [5, 6, "
+        "7, 8]}\n"
+        "{\"timestamp\": 40000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
+        "{\"timestamp\": 50000, \"input_length\": 20, \"output_length\": 1, \"hash_ids\": [5, "
+        "6]}\n";
+    static const struct {
+        uint32_t blocks;
+        double kv, hit;
+    } runs[] = {
+        {6, 0, 60.0 / 140},    /* the fixed cache */
+        {6, 60, 40.0 / 140},   /* the memory of 60 tokens */
+        {0, 60, 40.0 / 140},   /* no count of blocks: the memory's, 6 */
+        {6, 1000, 60.0 / 140}, /* memory for 100 blocks but at most 6 kept */
+        /* 45 tokens: limits 4 idle, 1, 3, 2, 0, 2, 2 during the prefills:
+         * 1 leaves 1; 2 leaves 4 1; 3 finds 1 (10 tokens), and inserting 2
+         * then 1 at a limit of 2 evicts 1 first, then 4: 1 2; 4 empties
+         * the cache and keeps nothing; 5 leaves 1 2; 6 misses */
+        {6, 45, 10.0 / 140},
+    };
+    static const char *const arch[] = {"colloc", "disagg", "chunked"};
+    afd_workload w;
+    afd_hw hw = test_laws("s", 0.2, 1e-3, 1e-7, 0.01, 0, 0);
+    double times[6] = {0, 10, 20, 30, 40, 50};
+    size_t a;
+    (void)state;
+    load_memory(trace, &w);
+    for (a = 0; a < 3; a++) {
+        afd_serve_params p = one_instance(arch[a], &hw, &w, times, 6, 4096);
+        afd_serve_result r;
+        afd_error err;
+        size_t k;
+        p.config.block_size = 10;
+        p.batches = 2;
+        for (k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+            p.config.prefix_blocks = runs[k].blocks;
+            p.config.prefix_kv_tokens = runs[k].kv;
+            assert_int_equal(afd_serve_run(&p, &r, &err), AFD_OK);
+            assert_close(r.prefix_hit, runs[k].hit, 1e-15, 0);
+        }
+    }
+    afd_workload_free(&w);
+}
+
 /* Two conversations, A (block 1) and B (block 2), alternate: twelve
  * one-block requests of 512 tokens, 10 s apart on four idle prefill
  * instances.  session and cache-aware keep each conversation on one
@@ -465,6 +529,7 @@ int main(void)
         cmocka_unit_test(cache_against_brute_force),
         cmocka_unit_test(mooncake_replay_exact),
         cmocka_unit_test(hand_timeline),
+        cmocka_unit_test(kv_memory_by_hand),
         cmocka_unit_test(routers_keep_conversations),
         cmocka_unit_test(errors),
         cmocka_unit_test(che_by_hand),

@@ -370,6 +370,39 @@ static void decode_routers_against_exact_queues(void **state)
     assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_EINVAL);
 }
 
+/* The decode pool's balance: ten requests 10^6 time units apart (each
+ * leaves before the next arrives) go round-robin to three decode
+ * instances 0, 1, 2, 0, 1, 2, 0, 1, 2, 0: shares 4, 3, 3 of a mean 10/3,
+ * so decode_imbalance = 4 / (10/3) = 1.2.  Two batches of five: (2, 2, 1)
+ * and (2, 1, 2), each 2 / (5/3) = 1.2, so its se is exactly 0.
+ * least-requests sends all ten to instance 0 (ties to the lowest): 3.
+ * The prefill pool is one instance, unrouted: imbalance NaN; global
+ * decode: decode_imbalance NaN. */
+static void decode_pool_imbalance(void **state)
+{
+    afd_hw hw = laws(1e-3, 0, 0, 1e-3, 0, 0);
+    afd_serve_params p = base(&hw, "disagg");
+    afd_serve_result r;
+    (void)state;
+    p.lambda = 1e-6;
+    p.requests = 10;
+    p.batches = 2;
+    p.prompt = 10;
+    p.output = 5;
+    p.config.decode = 3;
+    p.config.decode_router = AFD_SERVE_ROUTE_ROUND_ROBIN;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.decode_imbalance, 1.2, 1e-12, 0);
+    assert_true(r.decode_imbalance_se == 0);
+    assert_true(isnan(r.imbalance));
+    p.config.decode_router = AFD_SERVE_ROUTE_LEAST_REQUESTS;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.decode_imbalance, 3, 1e-12, 0);
+    p.config.decode_router = AFD_SERVE_ROUTE_GLOBAL;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_true(isnan(r.decode_imbalance));
+}
+
 /* Requests 1000 time units apart never meet: each sees an empty system.
  * TTFT = a + b P + c P^2; decode step j (j = 1 .. G-1) holds P + j tokens,
  * so TPOT = beta + gamma + alpha (P + G/2). */
@@ -856,6 +889,7 @@ int main(void)
         cmocka_unit_test(open_batches_beyond_the_cap),
         cmocka_unit_test(routers_against_exact_queues),
         cmocka_unit_test(decode_routers_against_exact_queues),
+        cmocka_unit_test(decode_pool_imbalance),
         cmocka_unit_test(single_request_timelines),
         cmocka_unit_test(shared_batch),
         cmocka_unit_test(stability),
