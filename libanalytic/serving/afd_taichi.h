@@ -306,6 +306,38 @@ AFD_API double afd_taichi_capacity(const afd_taichi_params *p);
 AFD_API afd_status afd_taichi_goodput(const afd_taichi_params *p, double target, double rel_tol,
                                       double *goodput);
 
+/* The limit that binds at a goodput: the SLO whose attainment is the lower
+ * one there (each SLO alone), or, at goodput 0 with the TTFT's the lower,
+ * the zero-load bound (afd_taichi_zero_load_miss: the prompts' own prefill
+ * misses the SLO at any rate). */
+typedef enum afd_taichi_bind {
+    AFD_TAICHI_BIND_NONE = 0, /* unknown (an attainment is NaN) */
+    AFD_TAICHI_BIND_TTFT,
+    AFD_TAICHI_BIND_TPOT,
+    AFD_TAICHI_BIND_ZERO_LOAD,
+    AFD_TAICHI_BIND_CAPACITY /* the rate just above is unstable */
+} afd_taichi_bind;
+
+/* "none", "ttft", "tpot", "zero-load", "capacity". */
+AFD_API const char *afd_taichi_bind_name(afd_taichi_bind b);
+
+/* The rule above from the attainments of each SLO alone at the goodput (at
+ * the lowest rate tried when the goodput is 0); ties name the TPOT. */
+AFD_API afd_taichi_bind afd_taichi_bind_of(double goodput, double attain_ttft,
+                                           double attain_tpot);
+
+/* The limit that binds in the closed forms of a configuration (p->config) at
+ * its goodput (afd_taichi_goodput's, at target): the attainments of
+ * afd_taichi_attainment at that rate (the capacity when the model is unstable
+ * at goodput x (1 + rel_tol), the goodput search's bracket), or, at goodput
+ * 0, the zero-load bound
+ * when it alone keeps the TTFT attainment below target, else the
+ * attainments at 1e-4 x the capacity bound (the lowest rate the goodput
+ * search tries).  AFD_EINVAL for bad parameters; an unstable rate gives
+ * AFD_TAICHI_BIND_NONE. */
+AFD_API afd_status afd_taichi_binding(const afd_taichi_params *p, double goodput, double target,
+                                      double rel_tol, afd_taichi_bind *out);
+
 typedef enum afd_taichi_mode {
     AFD_TAICHI_AGG = 0,  /* NP = N, SP = SD = S for S in chunks */
     AFD_TAICHI_DISAGG,   /* NP = 1 .. N - 1, SP = the longest prompt, SD = 0 */

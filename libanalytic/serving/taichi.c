@@ -926,6 +926,61 @@ double afd_taichi_capacity(const afd_taichi_params *p)
             (L->output_mean - 1) * cd);
 }
 
+const char *afd_taichi_bind_name(afd_taichi_bind b)
+{
+    return b == AFD_TAICHI_BIND_TTFT        ? "ttft"
+           : b == AFD_TAICHI_BIND_TPOT      ? "tpot"
+           : b == AFD_TAICHI_BIND_ZERO_LOAD ? "zero-load"
+           : b == AFD_TAICHI_BIND_CAPACITY  ? "capacity"
+                                            : "none";
+}
+
+afd_taichi_bind afd_taichi_bind_of(double goodput, double attain_ttft, double attain_tpot)
+{
+    if (isnan(goodput) || isnan(attain_ttft) || isnan(attain_tpot))
+        return AFD_TAICHI_BIND_NONE;
+    if (attain_ttft < attain_tpot)
+        return goodput > 0 ? AFD_TAICHI_BIND_TTFT : AFD_TAICHI_BIND_ZERO_LOAD;
+    return AFD_TAICHI_BIND_TPOT;
+}
+
+afd_status afd_taichi_binding(const afd_taichi_params *p, double goodput, double target,
+                              double rel_tol, afd_taichi_bind *out)
+{
+    afd_taichi_params q;
+    afd_taichi_result r;
+    afd_status st;
+    *out = AFD_TAICHI_BIND_NONE;
+    if (p == NULL || !taichi_check(p) || !(goodput >= 0 && isfinite(goodput)) ||
+        !(target > 0 && target < 1) || !(rel_tol > 0 && rel_tol < 1))
+        return AFD_EINVAL;
+    q = *p;
+    if (goodput > 0) {
+        q.lambda = goodput * (1 + rel_tol);
+        st = afd_taichi_attainment(&q, &r);
+        if (st == AFD_EUNSTABLE) {
+            *out = AFD_TAICHI_BIND_CAPACITY;
+            return AFD_OK;
+        }
+        if (st != AFD_OK)
+            return st;
+        q.lambda = goodput;
+    } else {
+        if (1 - afd_taichi_zero_load_miss(p) < target) {
+            *out = AFD_TAICHI_BIND_ZERO_LOAD;
+            return AFD_OK;
+        }
+        q.lambda = 1e-4 * afd_taichi_capacity(p);
+    }
+    st = afd_taichi_attainment(&q, &r);
+    if (st == AFD_EUNSTABLE)
+        return AFD_OK;
+    if (st != AFD_OK)
+        return st;
+    *out = afd_taichi_bind_of(goodput, r.attain_ttft, r.attain_tpot);
+    return AFD_OK;
+}
+
 struct tg_ctx {
     afd_taichi_params p;
     double target;
