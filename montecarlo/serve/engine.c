@@ -803,21 +803,22 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
         }
         afd_priv_batch_mean_se(bat, len, k, &out->attainment, &out->attainment_se);
         out->attainment = (double)ok / (double)e.m;
-        /* each SLO alone, the same way */
-        ok = 0;
-        for (b = 0; b < k; b++) {
-            bat[b] = (double)e.batch[b].good_ttft / len[b];
-            ok += e.batch[b].good_ttft;
+        /* each SLO alone (0: TTFT, 1: TPOT), the same way */
+        {
+            double *val[2] = {&out->attain_ttft, &out->attain_tpot};
+            double *se[2] = {&out->attain_ttft_se, &out->attain_tpot_se};
+            unsigned slo;
+            for (slo = 0; slo < 2; slo++) {
+                uint64_t met = 0;
+                for (b = 0; b < k; b++) {
+                    uint64_t c = slo == 0 ? e.batch[b].good_ttft : e.batch[b].good_tpot;
+                    bat[b] = (double)c / len[b];
+                    met += c;
+                }
+                afd_priv_batch_mean_se(bat, len, k, val[slo], se[slo]);
+                *val[slo] = (double)met / (double)e.m;
+            }
         }
-        afd_priv_batch_mean_se(bat, len, k, &out->attain_ttft, &out->attain_ttft_se);
-        out->attain_ttft = (double)ok / (double)e.m;
-        ok = 0;
-        for (b = 0; b < k; b++) {
-            bat[b] = (double)e.batch[b].good_tpot / len[b];
-            ok += e.batch[b].good_tpot;
-        }
-        afd_priv_batch_mean_se(bat, len, k, &out->attain_tpot, &out->attain_tpot_se);
-        out->attain_tpot = (double)ok / (double)e.m;
         for (b = 0; b < k; b++) {
             bat[b] = (double)e.batch[b].dropped / len[b];
             dropped += e.batch[b].dropped;
