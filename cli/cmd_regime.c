@@ -145,6 +145,7 @@ typedef struct point {
     afd_taichi_config cfg[3];
     double val[3], se[3];   /* goodput (per unit) or attainment; se: sim only */
     double closed[3];       /* with --method sim: the closed forms' val */
+    afd_taichi_bind bind[3]; /* the limit binding at each mode's goodput */
     int best;               /* index of the winning mode, -1: none */
     afd_status st;
 } point;
@@ -166,16 +167,37 @@ static int is_proper_hybrid(const afd_taichi_config *c, unsigned whole)
            !(c->chunk_d == 0 && c->chunk_p == whole);
 }
 
+/* The plainest configuration of mode k (0: aggregation with the largest
+ * chunk, 1: disaggregation, half the instances P-heavy; all zero for N = 1). */
+static afd_taichi_config plainest(const struct shared *sh, int k, unsigned whole)
+{
+    afd_taichi_config c;
+    unsigned N = sh->instances;
+    memset(&c, 0, sizeof c);
+    if (k == 0) {
+        c.p_heavy = N;
+        c.chunk_p = c.chunk_d = sh->chunks[sh->n_chunks - 1];
+    } else if (N >= 2) {
+        c.p_heavy = N / 2;
+        c.d_heavy = N - N / 2;
+        c.chunk_p = whole;
+        c.chunk_d = 0;
+    }
+    return c;
+}
+
 /* Simulate cfg: its goodput (lambda = 0) or its attainment at lambda. */
 static afd_status sim_config(const struct shared *sh, const point *pt, afd_taichi_config cfg,
-                             double closed, double *val, double *se)
+                             double closed, double *val, double *se, afd_taichi_bind *bind)
 {
     afd_serve_params p = *sh->serve;
     afd_serve_taichi_config tc = sh->tc;
     afd_taichi_params q = sh->base;
     afd_serve_result r;
     double cap, lo;
+    int unstable = 0;
     afd_status st;
+    *bind = AFD_TAICHI_BIND_NONE;
     tc.p_heavy = cfg.p_heavy;
     tc.d_heavy = cfg.d_heavy;
     tc.chunk_p = cfg.chunk_p;
@@ -200,7 +222,12 @@ static afd_status sim_config(const struct shared *sh, const point *pt, afd_taich
     lo = closed > 0 ? 0.5 * closed : 1e-3 * cap;
     if (!(lo < cap))
         lo = 0.5 * cap;
-    return afd_serve_goodput_attain(&p, sh->x->target, lo, cap, sh->x->tol, val, se);
+    st = afd_serve_goodput_attain_at(&p, sh->x->target, lo, cap, sh->x->tol, val, se, &r,
+                                     &unstable);
+    if (st == AFD_OK)
+        *bind = unstable && *val > 0 ? AFD_TAICHI_BIND_CAPACITY
+                                     : afd_taichi_bind_of(*val, r.attain_ttft, r.attain_tpot);
+    return st;
 }
 
 static void eval_point(const struct shared *sh, point *pt)
@@ -220,42 +247,53 @@ static void eval_point(const struct shared *sh, point *pt)
                                               pt->cfg, pt->val);
     if (pt->st != AFD_OK)
         return;
+    pt->bind[0] = pt->bind[1] = pt->bind[2] = AFD_TAICHI_BIND_NONE;
+    if (sh->lambda == 0 && !sh->x->sim) /* the closed forms' limit at each goodput */
+        for (k = 0; k < 3; k++) {
+            afd_taichi_params b = q;
+            b.config = pt->cfg[k];
+            if (b.config.p_heavy == 0) /* no rate: the plainest of the mode */
+                b.config = plainest(sh, k == 1 ? 1 : 0, whole);
+            if (b.config.p_heavy == 0)
+                continue;
+            if ((pt->st = afd_taichi_binding(&b, pt->val[k], sh->x->target, sh->x->tol,
+                                             &pt->bind[k])) != AFD_OK)
+                return;
+        }
     if (sh->x->sim) {
         double closed[3], v[3], s[3];
+        afd_taichi_bind b[3];
         afd_taichi_config cfg[3];
         for (k = 0; k < 3; k++) {
             closed[k] = pt->closed[k] = pt->val[k];
             cfg[k] = pt->cfg[k];
         }
         /* a mode the closed forms find no rate for: its plainest configuration */
-        if (cfg[0].p_heavy == 0) {
-            cfg[0].p_heavy = N;
-            cfg[0].chunk_p = cfg[0].chunk_d = sh->chunks[sh->n_chunks - 1];
-        }
-        if (cfg[1].p_heavy == 0 && N >= 2) {
-            cfg[1].p_heavy = N / 2;
-            cfg[1].d_heavy = N - N / 2;
-            cfg[1].chunk_p = whole;
-            cfg[1].chunk_d = 0;
-        }
+        for (k = 0; k < 2; k++)
+            if (cfg[k].p_heavy == 0)
+                cfg[k] = plainest(sh, k, whole);
         for (k = 0; k < 2; k++) {
             v[k] = s[k] = NAN;
+            b[k] = AFD_TAICHI_BIND_NONE;
             if (cfg[k].p_heavy > 0 &&
-                (pt->st = sim_config(sh, pt, cfg[k], closed[k], &v[k], &s[k])) != AFD_OK)
+                (pt->st = sim_config(sh, pt, cfg[k], closed[k], &v[k], &s[k], &b[k])) != AFD_OK)
                 return;
         }
         /* the hybrid contains both: its own configuration when it differs */
         k = v[1] > v[0] ? 1 : 0;
         v[2] = v[k];
         s[2] = s[k];
+        b[2] = b[k];
         cfg[2] = pt->cfg[2].p_heavy > 0 ? pt->cfg[2] : cfg[k];
         if (is_proper_hybrid(&pt->cfg[2], whole)) {
             double hv, hs;
-            if ((pt->st = sim_config(sh, pt, pt->cfg[2], closed[2], &hv, &hs)) != AFD_OK)
+            afd_taichi_bind hb;
+            if ((pt->st = sim_config(sh, pt, pt->cfg[2], closed[2], &hv, &hs, &hb)) != AFD_OK)
                 return;
             if (hv > v[2]) {
                 v[2] = hv;
                 s[2] = hs;
+                b[2] = hb;
             } else {
                 cfg[2] = cfg[k];
             }
@@ -264,6 +302,7 @@ static void eval_point(const struct shared *sh, point *pt)
             pt->val[k] = v[k];
             pt->se[k] = s[k];
             pt->cfg[k] = cfg[k];
+            pt->bind[k] = b[k];
         }
     }
     /* the winner: a proper hybrid only when it beats both */
@@ -496,7 +535,7 @@ static int run(const cli_command *self, int argc, char **argv)
     {
         int a = sh.lambda > 0;
         size_t ncols = x.sim ? 12 : 9;
-        const char *cols[16] = {"ttft_slo",     "tpot_slo", mode_col[a][0], mode_col[a][1],
+        const char *cols[20] = {"ttft_slo",     "tpot_slo", mode_col[a][0], mode_col[a][1],
                                 mode_col[a][2], "best",     "agg_config",   "disagg_config",
                                 "hybrid_config", se_col[a][0], se_col[a][1], se_col[a][2]};
         if (!a)
@@ -505,6 +544,11 @@ static int run(const cli_command *self, int argc, char **argv)
             cols[ncols++] = "gap_agg";
             cols[ncols++] = "gap_disagg";
             cols[ncols++] = "gap_hybrid";
+        }
+        if (!a) {
+            cols[ncols++] = "limit_agg";
+            cols[ncols++] = "limit_disagg";
+            cols[ncols++] = "limit_hybrid";
         }
         cli_table_begin_array(t, ncols, cols);
     }
@@ -531,6 +575,9 @@ static int run(const cli_command *self, int argc, char **argv)
         if (x.sim) /* the closed form's error on each mode */
             for (k = 0; k < 3; k++)
                 cli_table_real(t, afd_closed_gap(pt->closed[k], pt->val[k]));
+        if (sh.lambda <= 0)
+            for (k = 0; k < 3; k++)
+                cli_table_str(t, afd_taichi_bind_name(pt->bind[k]));
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -567,7 +614,12 @@ const cli_command cli_cmd_regime = {
         "(requests/s) best agg_config disagg_config hybrid_config; --method sim adds\n"
         "goodput_agg_se goodput_disagg_se goodput_hybrid_se; then goodput_per_dollar;\n"
         "--method sim ends with gap_agg gap_disagg gap_hybrid, each mode's closed-form\n"
-        "value over the simulated one, less 1 (the closed forms' error).\n"
+        "value over the simulated one, less 1 (the closed forms' error).  The row ends\n"
+        "with limit_agg limit_disagg limit_hybrid (not with --lambda): the limit that\n"
+        "binds at the mode's goodput, closed or simulated as --method says: ttft or\n"
+        "tpot (the SLO attained the less there), capacity (the rate just above is\n"
+        "unstable), zero-load (goodput 0: the prompts' own prefill misses the TTFT\n"
+        "SLO too often at any rate).\n"
         "  best           the winning mode: hybrid only when a configuration that is\n"
         "                 neither of the others beats both; none when no mode sustains\n"
         "                 any rate (a map with every cell none is infeasible: exit 1);\n"

@@ -72,6 +72,26 @@ EOF
           printf "regime\twinner\t%s: closed %s, simulated %s\t%s\t%s\t%s\n", cell, best[FNR], $6,
               w, top, ($(10 + k) == "nan" ? 0 : $(10 + k)) }' \
         "$tmp/rc" "$tmp/rs" >>"$cells"
+    # the limit that binds at each mode's goodput, closed and simulated: one
+    # row per setting, the (cell, mode) pairs where they agree against all of
+    # them (gap: minus the share that differ), the differing ones named
+    awk -F '\t' -v label="$label" 'BEGIN { split("agg disagg hybrid", nm, " ") }
+        FNR == 1 { f++ }
+        /^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[f, $i] = i; next }
+        /^#/ { next }
+        { r = FNR; n[f] = r; cell[r] = $1 " ms/" $2 " ms"
+          for (m = 1; m <= 3; m++) v[f, r, m] = $(col[f, "limit_" nm[m]]) }
+        END { d = 0; t = 0; list = ""
+              for (r = 1; r <= n[2]; r++) {
+                  if (!(r in cell)) continue
+                  for (m = 1; m <= 3; m++) {
+                      t++
+                      if (v[1, r, m] != v[2, r, m]) {
+                          d++
+                          list = list sprintf(" %s %s %s/%s;", cell[r], nm[m], v[1, r, m], v[2, r, m]) } } }
+              printf "regime\tlimit\t%s%d of %d limits differ (closed/simulated):%s\t%d\t%d\t0\n",
+                  label, d, t, (d ? list : " none"), t - d, t }' \
+        "$tmp/rc" "$tmp/rs" >>"$cells"
 done
 
 # ---- strategies at 8 devices: goodput closed and simulated (--method both),

@@ -223,8 +223,12 @@ typedef struct afd_taichi_result {
  *       coefficient of variation), and the M/G/N wait is M/D/N's with D
  *       stretched by 1 + cs^2 (Allen-Cunneen: Wq(M/G/c) ~ Wq(M/M/c)
  *       (1 + cs^2) / 2 = Wq(M/D/c) (1 + cs^2)), so
- *       P(TTFT <= t) = mean over the quantiles P_i of
- *       P(W_{M/D/N} <= (t - S(P_i) - rest) / (1 + cs^2)).
+ *       P(TTFT <= t) = (1 - P(S(P) > t - rest)) x mean over the quantiles
+ *       P_i with S(P_i) <= t - rest of
+ *       P(W_{M/D/N} <= (t - S(P_i) - rest) / (1 + cs^2)),
+ *       the share whose own service exceeds the budget over the whole prompt
+ *       law (a tail of a few percent where the SLO is tight, finer than a
+ *       quantile).
  *       A long prompt can miss a TTFT SLO on an idle system: the spread of P
  *       is what makes tight TTFT SLOs hard.  TPOT: (T5).
  *  (T3) Two kinds: every decode moves to the D-heavy instances (Algorithm 1;
@@ -265,7 +269,16 @@ typedef struct afd_taichi_result {
  *       instances the prompts that arrive during a request's prefill go
  *       elsewhere, so its window opens with no prefill queued and closes
  *       with the prompt in service part done: lp E[X^2] / 2 (the M/G/1
- *       residual work in service) is taken off Y.  The attainment averages
+ *       residual work in service) is taken off Y; and Algorithm 2 sends a
+ *       prompt, among the instances with no prefill queued, to the one whose
+ *       TTFT estimate is smallest, the one with the fewest decodes, so lp is
+ *       scaled by N E[floor(M / N) / M], M = 1 + Poisson(N nbar) (decode
+ *       counts balanced by that choice: the request's instance is at the
+ *       minimum floor(M / N) with probability (N - r) floor(M / N) / M,
+ *       r = M mod N, then chosen with 1 / (N - r)), except the prompts no
+ *       instance with decodes prefills within the TTFT SLO, which go to a
+ *       random one (by their share of the prefill work over the quantiles).
+ *       The attainment averages
  *       over the output law (G exactly up to 64, then 64 quantile bins; a
  *       request of one token has no TPOT and meets it).  An SLO below the
  *       shortest possible TPOT, decode_beta + decode_gamma + decode_alpha
@@ -276,10 +289,8 @@ typedef struct afd_taichi_result {
  * chunk's budget S - 1 - nbar, or rho >= 1); AFD_EINVAL for bad
  * parameters; AFD_ENUMERIC from the M/D/c solver.  Not modelled: backflow,
  * Algorithm 2's TTFT-feasibility test (short prompts to D-heavy), the
- * router's preference for decode-idle instances in aggregation (prompts
- * land less often where requests decode, so the TPOT tail is low: by 3 to
- * 5 points of attainment at a 35 ms SLO on docs/taichi-test.hw, the goodput
- * by up to 19%), several whole prompts batched in one P-heavy iteration
+ * imbalance of the decode counts that departures leave (the routing factor
+ * above assumes them balanced), several whole prompts batched in one P-heavy iteration
  * (their fixed cost is shared, so the P-heavy capacity is low: the goodput
  * by up to 11% where it binds).  Error against the simulator:
  * docs/taichi.md and docs/agreement.md. */
@@ -306,6 +317,38 @@ AFD_API double afd_taichi_capacity(const afd_taichi_params *p);
  * ignored.  Errors as afd_taichi_attainment (AFD_EUNSTABLE is not one). */
 AFD_API afd_status afd_taichi_goodput(const afd_taichi_params *p, double target, double rel_tol,
                                       double *goodput);
+
+/* The limit that binds at a goodput: the SLO whose attainment is the lower
+ * one there (each SLO alone), or, at goodput 0 with the TTFT's the lower,
+ * the zero-load bound (afd_taichi_zero_load_miss: the prompts' own prefill
+ * misses the SLO at any rate). */
+typedef enum afd_taichi_bind {
+    AFD_TAICHI_BIND_NONE = 0, /* unknown (an attainment is NaN) */
+    AFD_TAICHI_BIND_TTFT,
+    AFD_TAICHI_BIND_TPOT,
+    AFD_TAICHI_BIND_ZERO_LOAD,
+    AFD_TAICHI_BIND_CAPACITY /* the rate just above is unstable */
+} afd_taichi_bind;
+
+/* "none", "ttft", "tpot", "zero-load", "capacity". */
+AFD_API const char *afd_taichi_bind_name(afd_taichi_bind b);
+
+/* The rule above from the attainments of each SLO alone at the goodput (at
+ * the lowest rate tried when the goodput is 0); ties name the TPOT. */
+AFD_API afd_taichi_bind afd_taichi_bind_of(double goodput, double attain_ttft,
+                                           double attain_tpot);
+
+/* The limit that binds in the closed forms of a configuration (p->config) at
+ * its goodput (afd_taichi_goodput's, at target): the attainments of
+ * afd_taichi_attainment at that rate (the capacity when the model is unstable
+ * at goodput x (1 + rel_tol), the goodput search's bracket), or, at goodput
+ * 0, the zero-load bound
+ * when it alone keeps the TTFT attainment below target, else the
+ * attainments at 1e-4 x the capacity bound (the lowest rate the goodput
+ * search tries).  AFD_EINVAL for bad parameters; an unstable rate gives
+ * AFD_TAICHI_BIND_NONE. */
+AFD_API afd_status afd_taichi_binding(const afd_taichi_params *p, double goodput, double target,
+                                      double rel_tol, afd_taichi_bind *out);
 
 typedef enum afd_taichi_mode {
     AFD_TAICHI_AGG = 0,  /* NP = N, SP = SD = S for S in chunks */

@@ -350,6 +350,9 @@ struct kind {
     double T, nbar, cd, cp, load, D, busy;
     double cs2;                   /* squared coefficient of variation of the service */
     double svc[AFD_TAICHI_PQ];    /* service of the prompt quantiles (NaN: none kept) */
+    double per, fixed;            /* prompt tokens and fixed time of one iteration */
+    const afd_hw *hw;             /* for the service of any prompt length */
+    const afd_taichi_lengths *len;
     int limit;
 };
 
@@ -385,6 +388,10 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
         }
         /* (C3), at each prompt quantile when they are kept (T2) */
         a_eff = hw->decode_beta * (1 - idle) + hw->prefill_a * idle;
+        k->per = s;
+        k->fixed = a_eff + k->nbar * k->cd;
+        k->hw = hw;
+        k->len = L;
         k->cs2 = 0;
         k->svc[0] = NAN;
         if (L->prompt_q[0] >= 1) {
@@ -412,6 +419,36 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
     }
 }
 
+/* The service of a prompt of P tokens on kind k (C3): ceil(P / per)
+ * iterations of the fixed time plus its prefill work. */
+static double kind_svc(const struct kind *k, double P)
+{
+    return ceil(P / k->per - 1e-9) * k->fixed + k->hw->prefill_b * P + k->hw->prefill_c * P * P;
+}
+
+/* The share of the prompts whose own service on kind k exceeds budget, over
+ * the whole prompt law (afd_taichi_prompt_tail at the longest prompt within
+ * it, found by bisection: the service grows with P).  The quantiles carry
+ * the rest of the TTFT law, but the share they cannot meet even without a
+ * wait is a tail of a few percent where the SLO is tight, finer than a
+ * quantile's 1/AFD_TAICHI_PQ: it is taken from the law itself. */
+static double kind_svc_tail(const struct kind *k, double budget)
+{
+    double lo = 0, hi = 1;
+    if (!(budget >= kind_svc(k, 1)))
+        return 1;
+    while (kind_svc(k, hi) <= budget && hi < 1e15)
+        hi *= 2;
+    while (hi - lo > 1) { /* svc(lo) <= budget < svc(hi), lo and hi integers */
+        double mid = floor((lo + hi) / 2);
+        if (kind_svc(k, mid) <= budget)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return afd_taichi_prompt_tail(k->len, lo);
+}
+
 /* P(TTFT <= t) of a kind: the M/G/n wait (M/D/n's stretched by 1 + cs^2)
  * plus the prompt's service plus the mean rest of the iteration in flight
  * (C4), averaged over the prompt quantiles (T2). */
@@ -420,23 +457,39 @@ static afd_status kind_ttft_cdf(const struct kind *k, double t, double *cdf, dou
     afd_mdc *q;
     afd_result r, w;
     afd_status st;
-    double rest = k->busy * k->T / 2, stretch = 1 + k->cs2, acc = 0;
-    size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ;
+    double rest = k->busy * k->T / 2, stretch = 1 + k->cs2, acc = 0, tail = 0;
+    size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ, kept = 0;
     st = afd_mdc_alloc(k->lp * k->n, k->D, (int)k->n, &q);
     if (st != AFD_OK)
         return st == AFD_ENOMEM ? AFD_EUNSTABLE : st;
     st = afd_mdc_wq_e(q, &w);
     *mean = st == AFD_OK ? w.val * stretch + k->D + rest : NAN;
+    if (nq > 1)
+        tail = kind_svc_tail(k, t - rest);
     for (i = 0; i < nq && st == AFD_OK; i++) {
         double x = (t - (nq == 1 ? k->D : k->svc[i]) - rest) / stretch;
         r.val = 0;
-        if (x >= 0)
-            st = afd_mdc_wait_cdf_e(q, x, &r);
-        acc += r.val / (double)nq;
+        if (x < 0)
+            continue; /* in the tail */
+        st = afd_mdc_wait_cdf_e(q, x, &r);
+        acc += r.val;
+        kept++;
     }
     afd_mdc_free(q);
-    *cdf = st == AFD_OK ? acc : NAN;
-    return st;
+    /* the quantiles within the budget stand for the 1 - tail of the law
+     * within it (with none left, the shortest prompt's wait) */
+    if (st == AFD_OK && nq > 1 && kept == 0 && tail < 1) {
+        st = afd_mdc_alloc(k->lp * k->n, k->D, (int)k->n, &q);
+        if (st == AFD_OK) {
+            r.val = 0;
+            st = afd_mdc_wait_cdf_e(q, (t - kind_svc(k, 1) - rest) / stretch, &r);
+            afd_mdc_free(q);
+            acc = r.val;
+            kept = 1;
+        }
+    }
+    *cdf = st != AFD_OK ? NAN : nq == 1 ? acc : kept == 0 ? 0 : (1 - tail) * acc / (double)kept;
+    return st == AFD_ENOMEM ? AFD_EUNSTABLE : st;
 }
 
 /* An upper bound of P(TTFT <= t) of a kind: no wait at all. */
@@ -444,6 +497,8 @@ static double kind_ttft_ub(const struct kind *k, double t)
 {
     double rest = k->busy * k->T / 2, acc = 0;
     size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ;
+    if (nq > 1)
+        return 1 - kind_svc_tail(k, t - rest);
     for (i = 0; i < nq; i++)
         acc += (t - (nq == 1 ? k->D : k->svc[i]) - rest >= 0) / (double)nq;
     return acc;
@@ -630,6 +685,50 @@ static struct tpot_law kind_tpot_law(const afd_hw *hw, const afd_taichi_lengths 
     return t;
 }
 
+/* The prompts' rate on a decoding request's instance over lp, under
+ * Algorithm 2's routing on N uniform instances: among the instances whose
+ * estimate meets the TTFT SLO, the fewest queued prompt tokens, ties (every
+ * prefill queue empty, the common case) to the smallest estimate, that is
+ * to the fewest running decodes.  With the decode counts kept balanced by
+ * that choice (they differ by at most one), M decodes in all (the request
+ * and Poisson(N nbar) others, PASTA), an instance holding the request is
+ * the one chosen with probability floor(M / N) / M: it is among the N - r
+ * at the minimum q = floor(M / N) (r = M mod N) with probability
+ * (N - r) q / M, a random decode lying on an instance in proportion to its
+ * count, and is then one of N - r.  Against 1 / N for an even split:
+ *     f = N E[floor(M / N) / M].
+ * A prompt that no instance can prefill within the SLO even without decodes
+ * (ceil(P / S) prefill_a + pb P + pc P^2 > ttft_slo) goes to a random one:
+ * those keep the factor 1, weighted by their share of the prefill work
+ * (over the prompt quantiles). */
+static double route_share(const afd_hw *hw, const afd_taichi_lengths *L, const struct kind *k,
+                          unsigned N, double ttft_slo)
+{
+    double lam = N * k->nbar, pj = exp(-lam), f = 0, w = 0, wi = 0;
+    unsigned j, jmax = (unsigned)(lam + 12 * sqrt(lam) + 20);
+    size_t i;
+    if (N < 2 || !(k->nbar > 0))
+        return 1;
+    for (j = 0; j <= jmax; j++) {
+        double M = j + 1.0;
+        if (j > 0)
+            pj *= lam / j;
+        f += pj * floor(M / N) / M;
+    }
+    f *= N;
+    if (L->prompt_q[0] >= 1)
+        for (i = 0; i < AFD_TAICHI_PQ; i++) {
+            double q = L->prompt_q[i], x = hw->prefill_b * q + hw->prefill_c * q * q;
+            w += x;
+            if (ceil(q / ((double)k->S - k->nbar)) * (hw->decode_beta + k->nbar * k->cd) + x >
+                ttft_slo)
+                wi += x;
+        }
+    if (w > 0)
+        f += (1 - f) * wi / w;
+    return f;
+}
+
 static void taichi_nan(afd_taichi_result *out)
 {
     out->attainment = out->attain_ttft = out->attain_tpot = NAN;
@@ -725,6 +824,7 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
                  * instances is not modelled: that keeps the form low (see
                  * afd_taichi.h, Error). */
                 tl.rest = kp.lp * tl.ex2 / 2;
+                tl.lp *= route_share(p->hw, L, &kp, N, p->ttft_slo);
             }
             out->attain_tpot = tpot_below(p->hw, L, p->tpot_slo, &tl);
         } else {
@@ -924,6 +1024,61 @@ double afd_taichi_capacity(const afd_taichi_params *p)
     return (double)(p->config.p_heavy + p->config.d_heavy) /
            (hw->prefill_b * L->prompt_mean + hw->prefill_c * L->prompt_m2 +
             (L->output_mean - 1) * cd);
+}
+
+const char *afd_taichi_bind_name(afd_taichi_bind b)
+{
+    return b == AFD_TAICHI_BIND_TTFT        ? "ttft"
+           : b == AFD_TAICHI_BIND_TPOT      ? "tpot"
+           : b == AFD_TAICHI_BIND_ZERO_LOAD ? "zero-load"
+           : b == AFD_TAICHI_BIND_CAPACITY  ? "capacity"
+                                            : "none";
+}
+
+afd_taichi_bind afd_taichi_bind_of(double goodput, double attain_ttft, double attain_tpot)
+{
+    if (isnan(goodput) || isnan(attain_ttft) || isnan(attain_tpot))
+        return AFD_TAICHI_BIND_NONE;
+    if (attain_ttft < attain_tpot)
+        return goodput > 0 ? AFD_TAICHI_BIND_TTFT : AFD_TAICHI_BIND_ZERO_LOAD;
+    return AFD_TAICHI_BIND_TPOT;
+}
+
+afd_status afd_taichi_binding(const afd_taichi_params *p, double goodput, double target,
+                              double rel_tol, afd_taichi_bind *out)
+{
+    afd_taichi_params q;
+    afd_taichi_result r;
+    afd_status st;
+    *out = AFD_TAICHI_BIND_NONE;
+    if (p == NULL || !taichi_check(p) || !(goodput >= 0 && isfinite(goodput)) ||
+        !(target > 0 && target < 1) || !(rel_tol > 0 && rel_tol < 1))
+        return AFD_EINVAL;
+    q = *p;
+    if (goodput > 0) {
+        q.lambda = goodput * (1 + rel_tol);
+        st = afd_taichi_attainment(&q, &r);
+        if (st == AFD_EUNSTABLE) {
+            *out = AFD_TAICHI_BIND_CAPACITY;
+            return AFD_OK;
+        }
+        if (st != AFD_OK)
+            return st;
+        q.lambda = goodput;
+    } else {
+        if (1 - afd_taichi_zero_load_miss(p) < target) {
+            *out = AFD_TAICHI_BIND_ZERO_LOAD;
+            return AFD_OK;
+        }
+        q.lambda = 1e-4 * afd_taichi_capacity(p);
+    }
+    st = afd_taichi_attainment(&q, &r);
+    if (st == AFD_EUNSTABLE)
+        return AFD_OK;
+    if (st != AFD_OK)
+        return st;
+    *out = afd_taichi_bind_of(goodput, r.attain_ttft, r.attain_tpot);
+    return AFD_OK;
 }
 
 struct tg_ctx {

@@ -257,6 +257,9 @@ typedef struct afd_serve_result {
                                          requests excluded) */
     double attainment, attainment_se; /* fraction meeting both SLOs (a dropped
                                          request meets neither) */
+    double attain_ttft, attain_ttft_se; /* fraction meeting the TTFT SLO, */
+    double attain_tpot, attain_tpot_se; /* the TPOT SLO (each alone; batch
+                                           means se) */
     uint64_t completed;               /* measured requests (= requests) */
     uint64_t tpot_count;              /* of which with output >= 2 */
     int unstable;                     /* see the design note */
@@ -312,6 +315,16 @@ AFD_API afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo,
 AFD_API afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, double lo,
                                             double hi, double rel_tol, double *goodput,
                                             double *goodput_se);
+
+/* The same, with *at (may be NULL) the run at the goodput (at lo when the
+ * goodput is 0): its attainment of each SLO alone names the limit that
+ * binds there; *unstable_above (may be NULL) is 1 when the smallest rate the
+ * search found infeasible failed by instability (the capacity binds), else
+ * 0. */
+AFD_API afd_status afd_serve_goodput_attain_at(const afd_serve_params *p, double target,
+                                               double lo, double hi, double rel_tol,
+                                               double *goodput, double *goodput_se,
+                                               afd_serve_result *at, int *unstable_above);
 
 /* ---- the engine's services to policies */
 

@@ -140,6 +140,7 @@ static const double pct[N_PCT] = {0.5, 0.9, 0.99};
 typedef struct meas_batch {
     uint64_t left;                  /* measured requests yet to finish or drop */
     uint64_t good, dropped, marked; /* met both SLOs, dropped, nonzero class */
+    uint64_t good_ttft, good_tpot;  /* met the TTFT SLO, the TPOT SLO */
     /* histogram runs: values, their sum, and the batch's percentiles once
      * its last request has left */
     uint64_t n[N_METRIC];
@@ -272,6 +273,8 @@ static void measure(afd_serve_engine *e, uint64_t j, const double v[N_METRIC], i
     }
     bt->dropped += dropped != 0;
     bt->good += !dropped && !(v[M_TTFT] > e->tslo) && !(v[M_TPOT] > e->pslo);
+    bt->good_ttft += !dropped && !(v[M_TTFT] > e->tslo);
+    bt->good_tpot += !dropped && !(v[M_TPOT] > e->pslo);
     bt->marked += cls != 0;
     if (e->val[0] != NULL) { /* exact */
         for (i = 0; i < N_METRIC; i++)
@@ -508,6 +511,7 @@ static void set_nan(afd_serve_result *out)
     stat_nan(&out->tpot);
     stat_nan(&out->e2e);
     out->throughput = out->attainment = out->attainment_se = NAN;
+    out->attain_ttft = out->attain_ttft_se = out->attain_tpot = out->attain_tpot_se = NAN;
     out->drop_frac = out->drop_frac_se = out->class_frac = out->class_frac_se = NAN;
     out->growth = out->end_time = NAN;
     out->prefix_hit = out->prefix_hit_se = NAN;
@@ -843,6 +847,22 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
         }
         afd_priv_batch_mean_se(bat, len, k, &out->attainment, &out->attainment_se);
         out->attainment = (double)ok / (double)e.m;
+        /* each SLO alone (0: TTFT, 1: TPOT), the same way */
+        {
+            double *val[2] = {&out->attain_ttft, &out->attain_tpot};
+            double *se[2] = {&out->attain_ttft_se, &out->attain_tpot_se};
+            unsigned slo;
+            for (slo = 0; slo < 2; slo++) {
+                uint64_t met = 0;
+                for (b = 0; b < k; b++) {
+                    uint64_t c = slo == 0 ? e.batch[b].good_ttft : e.batch[b].good_tpot;
+                    bat[b] = (double)c / len[b];
+                    met += c;
+                }
+                afd_priv_batch_mean_se(bat, len, k, val[slo], se[slo]);
+                *val[slo] = (double)met / (double)e.m;
+            }
+        }
         for (b = 0; b < k; b++) {
             bat[b] = (double)e.batch[b].dropped / len[b];
             dropped += e.batch[b].dropped;

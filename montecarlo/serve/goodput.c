@@ -50,6 +50,8 @@ struct attain_ctx {
     afd_serve_params p;
     double target;
     afd_status failure;
+    double fail_lambda; /* the smallest rate found infeasible, */
+    int fail_unstable;  /* and whether it was by instability */
 };
 
 static int attain_feasible(double lambda, void *ctx)
@@ -63,12 +65,28 @@ static int attain_feasible(double lambda, void *ctx)
         c->failure = st;
         return -1;
     }
-    return !r.unstable && r.attainment >= c->target;
+    if (!(!r.unstable && r.attainment >= c->target)) {
+        if (!(lambda >= c->fail_lambda)) {
+            c->fail_lambda = lambda;
+            c->fail_unstable = r.unstable != 0;
+        }
+        return 0;
+    }
+    return 1;
 }
 
 afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, double lo,
                                     double hi, double rel_tol, double *goodput,
                                     double *goodput_se)
+{
+    return afd_serve_goodput_attain_at(p, target, lo, hi, rel_tol, goodput, goodput_se, NULL,
+                                       NULL);
+}
+
+afd_status afd_serve_goodput_attain_at(const afd_serve_params *p, double target, double lo,
+                                       double hi, double rel_tol, double *goodput,
+                                       double *goodput_se, afd_serve_result *at,
+                                       int *unstable_above)
 {
     struct attain_ctx c;
     afd_serve_result r0, r1, r2;
@@ -77,6 +95,8 @@ afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, do
     *goodput = NAN;
     if (goodput_se != NULL)
         *goodput_se = NAN;
+    if (at != NULL)
+        at->attainment = at->attain_ttft = at->attain_tpot = NAN;
     if (p == NULL || !(target > 0 && target < 1))
         return AFD_EINVAL;
     c.p = *p;
@@ -85,16 +105,27 @@ afd_status afd_serve_goodput_attain(const afd_serve_params *p, double target, do
     c.p.progress = NULL;
     c.target = target;
     c.failure = AFD_OK;
+    c.fail_lambda = INFINITY;
+    c.fail_unstable = 0;
     st = afd_goodput_bisect(attain_feasible, &c, lo, hi, rel_tol, goodput);
     c.p.stop_unstable = p->stop_unstable; /* the slope needs the attainments */
     if (st != AFD_OK)
         return st == AFD_ENUMERIC ? c.failure : st;
+    if (unstable_above != NULL)
+        *unstable_above = c.fail_unstable;
     g = *goodput;
+    if (at != NULL) { /* the run at the goodput, or at lo when it is 0 */
+        c.p.lambda = g > 0 ? g : lo;
+        if ((st = afd_serve_run(&c.p, at, NULL)) != AFD_OK)
+            return st;
+    }
     if (goodput_se == NULL || !(g > 0))
         return AFD_OK;
     /* the root's standard error: se(A(g)) / |dA/dlambda| */
     c.p.lambda = g;
-    if ((st = afd_serve_run(&c.p, &r0, NULL)) != AFD_OK)
+    if (at != NULL)
+        r0 = *at;
+    else if ((st = afd_serve_run(&c.p, &r0, NULL)) != AFD_OK)
         return st;
     c.p.lambda = 0.9 * g;
     if ((st = afd_serve_run(&c.p, &r1, NULL)) != AFD_OK)

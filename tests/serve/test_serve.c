@@ -502,9 +502,19 @@ static void shared_batch(void **state)
     p.tpot_slo = BETA;
     assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
     assert_close(r.attainment, 0, 0, 0);
+    /* each SLO alone: every TTFT within 1 s, no TPOT within BETA */
+    assert_close(r.attain_ttft, 1, 0, 0);
+    assert_close(r.attain_tpot, 0, 0, 0);
     p.tpot_slo = 1;
     assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
     assert_close(r.attainment, 1, 0, 0);
+    assert_close(r.attain_tpot, 1, 0, 0);
+    /* the other way round: a TTFT SLO below the prefill t1 */
+    p.ttft_slo = 0.5 * t1;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.attain_ttft, 0, 0, 0);
+    assert_close(r.attain_tpot, 1, 0, 0);
+    assert_close(r.attainment, 0, 0, 0);
 }
 
 /* Every architecture serves what arrives when stable (throughput = lambda),
