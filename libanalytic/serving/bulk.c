@@ -39,12 +39,16 @@
  *     c batches per mean batch time), E S(K) over the chain's batches, a
  *     fixed point.  Its law is taken at NPHASE midpoint quantiles of U.
  * When the batches differ in length (B > 1, c > 1) the phases drift apart
- * and neither law holds: (V) is low when the fixed cost is as large as a
- * prompt (-15% on the mean, -26% on the P90 at c = 8), (P) is low with
- * compute-bound prompts at c = 2 near saturation (-10% / -20%), and each is
- * high where the other is low.  The TTFT reported is the larger of the two
- * (mean and quantile each), measured against the simulator in
- * docs/reproduction.md, "Batched prefill": never more than 5% low on its grid.
+ * and neither law holds: (V) is low when the fixed cost a is a sizeable part
+ * of a prompt's time s (-15% on the mean, -26% on the P90 at a = s, c = 8;
+ * -20% on the P90 at a = 0.3 s), (P) is low with compute-bound prompts at
+ * c = 2 near saturation (-10% / -20% at a = 0.01 s), and each is high where
+ * the other is low.  The TTFT reported (mean and quantile each) is
+ *     (V) + w max(0, (P) - (V)),  w = min(1, 2 a / s),
+ * the larger of the two where the fixed cost is half a prompt's or more,
+ * (V) as a / s -> 0: an interpolation in the fixed cost's share, checked
+ * against the simulator at a / s = 0.01, 0.1, 0.3 and 1 (docs/reproduction.md,
+ * "Batched prefill": never more than 5% low there).
  * The chain is truncated where z0^-n < 1e-16 (its tail, see below; doubled
  * while the truncation holds mass under (P)); the age u is integrated by the
  * midpoint rule on UGRID points. */
@@ -451,23 +455,25 @@ afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, 
                                       double s, double quantile, double *mean, double *quant,
                                       double *rho, double *batch)
 {
-    double m2, q2, r2, b2;
+    double m2, q2, r2, b2, w = 2 * a / s; /* the weight of (P), bulk.c */
     afd_status st;
     *mean = *quant = *rho = *batch = NAN;
+    if (w > 1)
+        w = 1;
     if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s > 0) || !(a + s > 0) ||
         !(quantile > 0 && quantile < 1))
         return AFD_EINVAL;
     if (!(lambda * (a + bmax * s) / c < MAX_LOAD * bmax))
         return AFD_EUNSTABLE; /* saturated, or too close to resolve */
     st = greedy(lambda, c, bmax, a, s, quantile, 0, mean, quant, rho, batch);
-    if (st == AFD_OK && c > 1 && bmax > 1) {
-        /* the batches differ in length: the larger of (V) and (P) */
+    if (st == AFD_OK && c > 1 && bmax > 1 && w > 0) {
+        /* the batches differ in length: toward the larger of (V) and (P) */
         st = greedy(lambda, c, bmax, a, s, quantile, 1, &m2, &q2, &r2, &b2);
         if (st == AFD_OK) {
             if (m2 > *mean)
-                *mean = m2;
+                *mean += w * (m2 - *mean);
             if (q2 > *quant)
-                *quant = q2;
+                *quant += w * (q2 - *quant);
         }
     }
     if (st != AFD_OK)
