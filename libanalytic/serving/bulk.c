@@ -51,7 +51,8 @@
  * "Batched prefill": never more than 5% low there).
  * The chain is truncated where z0^-n < 1e-16 (its tail, see below; doubled
  * while the truncation holds mass under (P)); the age u is integrated by the
- * midpoint rule on UGRID points. */
+ * midpoint rule on UGRID points (UGRID / 4 in each of (P)'s NPHASE
+ * intervals). */
 #include <config.h>
 
 #include <math.h>
@@ -218,18 +219,15 @@ static double interval_at(const intervals *iv, size_t k, size_t q)
     return t < sk ? t : sk;
 }
 
-/* Mean interval over the batch sizes of the chain's law pi (nmax states). */
-static double interval_mean(const intervals *iv, const double *pi, size_t nmax, size_t bmax)
+/* Mean interval over the batch sizes' law pk (k = 1 .. B at index k - 1). */
+static double interval_mean(const intervals *iv, const double *pk, size_t bmax)
 {
-    double e = 0, tot = 0;
-    size_t i, q;
-    for (i = 0; i < nmax; i++) {
-        size_t n = i + 1, k = n < bmax ? n : bmax;
+    double e = 0;
+    size_t k, q;
+    for (k = 0; k < bmax; k++)
         for (q = 0; q < iv->nq; q++)
-            e += pi[i] * interval_at(iv, k, q) / iv->nq;
-        tot += pi[i];
-    }
-    return e / tot;
+            e += pk[k] * interval_at(iv, k + 1, q) / iv->nq;
+    return e;
 }
 
 /* The arrivals over an interval after a batch of k, k = 1 .. B, into pmf
@@ -261,9 +259,10 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
 {
     size_t nmax, i, lu, lr, cap, *lens = NULL;
     double *pi = NULL, *pmf = NULL, *pu = NULL, *pr = NULL;
-    double vb, vfull, busy, idle, pidle, wb, kmean, nb, C;
+    double vb, vfull, busy, idle, pidle, wb, kmean, nb, C, xprev = 0, hprev = 0;
     afd_status st = AFD_ENOMEM;
     law at = {0, 0, 0, 0, 0, NULL, NULL, 0};
+    size_t ug = phases ? UGRID / 4 : UGRID; /* (P)'s quantiles spread the ages already */
     intervals iv = {a, s, a + s, c, phases, phases ? NPHASE : 1};
     unsigned it;
     vb = (a + bmax * s) / c;
@@ -303,10 +302,10 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
      * so stable) on its band: from n the chain moves to n - B .. n - B +
      * len - 1, and reducing the states from the top keeps the band.  Under
      * (P) theta is iterated to its fixed point (the mean interval E S(K) / c,
-     * by bisection on theta, the mean rising with it), the truncation
-     * doubled while it holds mass. */
+     * by bisection on theta, the mean rising with it, for the chain's law at
+     * the previous theta), the truncation doubled while it holds mass. */
     for (it = 0;; it++) {
-        double sbar, lo, hi;
+        double sbar, lo, hi, x = iv.theta, h;
         unsigned b;
         free(pi);
         pi = malloc(nmax * sizeof *pi);
@@ -326,29 +325,46 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
         if (!phases)
             break;
         kmean = nb = 0;
+        for (i = 0; i < bmax; i++)
+            pu[i] = 0; /* the batch sizes' law */
         for (i = 0; i < nmax; i++) {
-            size_t n = i + 1;
-            kmean += pi[i] * (n < bmax ? n : bmax);
+            size_t n = i + 1, k = n < bmax ? n : bmax;
+            pu[k - 1] += pi[i];
+            kmean += pi[i] * k;
             nb += pi[i];
         }
+        for (i = 0; i < bmax; i++)
+            pu[i] /= nb;
         sbar = a + s * kmean / nb;
         lo = sbar / c;
         hi = 4 * (a + bmax * s);
         for (b = 0; b < 100 && hi - lo > 1e-13 * hi; b++) {
             iv.theta = (lo + hi) / 2;
-            if (interval_mean(&iv, pi, nmax, bmax) < sbar / c)
+            if (interval_mean(&iv, pu, bmax) < sbar / c)
                 lo = iv.theta;
             else
                 hi = iv.theta;
         }
         iv.theta = (lo + hi) / 2;
-        if (it > 0 && fabs(iv.theta - at.t0) < 1e-10 * iv.theta)
-            break; /* at.t0 holds the last theta until the law is built */
+        h = iv.theta - x; /* F(x) - x, F the map above */
+        if (fabs(h) < 1e-10 * x)
+            break;
         if (it > 200) {
             st = AFD_ENUMERIC; /* the fixed point does not settle */
             goto out;
         }
-        at.t0 = iv.theta;
+        /* near saturation F contracts slowly (by 0.9 a step): the secant
+         * on F(x) - x, kept within a factor 2 of x and F(x) */
+        if (xprev > 0 && h != hprev) {
+            double xn = x - h * (x - xprev) / (h - hprev),
+                   lo2 = (x < iv.theta ? x : iv.theta) / 2, hi2 = 2 * (x > iv.theta ? x : iv.theta);
+            xprev = x;
+            hprev = h;
+            iv.theta = isfinite(xn) ? (xn < lo2 ? lo2 : xn > hi2 ? hi2 : xn) : iv.theta;
+        } else {
+            xprev = x;
+            hprev = h;
+        }
     }
     /* the counts of (2) reach beyond the queue lengths by the arrivals
      * over a batch or two */
@@ -412,9 +428,9 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
             continue;
         for (q = 0; q < iv.nq; q++) {
             double v = interval_at(&iv, k, q);
-            for (g = 0; g < UGRID; g++) {
-                double u = (g + 0.5) / UGRID * v, r = v - u,
-                       w = pi[i] * v / UGRID * wb / iv.nq;
+            for (g = 0; g < ug; g++) {
+                double u = (g + 0.5) / ug * v, r = v - u,
+                       w = pi[i] * v / ug * wb / iv.nq;
                 size_t m0;
                 poisson(lambda * u, pu, cap, &lu);
                 for (m0 = 0; m0 < lu; m0++) {
@@ -427,10 +443,10 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
                     for (x = 0; x < lr; x++) {
                         size_t kk = pf + x;
                         if (kk >= bmax) { /* the rest of the tail: a full batch */
-                            law_add(&at, tau + a + bmax * s, wm * rest, v / UGRID);
+                            law_add(&at, tau + a + bmax * s, wm * rest, v / ug);
                             break;
                         }
-                        law_add(&at, tau + a + kk * s, wm * pr[x], v / UGRID);
+                        law_add(&at, tau + a + kk * s, wm * pr[x], v / ug);
                         rest -= pr[x];
                     }
                 }
