@@ -356,8 +356,8 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
         /* near saturation F contracts slowly (by 0.9 a step): the secant
          * on F(x) - x, kept within a factor 2 of x and F(x) */
         if (xprev > 0 && h != hprev) {
-            double xn = x - h * (x - xprev) / (h - hprev),
-                   lo2 = (x < iv.theta ? x : iv.theta) / 2, hi2 = 2 * (x > iv.theta ? x : iv.theta);
+            double xn = x - h * (x - xprev) / (h - hprev), lo2 = (x < iv.theta ? x : iv.theta) / 2,
+                   hi2 = 2 * (x > iv.theta ? x : iv.theta);
             xprev = x;
             hprev = h;
             iv.theta = isfinite(xn) ? (xn < lo2 ? lo2 : xn > hi2 ? hi2 : xn) : iv.theta;
@@ -429,13 +429,11 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
         for (q = 0; q < iv.nq; q++) {
             double v = interval_at(&iv, k, q);
             for (g = 0; g < ug; g++) {
-                double u = (g + 0.5) / ug * v, r = v - u,
-                       w = pi[i] * v / ug * wb / iv.nq;
+                double u = (g + 0.5) / ug * v, r = v - u, w = pi[i] * v / ug * wb / iv.nq;
                 size_t m0;
                 poisson(lambda * u, pu, cap, &lu);
                 for (m0 = 0; m0 < lu; m0++) {
-                    size_t pos = left + m0 + 1, jb = (pos - 1) / bmax, pf = pos - jb * bmax,
-                           x;
+                    size_t pos = left + m0 + 1, jb = (pos - 1) / bmax, pf = pos - jb * bmax, x;
                     double tau = r + jb * vfull, wm = w * pu[m0], rest = 1;
                     if (wm < TINY * 1e-3)
                         continue;
