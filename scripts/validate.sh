@@ -169,10 +169,11 @@ done
 
 # ---- bulk: TTFT of greedy static prefill batches of up to 16 (bulk.c)
 # against the simulator, prompt work 1 s, fixed cost 0.01 s (compute-bound)
-# or 1 s, c prefill instances, at a load lambda S(16) / (16 c) of 0.6 and
+# or 1 s (and 0.3 s at c = 8, where the random-phase law enters with weight
+# 0.6), c prefill instances, at a load lambda S(16) / (16 c) of 0.6 and
 # 0.85 (one output token: prefill alone), one queue for the c instances
 # (--router global), the queue the closed form solves.
-for a in 0.01 1; do
+for a in 0.01 0.3 1; do
     cat >"$tmp/bulk$a.hw" <<EOF
 unit = s
 alpha_a = 1
@@ -192,7 +193,7 @@ done
 if [ "$quick" -eq 1 ]; then bgrid="2,0.01,0.6"; bq="--requests 20000 --warmup 2000"
 else
     bgrid="2,0.01,0.6 2,0.01,0.85 4,0.01,0.6 4,0.01,0.85 8,0.01,0.6 8,0.01,0.85
-2,1,0.6 2,1,0.85 4,1,0.6 4,1,0.85 8,1,0.6 8,1,0.85"
+2,1,0.6 2,1,0.85 4,1,0.6 4,1,0.85 8,1,0.6 8,1,0.85 8,0.3,0.6 8,0.3,0.85"
     bq="--requests 200000 --warmup 5000"
 fi
 for g in $bgrid; do
@@ -270,7 +271,7 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "docs/taichi-test.hw with prompts 1000 and outputs 100 (colloc 1 instance, disagg 1:1);"
       print "`offload --service-exp 1.5` against `--method sim`; `serve --arch disagg --prefill-bmax 16"
       print "--lengths 1000,1 --closed` (bulk: prefill alone in greedy batches of up to 16, c = 2, 4, 8"
-      print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, load 0.6 and 0.85)."
+      print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, and 0.3 s at c = 8, load 0.6 and 0.85)."
       print ""
       printf "This grid took %d s on a shared 2-core machine.\n\n", elapsed
       print "| family | quantity | bound | status | largest gap on this grid | note |"

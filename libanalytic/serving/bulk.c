@@ -5,29 +5,54 @@
  * waiting requests and run them for S(k) = a + k s; the batch's first tokens
  * come out at its end (montecarlo/serve/prefill_batch.c).  Approximation:
  *
- * (1) One virtual server of speed c collects the batches: a batch of k keeps
- *     it busy V(k) = S(k) / c.  Its queue length n at batch starts is a
- *     Markov chain (the embedded chain of the bulk-service queue M/G^[1,B]/1,
- *     Bailey, J. R. Stat. Soc. B 16 (1954) 80-87, with a service time that
- *     depends on the batch taken):
- *         k = min(n, B),  n' = n - k + A,  A ~ Poisson(lambda V(k)),
- *     and n' = 0 becomes 1 (the server idles until the next arrival, which
- *     starts a batch of one).  Exact for c = 1.
- * (2) A request that arrives while the virtual server runs a batch started
- *     with n waiting (L = n - k left behind), at age u of V(k) (the arrival
- *     sees the batch with probability proportional to its length, u
- *     uniform), has m = L + Poisson(lambda u) requests ahead: position
- *     pos = m + 1.  After j = ceil(pos / B) - 1 full batches (V(B) each) its
- *     batch starts at tau = V(k) - u + j V(B), and takes K = min(pos - j B +
- *     Poisson(lambda tau), B) requests (itself and those behind it that have
- *     arrived): TTFT = tau + S(K).
+ * (1) The batch starts are those of one queue whose intervals T_k (from the
+ *     start of a batch of k to the next start while requests wait) are drawn
+ *     from a law that depends on the model (below).  Its queue length n at
+ *     batch starts is a Markov chain (the embedded chain of the bulk-service
+ *     queue M/G^[1,B]/1, Bailey, J. R. Stat. Soc. B 16 (1954) 80-87, with an
+ *     interval that depends on the batch taken):
+ *         k = min(n, B),  n' = n - k + A,  A ~ Poisson(lambda T_k),
+ *     and n' = 0 becomes 1 (the queue idles until the next arrival, which
+ *     starts a batch of one).  Exact for c = 1, where T_k = S(k).
+ * (2) A request that arrives during an interval T_k started with n waiting
+ *     (L = n - k left behind), at age u (the arrival sees the interval with
+ *     probability proportional to its length, u uniform), has m = L +
+ *     Poisson(lambda u) requests ahead: position pos = m + 1.  After j =
+ *     ceil(pos / B) - 1 full batches (E T_B each) its batch starts at tau =
+ *     T_k - u + j E T_B, and takes K = min(pos - j B + Poisson(lambda tau), B)
+ *     requests (itself and those behind it that have arrived): TTFT = tau +
+ *     S(K).
  * (3) An arrival that finds one of the c real servers idle starts at once in
  *     a batch of one, TTFT = S(1).  Its probability is taken as M/M/c's,
- *     1 - C(c, c rho), rho the virtual server's busy fraction (Erlang's C;
- *     exact for c = 1, where C(1, rho) = rho); the rest of the mass is
- *     that of (2), scaled to it.
- * The chain is truncated where z0^-n < 1e-16 (its tail, see below); the age u is
- * integrated by the midpoint rule on UGRID points. */
+ *     1 - C(c, c rho), rho the queue's busy fraction (Erlang's C; exact for
+ *     c = 1, where C(1, rho) = rho); the rest of the mass is that of (2),
+ *     scaled to it.
+ * Two laws of the intervals, the two ends of how the c servers' phases lie:
+ * (V) the virtual server: one server of speed c, T_k = S(k) / c, the servers
+ *     spaced evenly and the next start set by the batch just taken.  Right
+ *     when every batch runs the same time (B = 1: within 1% of M/D/c at 90%
+ *     load, the test's Markov chain).
+ * (P) random phases: the next start is the first of the other c - 1 servers
+ *     to free, each at a uniform phase of its batch, or the batch's own end:
+ *     T_k = min(S(k), theta U), U the least of c - 1 uniforms on (0, 1), and
+ *     theta set so that the mean interval is E S(K) / c (c servers busy start
+ *     c batches per mean batch time), E S(K) over the chain's batches, a
+ *     fixed point.  Its law is taken at NPHASE midpoint quantiles of U.
+ * When the batches differ in length (B > 1, c > 1) the phases drift apart
+ * and neither law holds: (V) is low when the fixed cost a is a sizeable part
+ * of a prompt's time s (-15% on the mean, -26% on the P90 at a = s, c = 8;
+ * -20% on the P90 at a = 0.3 s), (P) is low with compute-bound prompts at
+ * c = 2 near saturation (-10% / -20% at a = 0.01 s), and each is high where
+ * the other is low.  The TTFT reported (mean and quantile each) is
+ *     (V) + w max(0, (P) - (V)),  w = min(1, 2 a / s),
+ * the larger of the two where the fixed cost is half a prompt's or more,
+ * (V) as a / s -> 0: an interpolation in the fixed cost's share, checked
+ * against the simulator at a / s = 0.01, 0.1, 0.3 and 1 (docs/reproduction.md,
+ * "Batched prefill": never more than 5% low there).
+ * The chain is truncated where z0^-n < 1e-16 (its tail, see below; doubled
+ * while the truncation holds mass under (P)); the age u is integrated by the
+ * midpoint rule on UGRID points (UGRID / 4 in each of (P)'s NPHASE
+ * intervals). */
 #include <config.h>
 
 #include <math.h>
@@ -40,6 +65,7 @@
 #define MAX_QUEUE 8192 /* states of the embedded chain */
 #define MAX_LOAD 0.98 /* of the capacity c B / S(B): beyond, AFD_EUNSTABLE */
 #define TINY 1e-13
+#define NPHASE 16 /* quantiles of the least uniform phase, (P) */
 
 /* The TTFT law: a point mass at t0 = S(1) (the arrivals served alone at
  * once) and a sum of uniform laws, each on an age cell, binned on a grid of
@@ -174,26 +200,76 @@ static int gth_band(size_t bmax, const double *pmf, const size_t *lens, size_t c
     return 0;
 }
 
-afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
-                                      double s, double quantile, double *mean, double *quant,
-                                      double *rho, double *batch)
+/* The intervals' law (bulk.c, (V) and (P)): the interval after a batch of
+ * k at quantile point q of nq. */
+typedef struct intervals {
+    double a, s, theta;
+    unsigned c;
+    int phases; /* 0: (V), 1: (P) */
+    size_t nq;
+} intervals;
+
+static double interval_at(const intervals *iv, size_t k, size_t q)
+{
+    double sk = iv->a + k * iv->s, t;
+    if (!iv->phases)
+        return sk / iv->c;
+    /* the least of c - 1 uniforms: P(U > x) = (1 - x)^(c - 1) */
+    t = iv->theta * (1 - pow(1 - (q + 0.5) / iv->nq, 1.0 / (iv->c - 1)));
+    return t < sk ? t : sk;
+}
+
+/* Mean interval over the batch sizes' law pk (k = 1 .. B at index k - 1). */
+static double interval_mean(const intervals *iv, const double *pk, size_t bmax)
+{
+    double e = 0;
+    size_t k, q;
+    for (k = 0; k < bmax; k++)
+        for (q = 0; q < iv->nq; q++)
+            e += pk[k] * interval_at(iv, k + 1, q) / iv->nq;
+    return e;
+}
+
+/* The arrivals over an interval after a batch of k, k = 1 .. B, into pmf
+ * (row k - 1, cap wide; lengths into lens), scratch of cap. */
+static void arrivals(const intervals *iv, double lambda, size_t bmax, size_t cap, double *pmf,
+                     size_t *lens, double *scratch)
+{
+    size_t k, q, j, l;
+    for (k = 0; k < bmax; k++) {
+        double *row = pmf + k * cap;
+        lens[k] = 0;
+        for (j = 0; j < cap; j++)
+            row[j] = 0;
+        for (q = 0; q < iv->nq; q++) {
+            poisson(lambda * interval_at(iv, k + 1, q), scratch, cap, &l);
+            for (j = 0; j < l; j++)
+                row[j] += scratch[j] / iv->nq;
+            if (l > lens[k])
+                lens[k] = l;
+        }
+    }
+}
+
+/* One law of the intervals: the TTFT mean and quantile, the busy fraction
+ * and the mean batch (bulk.c, (1)-(3)). */
+static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, double s,
+                         double quantile, int phases, double *mean, double *quant, double *rho,
+                         double *batch)
 {
     size_t nmax, i, lu, lr, cap, *lens = NULL;
     double *pi = NULL, *pmf = NULL, *pu = NULL, *pr = NULL;
-    double vb, busy, idle, pidle, wb, kmean, nb, C;
+    double vb, vfull, busy, idle, pidle, wb, kmean, nb, C, xprev = 0, hprev = 0;
     afd_status st = AFD_ENOMEM;
     law at = {0, 0, 0, 0, 0, NULL, NULL, 0};
+    size_t ug = phases ? UGRID / 4 : UGRID; /* (P)'s quantiles spread the ages already */
+    intervals iv = {a, s, a + s, c, phases, phases ? NPHASE : 1};
     unsigned it;
-    *mean = *quant = *rho = *batch = NAN;
-    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s > 0) || !(a + s > 0) ||
-        !(quantile > 0 && quantile < 1))
-        return AFD_EINVAL;
     vb = (a + bmax * s) / c;
-    if (!(lambda * vb < MAX_LOAD * bmax))
-        return AFD_EUNSTABLE; /* saturated, or too close to resolve */
     /* the Poisson counts over one batch are below bmax on average: a pmf
-     * of bmax + 40 sqrt terms holds all but TINY (the loop stops there) */
-    cap = (size_t)(2 * bmax + 60 + 40 * sqrt((double)bmax) + lambda * vb * 2);
+     * of bmax + 40 sqrt terms holds all but TINY (the loop stops there);
+     * under (P) an interval is at most S(B), c times as long */
+    cap = (size_t)(2 * bmax + 60 + 40 * sqrt((double)bmax) + lambda * vb * 2 * (phases ? c : 1));
     /* the tail of the queue at batch starts falls like z0^-n, z0 > 1 the
      * root of B ln z = lambda V(B) (z - 1) (the full-batch walk's; f(z) =
      * B ln z - lambda V(B) (z - 1) is concave, f(1) = 0 < f'(1)): the
@@ -211,58 +287,113 @@ afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, 
                 hi = mid;
         }
         z0 = (lo + hi) / 2;
-        if (!(z0 > 1 + 1e-9) || 37 / log(z0) > MAX_QUEUE) {
-            st = AFD_EUNSTABLE; /* too close to saturation to resolve */
-            goto out;
-        }
+        if (!(z0 > 1 + 1e-9) || 37 / log(z0) > MAX_QUEUE)
+            return AFD_EUNSTABLE; /* too close to saturation to resolve */
         nmax = (size_t)(37 / log(z0)) + 2 * (size_t)bmax + 8;
-        pi = malloc(nmax * sizeof *pi);
-        pmf = malloc((size_t)bmax * cap * sizeof *pmf);
-        lens = malloc((size_t)bmax * sizeof *lens);
-        pu = malloc(cap * sizeof *pu);
-        pr = malloc(cap * sizeof *pr);
-        if (pi == NULL || pmf == NULL || lens == NULL || pu == NULL ||
-            pr == NULL)
-            goto out;
     }
-    /* the arrivals over a batch of k, k = 1 .. B */
-    for (i = 0; i < bmax; i++)
-        poisson(lambda * (a + (i + 1) * s) / c, pmf + i * cap, cap, &lens[i]);
+    pmf = malloc((size_t)bmax * cap * sizeof *pmf);
+    lens = malloc((size_t)bmax * sizeof *lens);
+    pu = malloc(cap * sizeof *pu);
+    if (pmf == NULL || lens == NULL || pu == NULL)
+        goto out;
     /* (1) the embedded chain, the queue length n >= 1 at batch starts,
      * stored at index n - 1, solved by GTH state reduction (Grassmann,
      * Taksar and Heyman, Oper. Res. 33 (1985) 1107-1116; no subtraction,
      * so stable) on its band: from n the chain moves to n - B .. n - B +
-     * len - 1, and reducing the states from the top keeps the band */
-    if (gth_band(bmax, pmf, lens, cap, nmax, pi) != 0)
-        goto out;
-    if (!(pi[nmax - 1] < 1e-12)) {
-        st = AFD_EUNSTABLE; /* the truncation holds mass: too close to resolve */
-        goto out;
+     * len - 1, and reducing the states from the top keeps the band.  Under
+     * (P) theta is iterated to its fixed point (the mean interval E S(K) / c,
+     * by bisection on theta, the mean rising with it, for the chain's law at
+     * the previous theta), the truncation doubled while it holds mass. */
+    for (it = 0;; it++) {
+        double sbar, lo, hi, x = iv.theta, h;
+        unsigned b;
+        free(pi);
+        pi = malloc(nmax * sizeof *pi);
+        if (pi == NULL)
+            goto out;
+        arrivals(&iv, lambda, bmax, cap, pmf, lens, pu);
+        if (gth_band(bmax, pmf, lens, cap, nmax, pi) != 0)
+            goto out;
+        if (!(pi[nmax - 1] < 1e-12)) {
+            if (!phases || 2 * nmax > MAX_QUEUE) {
+                st = AFD_EUNSTABLE; /* the truncation holds mass: too close to resolve */
+                goto out;
+            }
+            nmax *= 2;
+            continue;
+        }
+        if (!phases)
+            break;
+        kmean = nb = 0;
+        for (i = 0; i < bmax; i++)
+            pu[i] = 0; /* the batch sizes' law */
+        for (i = 0; i < nmax; i++) {
+            size_t n = i + 1, k = n < bmax ? n : bmax;
+            pu[k - 1] += pi[i];
+            kmean += pi[i] * k;
+            nb += pi[i];
+        }
+        for (i = 0; i < bmax; i++)
+            pu[i] /= nb;
+        sbar = a + s * kmean / nb;
+        lo = sbar / c;
+        hi = 4 * (a + bmax * s);
+        for (b = 0; b < 100 && hi - lo > 1e-13 * hi; b++) {
+            iv.theta = (lo + hi) / 2;
+            if (interval_mean(&iv, pu, bmax) < sbar / c)
+                lo = iv.theta;
+            else
+                hi = iv.theta;
+        }
+        iv.theta = (lo + hi) / 2;
+        h = iv.theta - x; /* F(x) - x, F the map above */
+        if (fabs(h) < 1e-10 * x)
+            break;
+        if (it > 200) {
+            st = AFD_ENUMERIC; /* the fixed point does not settle */
+            goto out;
+        }
+        /* near saturation F contracts slowly (by 0.9 a step): the secant
+         * on F(x) - x, kept within a factor 2 of x and F(x) */
+        if (xprev > 0 && h != hprev) {
+            double xn = x - h * (x - xprev) / (h - hprev), lo2 = (x < iv.theta ? x : iv.theta) / 2,
+                   hi2 = 2 * (x > iv.theta ? x : iv.theta);
+            xprev = x;
+            hprev = h;
+            iv.theta = isfinite(xn) ? (xn < lo2 ? lo2 : xn > hi2 ? hi2 : xn) : iv.theta;
+        } else {
+            xprev = x;
+            hprev = h;
+        }
     }
     /* the counts of (2) reach beyond the queue lengths by the arrivals
      * over a batch or two */
     cap = nmax + 3 * (size_t)bmax + 100 + (size_t)(40 * sqrt((double)(nmax + bmax)));
     free(pu);
-    free(pr);
     pu = malloc(cap * sizeof *pu);
     pr = malloc(cap * sizeof *pr);
     if (pu == NULL || pr == NULL)
         goto out;
-    /* time-stationary law: busy time per batch V(k), idle time 1 / lambda
+    /* time-stationary law: busy time per batch E T_k, idle time 1 / lambda
      * after a batch that leaves none and sees no arrival */
     busy = idle = kmean = nb = 0;
     for (i = 0; i < nmax; i++) {
-        size_t n = i + 1, k = n < bmax ? n : bmax;
-        double v = (a + k * s) / c;
-        busy += pi[i] * v;
-        if (n == k)
-            idle += pi[i] * exp(-lambda * v) / lambda;
+        size_t n = i + 1, k = n < bmax ? n : bmax, q;
+        for (q = 0; q < iv.nq; q++) {
+            double v = interval_at(&iv, k, q);
+            busy += pi[i] * v / iv.nq;
+            if (n == k)
+                idle += pi[i] * exp(-lambda * v) / lambda / iv.nq;
+        }
         kmean += pi[i] * k;
         nb += pi[i];
     }
     *rho = busy / (busy + idle);
     *batch = kmean / nb;
-    /* (3) the probability of waiting, Erlang's C at the virtual load */
+    vfull = 0;
+    for (i = 0; i < iv.nq; i++)
+        vfull += interval_at(&iv, bmax, i) / iv.nq;
+    /* (3) the probability of waiting, Erlang's C at the queue's load */
     C = afd_erlang_c(c * *rho, c);
     if (!(C >= 0 && C <= 1)) {
         st = AFD_ENUMERIC;
@@ -270,14 +401,14 @@ afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, 
     }
     pidle = 1 - C;
     /* the grid: a quarter of the narrowest age cell (or 1/4000 of S(1)),
-     * over every cell; the
-     * latest has tau <= vb (1 + (nmax + cap) / B) */
+     * over every cell; the latest has tau <= vb (1 + (nmax + cap) / B)
+     * (under (P), c times that) */
     at.t0 = a + s;
     at.delta = (a + s) / c / UGRID / 4;
     if (at.delta < (a + s) * 2.5e-4) /* enough for a quantile within 0.025% of S(1) */
         at.delta = (a + s) * 2.5e-4;
     {
-        double tmax = vb * (2 + (double)(nmax + cap) / bmax) + a + bmax * s;
+        double tmax = vb * (phases ? c : 1) * (2 + (double)(nmax + cap) / bmax) + a + bmax * s;
         if ((tmax - at.t0) / at.delta > 4e6)
             at.delta = (tmax - at.t0) / 4e6;
         at.nbins = (size_t)((tmax - at.t0) / at.delta) + 2;
@@ -290,30 +421,32 @@ afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, 
     at.tot = pidle;
     at.moment = pidle * at.t0;
     wb = C / busy;
-    /* (2) arrivals during a batch: ahead, position, own batch */
+    /* (2) arrivals during an interval: ahead, position, own batch */
     for (i = 0; i < nmax; i++) {
-        size_t n = i + 1, k = n < bmax ? n : bmax, left = n - k, g;
-        double v = (a + k * s) / c;
+        size_t n = i + 1, k = n < bmax ? n : bmax, left = n - k, g, q;
         if (pi[i] < TINY)
             continue;
-        for (g = 0; g < UGRID; g++) {
-            double u = (g + 0.5) / UGRID * v, r = v - u, w = pi[i] * v / UGRID * wb;
-            size_t m0;
-            poisson(lambda * u, pu, cap, &lu);
-            for (m0 = 0; m0 < lu; m0++) {
-                size_t pos = left + m0 + 1, jb = (pos - 1) / bmax, pf = pos - jb * bmax, x;
-                double tau = r + jb * vb, wm = w * pu[m0], rest = 1;
-                if (wm < TINY * 1e-3)
-                    continue;
-                poisson(lambda * tau, pr, bmax - pf + 1, &lr);
-                for (x = 0; x < lr; x++) {
-                    size_t kk = pf + x;
-                    if (kk >= bmax) { /* the rest of the tail: a full batch */
-                        law_add(&at, tau + a + bmax * s, wm * rest, v / UGRID);
-                        break;
+        for (q = 0; q < iv.nq; q++) {
+            double v = interval_at(&iv, k, q);
+            for (g = 0; g < ug; g++) {
+                double u = (g + 0.5) / ug * v, r = v - u, w = pi[i] * v / ug * wb / iv.nq;
+                size_t m0;
+                poisson(lambda * u, pu, cap, &lu);
+                for (m0 = 0; m0 < lu; m0++) {
+                    size_t pos = left + m0 + 1, jb = (pos - 1) / bmax, pf = pos - jb * bmax, x;
+                    double tau = r + jb * vfull, wm = w * pu[m0], rest = 1;
+                    if (wm < TINY * 1e-3)
+                        continue;
+                    poisson(lambda * tau, pr, bmax - pf + 1, &lr);
+                    for (x = 0; x < lr; x++) {
+                        size_t kk = pf + x;
+                        if (kk >= bmax) { /* the rest of the tail: a full batch */
+                            law_add(&at, tau + a + bmax * s, wm * rest, v / ug);
+                            break;
+                        }
+                        law_add(&at, tau + a + kk * s, wm * pr[x], v / ug);
+                        rest -= pr[x];
                     }
-                    law_add(&at, tau + a + kk * s, wm * pr[x], v / UGRID);
-                    rest -= pr[x];
                 }
             }
         }
@@ -329,6 +462,34 @@ out:
     free(pr);
     free(at.step);
     free(at.part);
+    return st;
+}
+
+afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
+                                      double s, double quantile, double *mean, double *quant,
+                                      double *rho, double *batch)
+{
+    double m2, q2, r2, b2, w = 2 * a / s; /* the weight of (P), bulk.c */
+    afd_status st;
+    *mean = *quant = *rho = *batch = NAN;
+    if (w > 1)
+        w = 1;
+    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s > 0) || !(a + s > 0) ||
+        !(quantile > 0 && quantile < 1))
+        return AFD_EINVAL;
+    if (!(lambda * (a + bmax * s) / c < MAX_LOAD * bmax))
+        return AFD_EUNSTABLE; /* saturated, or too close to resolve */
+    st = greedy(lambda, c, bmax, a, s, quantile, 0, mean, quant, rho, batch);
+    if (st == AFD_OK && c > 1 && bmax > 1 && w > 0) {
+        /* the batches differ in length: toward the larger of (V) and (P) */
+        st = greedy(lambda, c, bmax, a, s, quantile, 1, &m2, &q2, &r2, &b2);
+        if (st == AFD_OK) {
+            if (m2 > *mean)
+                *mean += w * (m2 - *mean);
+            if (q2 > *quant)
+                *quant += w * (q2 - *quant);
+        }
+    }
     if (st != AFD_OK)
         *mean = *quant = *rho = *batch = NAN;
     return st;

@@ -408,7 +408,8 @@ static void simulate_prefill(afd_hw *hw, unsigned c, unsigned bmax, double lambd
  * states: one server (the embedded chain exact, the mean within 5 SE and
  * P90 within 2%) with a fixed cost as large as a prompt's; three servers
  * with compute-bound prompts at 64% load, where batching gains nothing and
- * a batch of k delays all k first tokens to its end (TTFT within 8%). */
+ * a batch of k delays all k first tokens to its end (TTFT never more than
+ * 5% low, at most 15% high: the larger of the two laws of bulk.c). */
 static void greedy_against_simulator(void **state)
 {
     afd_hw one = laws(0.3, 1e-4, 1e-8, 0.03, 1e-4, 1e-7), three;
@@ -430,8 +431,84 @@ static void greedy_against_simulator(void **state)
     p.prefill_bmax = 4;
     assert_int_equal(afd_serving_disagg(&p, &cf), AFD_OK);
     simulate_prefill(&three, 3, 4, 4, 4000, &r);
-    assert_close(cf.ttft_mean, r.ttft.mean, 0.08, 0);
-    assert_close(cf.ttft_q, r.ttft.p90, 0.08, 0);
+    assert_true(cf.ttft_mean > 0.95 * r.ttft.mean && cf.ttft_mean < 1.15 * r.ttft.mean);
+    assert_true(cf.ttft_q > 0.95 * r.ttft.p90 && cf.ttft_q < 1.15 * r.ttft.p90);
+}
+
+/* Greedy batches of up to 16 on four servers with a fixed cost as large
+ * as a prompt's (S(k) = 0.5 + 0.5 k), at a load lambda S(16) / (16 c) of
+ * 0.6: the batches run from 1 to 16 prompts and the servers' phases drift
+ * apart, which the one virtual server of speed c misses (its mean was 9%
+ * low, its P90 15% low).  The closed form is never more than 5% low and at
+ * most 10% (mean) and 15% (P90) high (afd_serving.h). */
+static void greedy_phases_against_simulator(void **state)
+{
+    afd_hw hw = laws(0.5, 2.5e-4, 0, 0.03, 1e-4, 1e-7);
+    const double lambda = 0.6 * 16 * 4 / 8.5;
+    afd_serving_params p;
+    afd_serving_result cf;
+    afd_serve_result r;
+    (void)state;
+    p = params(&hw, lambda, 2000, 1);
+    p.prefill = 4;
+    p.prefill_bmax = 16;
+    assert_int_equal(afd_serving_disagg(&p, &cf), AFD_OK);
+    simulate_prefill(&hw, 4, 16, lambda, 2000, &r);
+    assert_true(cf.ttft_mean > 0.95 * r.ttft.mean && cf.ttft_mean < 1.10 * r.ttft.mean);
+    assert_true(cf.ttft_q > 0.95 * r.ttft.p90 && cf.ttft_q < 1.15 * r.ttft.p90);
+}
+
+/* B = 1 on c servers is M/D/c, D = S(1).  Independently of afd_queue.h's
+ * solver: the number in system N at times D apart is the chain N' = (N -
+ * c)+ + Poisson(lambda D) (those in service at t are gone by t + D, those
+ * waiting and those arriving are still there; Crommelin, 1932), whose law
+ * is that at any time; the mean sojourn, the mean TTFT, is E N / lambda
+ * (Little).  Solved here by iterating the law.  The virtual server of speed
+ * c with Erlang's C (bulk.c, (V)) is within 1% of it at 30-90% load. */
+static void greedy_mdc_chain(void **state)
+{
+    enum { NS = 400 };
+    const double a = 0.2, s = 0.5, D = a + s;
+    const unsigned cs[] = {2, 4};
+    const double loads[] = {0.3, 0.6, 0.9};
+    size_t ic, il;
+    (void)state;
+    for (ic = 0; ic < 2; ic++)
+        for (il = 0; il < 3; il++) {
+            unsigned c = cs[ic];
+            double lambda = loads[il] * c / D, mu = lambda * D, pa[NS], pn[NS], next[NS];
+            double mean, q90, rho, batch, en = 0;
+            size_t n, j, it;
+            pa[0] = exp(-mu);
+            for (j = 1; j < NS; j++)
+                pa[j] = pa[j - 1] * mu / j;
+            for (n = 0; n < NS; n++)
+                pn[n] = n == 0;
+            for (it = 0; it < 100000; it++) {
+                double change = 0;
+                for (n = 0; n < NS; n++)
+                    next[n] = 0;
+                for (n = 0; n < NS; n++) {
+                    size_t left = n > c ? n - c : 0;
+                    for (j = 0; j < 60 && left + j < NS; j++) /* pa[60] < 1e-40 */
+                        next[left + j] += pn[n] * pa[j];
+                }
+                for (n = 0; n < NS; n++) {
+                    change += fabs(next[n] - pn[n]);
+                    pn[n] = next[n];
+                }
+                if (change < 1e-15)
+                    break;
+            }
+            assert_true(it < 100000);
+            for (n = 0; n < NS; n++)
+                en += n * pn[n];
+            assert_int_equal(afd_serving_prefill_greedy(lambda, c, 1, a, s, 0.9, &mean, &q90,
+                                                        &rho, &batch),
+                             AFD_OK);
+            assert_close(rho, loads[il], 1e-9, 0);
+            assert_close(mean, en / lambda, 0.015, 0);
+        }
 }
 
 /* Chunked: one request at a time (lambda -> 0) is exact: TTFT = ceil(P/S)
@@ -543,6 +620,8 @@ int main(void)
         cmocka_unit_test(greedy_md1),
         cmocka_unit_test(closed_tie),
         cmocka_unit_test(greedy_against_simulator),
+        cmocka_unit_test(greedy_phases_against_simulator),
+        cmocka_unit_test(greedy_mdc_chain),
         cmocka_unit_test(decode_bmax_hand),
         cmocka_unit_test(colloc_slots_hand),
         cmocka_unit_test(colloc_tpot_against_simulator),
