@@ -39,6 +39,26 @@ afd() {
 # emit FAMILY QUANTITY CELL CLOSED SIM SE: one cell.
 emit() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$cells"; }
 
+# law_file FILE UNIT PREFILL_A PREFILL_B DECODE_BETA DECODE_GAMMA DECODE_ALPHA:
+# a latency file of serving laws alone (prefill_c 0, unit AFD coefficients).
+law_file() {
+    cat >"$1" <<EOF
+unit = $2
+alpha_a = 1
+beta_a = 0
+alpha_f = 1
+beta_f = 0
+alpha_c = 0
+beta_c = 0
+prefill_a = $3
+prefill_b = $4
+prefill_c = 0
+decode_beta = $5
+decode_gamma = $6
+decode_alpha = $7
+EOF
+}
+
 # ---- regime: TaiChi's three modes on 4 instances at docs/taichi-test.hw, at
 # two settings of the geometric lengths.  Beside each mode's goodput, the
 # winner: the simulated goodput of the mode the closed forms name best
@@ -153,21 +173,7 @@ done
 # 0.85 (one output token: prefill alone), one queue for the c instances
 # (--router global), the queue the closed form solves.
 for a in 0.01 1; do
-    cat >"$tmp/bulk$a.hw" <<EOF
-unit = s
-alpha_a = 1
-beta_a = 0
-alpha_f = 1
-beta_f = 0
-alpha_c = 0
-beta_c = 0
-prefill_a = $a
-prefill_b = 1e-3
-prefill_c = 0
-decode_beta = 0.03
-decode_gamma = 1e-4
-decode_alpha = 1e-7
-EOF
+    law_file "$tmp/bulk$a.hw" s "$a" 1e-3 0.03 1e-4 1e-7
 done
 if [ "$quick" -eq 1 ]; then bgrid="2,0.01,0.6"; bq="--requests 20000 --warmup 2000"
 else
@@ -314,21 +320,7 @@ validate_goodput() {
 # one request), and the offload at the same wait, T - X: serve offloads when
 # the slack T - wait - prefill falls to its threshold, so X - 300 ms.
 validate_twotier() {
-    cat >"$tmp/tt.hw" <<EOF
-unit = ms
-alpha_a = 1
-beta_a = 0
-alpha_f = 1
-beta_f = 0
-alpha_c = 0
-beta_c = 0
-prefill_a = 300
-prefill_b = 0
-prefill_c = 0
-decode_beta = 30
-decode_gamma = 0
-decode_alpha = 0
-EOF
+    law_file "$tmp/tt.hw" ms 300 0 30 0 0
     if [ "$quick" -eq 1 ]; then rates=6; splits="2,1"; set -- --requests 20000 --warmup 2000
     else rates="6 8"; splits="3,0 2,1 1,2"; set -- --requests 200000 --warmup 5000; fi
     for l in $rates; do
