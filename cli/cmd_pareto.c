@@ -198,6 +198,38 @@ static double evaluate(const struct ctx *x, const afd_hw *hw, const point *p, un
  * most, relatively, at the cap the KV memory and the TPOT SLO allow (more
  * than twice the searches' tolerance of 0.01), named on stderr; nothing
  * when none rises. */
+/* 1 when a and b are collocated instances of one device and tp: xm is one
+ * instance repeated x times, so the same goodput per dollar by construction. */
+static int same_instance(const point *a, const point *b)
+{
+    return a->colloc && b->colloc && a->tp == b->tp && strcmp(a->device, b->device) == 0;
+}
+
+/* The closed forms alone rank the configurations: when the two with the
+ * most goodput per dollar (not one collocated instance repeated) are within
+ * the closed forms' stated error of each other, say that their order is not
+ * known. */
+static void warn_close_per_dollar(const char *cmd, const point *pts, size_t n)
+{
+    size_t k, a = n, b = n;
+    for (k = 0; k < n; k++)
+        if (pts[k].value > 0 &&
+            (a == n || pts[k].value / pts[k].price > pts[a].value / pts[a].price))
+            a = k;
+    for (k = 0; a < n && k < n; k++)
+        if (pts[k].value > 0 && k != a && !same_instance(&pts[k], &pts[a]) &&
+            (b == n || pts[k].value / pts[k].price > pts[b].value / pts[b].price))
+            b = k;
+    if (b < n && afd_closed_too_close(pts[a].value / pts[a].price, pts[b].value / pts[b].price,
+                                      AFD_SERVING_CLOSED_ERROR))
+        cli_warn(cmd,
+                 "the two configurations with the most goodput per dollar (%s %s tp %u, %s %s "
+                 "tp %u) are within %g%% of each other, the closed forms' stated error "
+                 "(docs/reproduction.md): strategies --method both checks the order",
+                 pts[a].device, pts[a].name, pts[a].tp, pts[b].device, pts[b].name, pts[b].tp,
+                 100 * AFD_SERVING_CLOSED_ERROR);
+}
+
 static void warn_binding_cap(const char *cmd, const struct ctx *x, const point *pts, size_t n)
 {
     size_t k = n > 0 ? cli_cap_binds(&pts[0].value, &pts[0].value_fit, n, sizeof *pts, 0.02) : n;
@@ -410,6 +442,8 @@ static int run(const cli_command *self, int argc, char **argv)
                                          : "none meets the SLOs at any rate");
         goto out;
     }
+    if (!x.throughput)
+        warn_close_per_dollar(cmd, pts, n);
     qsort(pts, n, sizeof *pts, by_cost);
     t = cli_table_new(&c.out);
     if (t == NULL) {
@@ -501,7 +535,9 @@ const cli_command cli_cmd_pareto = {
         "decode step meets the TPOT SLO (afd_decode_bmax, as plan; a size where one\n"
         "sequence's step exceeds it is left out); --decode-bmax B fixes it, memory\n"
         "permitting, with a warning when a configuration's value is higher at the\n"
-        "default cap.",
+        "default cap.  The closed forms alone rank: a warning names the two\n"
+        "configurations with the most goodput per dollar when they are within 15% of\n"
+        "each other, the closed forms' stated error (strategies --method both checks).",
     .groups = pa_groups,
     .run = run,
 };

@@ -10,6 +10,7 @@
 #include "afd_mc.h"
 #include "afd_pd.h"
 #include "afd_queue.h"
+#include "afd_serving.h"
 #include "cli.h"
 #include "serve_opts.h"
 
@@ -852,10 +853,21 @@ static int run_goodput(const cli_command *self, int argc, char **argv)
         /* the best split of each total */
         cli_table_begin(t, "total", "prefill", "decode", "goodput", "goodput_per_gpu");
         for (i = 0; i < npairs;) {
-            size_t best = i;
+            size_t best = i, next = npairs;
             for (j = i; j < npairs && tot[j] == tot[i]; j++)
                 if (gp[j] > gp[best])
                     best = j;
+            for (j = i; j < npairs && tot[j] == tot[i]; j++)
+                if (j != best && (next == npairs || gp[j] > gp[next]))
+                    next = j;
+            /* the closed forms alone choose the split */
+            if (next < npairs && afd_closed_too_close(gp[best], gp[next], AFD_PD_GOODPUT_ERROR))
+                cli_warn(cmd,
+                         "total %g: the best two splits (%gp%gd, %gp%gd) are within %g%% of "
+                         "each other, the closed forms' error against the simulator "
+                         "(docs/agreement.md): their order is not known",
+                         tot[i], pp[best], dd[best], pp[next], dd[next],
+                         100 * AFD_PD_GOODPUT_ERROR);
             cli_table_count(t, tot[i]);
             cli_table_count(t, pp[best]);
             cli_table_count(t, dd[best]);
@@ -922,7 +934,9 @@ const cli_command cli_cmd_goodput = {
     .description =
         "Prints one row per pool: prefill decode goodput goodput_per_gpu limit; with\n"
         "--total a second block gives the best split of each total:\n"
-        "total prefill decode goodput goodput_per_gpu.\n"
+        "total prefill decode goodput goodput_per_gpu (a warning names a total whose\n"
+        "best two splits are within 16%, the closed forms' error against the\n"
+        "simulator, of each other).\n"
         "\n"
         "goodput is the largest arrival rate whose P90 TTFT meets the SLO on the prefill\n"
         "pool and whose decode occupancy and KV cache (both at --slot-quantile, as afdkit\n"

@@ -378,12 +378,12 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
                         "decode_bmax", "router", "goodput", "goodput_se",
                         "tokens_per_s_per_gpu", "tokens_per_s_per_user", "ttft_p90",
                         "tpot_p90", "limit", "usd_per_mtok", "attainment", "attainment_se",
-                        "rate_ttft_p90", "rate_tpot_p90");
+                        "rate_ttft_p90", "rate_tpot_p90", "gap");
     else
         cli_table_begin(t, "arch", "tp", "instances", "prefill", "decode", "gpus", "chunk",
                         "decode_bmax", "router", "goodput", "goodput_se",
                         "tokens_per_s_per_gpu", "tokens_per_s_per_user", "ttft_p90",
-                        "tpot_p90", "limit", "usd_per_mtok");
+                        "tpot_p90", "limit", "usd_per_mtok", "gap");
     for (k = 0; k < n; k++)
         if (rows[k].se_resolution)
             cli_note(x->a.cmd, "%s: goodput_se is the bisection's resolution, --tolerance x "
@@ -423,6 +423,11 @@ static void print_table(const struct ctx *x, cli_common *c, const afd_model *m,
             cli_table_real(t, r->rate_ttft_p90);
             cli_table_real(t, r->rate_tpot_p90);
         }
+        /* the closed forms' error on the row, where the simulator measured it
+         * (the afd row is the closed forms' alone) */
+        cli_table_real(t, x->closed || r->arch == AFD_PLAN_AFD
+                              ? NAN
+                              : afd_closed_gap(r->closed, r->goodput));
         cli_table_end_row(t);
     }
     *rc = cli_table_finish(t, x->a.cmd);
@@ -600,6 +605,17 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     /* one row per architecture: its best measured configuration */
     afd_plan_best_rows(cand, n_cand, n_arch, best);
+    /* a ranking by the closed forms alone cannot order what lies within
+     * their stated error */
+    if (x.closed && n_arch >= 2 && best[0].ts != NULL && best[1].ts != NULL &&
+        afd_closed_too_close(best[0].goodput, best[1].goodput, AFD_SERVING_CLOSED_ERROR))
+        cli_warn(cmd,
+                 "the top two rows (%s tp %u, %s tp %u) are within %g%% of each other, the "
+                 "closed forms' stated error (docs/reproduction.md): --method sim checks the "
+                 "order",
+                 afd_plan_arch_name(best[0].arch), best[0].ts->tp,
+                 afd_plan_arch_name(best[1].arch), best[1].ts->tp,
+                 100 * AFD_SERVING_CLOSED_ERROR);
     if (x.plot != NULL) {
         afd_plan_point *pts = NULL;
         size_t n_pts = 0;
@@ -662,7 +678,7 @@ const cli_command cli_cmd_plan = {
         "its numbers.  One row per architecture, best first (goodput, then fewer devices):\n"
         "  arch tp instances prefill decode gpus chunk decode_bmax router goodput\n"
         "  goodput_se tokens_per_s_per_gpu tokens_per_s_per_user ttft_p90 tpot_p90 limit\n"
-        "  usd_per_mtok\n"
+        "  usd_per_mtok gap\n"
         "\n"
         "  goodput        requests/s, by bisection on the simulator's attainment (afdkit\n"
         "                 serve's attainment >= 0.9), to --tolerance\n"
@@ -680,6 +696,8 @@ const cli_command cli_cmd_plan = {
         "                 (3600 x tokens/s) x 1e6; nan without a price\n"
         "  router         the simulated routing: global (one queue per pool), least-requests\n"
         "                 (disagg's prefill pool), ttft-estimate (TaiChi's Algorithm 2)\n"
+        "  gap            closed-form goodput / simulated goodput - 1 (nan with --method\n"
+        "                 closed and for afd)\n"
         "For taichi, prefill and decode are the P-heavy and D-heavy instances and chunk\n"
         "the P-heavy chunk.  afd (models with experts): prefill instances as disagg's and\n"
         "an xA-yF decode pool (decode = x + y, decode_bmax = slots B per Attention\n"
@@ -691,7 +709,8 @@ const cli_command cli_cmd_plan = {
         "--rate R adds attainment, attainment_se, rate_ttft_p90 and\n"
         "rate_tpot_p90 of each row simulated at R (nan with --method closed).\n"
         "--method closed prints the closed forms'\n"
-        "goodput instead (goodput_se nan; P90s for colloc and disagg only).\n"
+        "goodput instead (goodput_se nan; P90s for colloc and disagg only), and warns\n"
+        "when its top two rows are within the closed forms' stated error (15%).\n"
         "--emit afdkit prints, per row, the afdkit serve command that simulates it\n"
         "(append --lambda R/s to run it at R); --emit vllm or sglang, one server command\n"
         "per instance (docs/plan.md).  --plot FILE also writes a gnuplot script: tokens/s\n"

@@ -39,6 +39,26 @@ afd() {
 # emit FAMILY QUANTITY CELL CLOSED SIM SE: one cell.
 emit() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$cells"; }
 
+# law_file FILE UNIT PREFILL_A PREFILL_B DECODE_BETA DECODE_GAMMA DECODE_ALPHA:
+# a latency file of serving laws alone (prefill_c 0, unit AFD coefficients).
+law_file() {
+    cat >"$1" <<EOF
+unit = $2
+alpha_a = 1
+beta_a = 0
+alpha_f = 1
+beta_f = 0
+alpha_c = 0
+beta_c = 0
+prefill_a = $3
+prefill_b = $4
+prefill_c = 0
+decode_beta = $5
+decode_gamma = $6
+decode_alpha = $7
+EOF
+}
+
 # ---- regime: TaiChi's three modes on 4 instances at docs/taichi-test.hw, at
 # two settings of the geometric lengths.  Beside each mode's goodput, the
 # winner: the simulated goodput of the mode the closed forms name best
@@ -174,21 +194,7 @@ done
 # 0.85 (one output token: prefill alone), one queue for the c instances
 # (--router global), the queue the closed form solves.
 for a in 0.01 0.3 1; do
-    cat >"$tmp/bulk$a.hw" <<EOF
-unit = s
-alpha_a = 1
-beta_a = 0
-alpha_f = 1
-beta_f = 0
-alpha_c = 0
-beta_c = 0
-prefill_a = $a
-prefill_b = 1e-3
-prefill_c = 0
-decode_beta = 0.03
-decode_gamma = 1e-4
-decode_alpha = 1e-7
-EOF
+    law_file "$tmp/bulk$a.hw" s "$a" 1e-3 0.03 1e-4 1e-7
 done
 if [ "$quick" -eq 1 ]; then bgrid="2,0.01,0.6"; bq="--requests 20000 --warmup 2000"
 else
@@ -227,6 +233,151 @@ EOF
           printf "offload\twait_p90\t%s\t%s\t%s\t%s\n", cell, q, $5, $6 }' \
         "$tmp/oc" "$tmp/os" >>"$cells"
 done
+
+# ---- pd, goodput, twotier, and strategies on the Azure conversation trace:
+# the sizing commands' closed forms beside the simulator on the same
+# settings, each family a function of its own.
+conv=$NB/AzureLLMInferenceTrace_conv.csv
+l70=$NB/llama-3.1-70b-h100-tp4.hw
+
+# disagg_sim C N RATE [SERVE OPTIONS]: serve's twin of pd's and goodput's
+# pools on the conversation trace at llama-3.1-70b-h100-tp4.hw: C prefill
+# instances behind one queue (M/G/c), one prompt per prefill, N decode
+# instances of 256 slots; the row in $tmp/ds.  A run that serve calls
+# unstable is printed all the same (its P90s then miss any SLO).
+disagg_sim() {
+    ds_c=$1 ds_n=$2 ds_l=$3; shift 3
+    afd serve --arch disagg --prefill "$ds_c" --decode "$ds_n" --router global --prefill-bmax 1 \
+        --decode-bmax 256 --hw "$l70" --trace "$conv" --lambda "$ds_l/s" --seed 5 \
+        --allow-unstable "$@" >"$tmp/ds"
+}
+
+# col NAME: the column NAME of the row in $tmp/ds.
+col() {
+    awk -F '\t' -v n="$1" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) k[$i] = i; next }
+        /^#/ { next } { print $(k[n]) }' "$tmp/ds"
+}
+
+# pd at two rates: the P90 TTFT of each prefill pool of its curve (M/G/c,
+# docs/queues.md, Prefill sizing) and the mean decode step at the load (the
+# fixed point of The step at the load) against serve's TTFT P90 and mean
+# TPOT of the same pools.
+validate_pd() {
+    if [ "$quick" -eq 1 ]; then rates=5; set -- --requests 20000 --warmup 2000
+    else rates="5 15"; set -- --requests 200000 --warmup 5000; fi
+    for l in $rates; do
+        afd pd --lambda "$l/s" --trace "$conv" --hw "$l70" --ttft-slo 1s --tpot-slo 50ms \
+            --slots-per-instance 256 >"$tmp/pd"
+        # block 1: decode_instances, tpot; block 2: c, ttft_p90
+        n=$(awk -F '\t' '/^# / { b++ } /^#/ { next } b == 1 && NF > 1 { print $12; exit }' "$tmp/pd")
+        tpot=$(awk -F '\t' '/^# / { b++ } /^#/ { next } b == 1 && NF > 1 { print $13; exit }' "$tmp/pd")
+        first=1
+        awk -F '\t' '/^# / { b++ } /^#/ { next } b == 2 && NF > 1 { print $1 "\t" $5 }' "$tmp/pd" >"$tmp/curve"
+        while IFS="$(printf '\t')" read -r c ttft; do
+            [ "$quick" -eq 1 ] && [ "$c" -gt 2 ] && continue
+            disagg_sim "$c" "$n" "$l" "$@"
+            emit pd ttft_p90 "$l /s, $c prefill" "$ttft" "$(col ttft_p90)" "$(col ttft_p90_se)"
+            if [ "$first" -eq 1 ]; then
+                emit pd tpot_mean "$l /s, $n decode, $c prefill" "$tpot" "$(col tpot_mean)" \
+                    "$(col tpot_mean_se)"
+                first=0
+            fi
+        done <"$tmp/curve"
+    done
+}
+
+# meets T1 T2: 0 when the row in $tmp/ds has P90 TTFT <= T1 and P90 TPOT <= T2 (ms).
+meets() {
+    awk -F '\t' -v a="$1" -v b="$2" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) k[$i] = i; next }
+        /^#/ { next } { ok = ($(k["ttft_p90"]) <= a && $(k["tpot_p90"]) <= b) } END { exit !ok }' "$tmp/ds"
+}
+
+# goodput on pools of the trace: the closed-form goodput (P90 TTFT and the
+# decode side at the load, by bisection) against the largest rate at which
+# serve's P90 TTFT and P90 TPOT meet the SLOs, bisected from the closed
+# form's bracket to 2% (one seed for every rate, as strategies does).  The
+# quantity is named after the limit the closed form names (goodput_ttft,
+# goodput_tpot, ...).
+validate_goodput() {
+    if [ "$quick" -eq 1 ]; then
+        grid="1 1 1000 50
+3 1 1000 30"; set -- --requests 10000 --warmup 1000
+    else
+        grid="1 1 1000 50
+2 1 1000 50
+2 1 500 50
+3 1 1000 30"
+        set -- --requests 20000 --warmup 2000
+    fi
+    echo "$grid" >"$tmp/grid"
+    while read -r c n t1 t2; do
+        afd goodput --trace "$conv" --hw "$l70" --ttft-slo "${t1}ms" --tpot-slo "${t2}ms" \
+            --slots-per-instance 256 --prefill "$c" --decode "$n" >"$tmp/gp"
+        g=$(awk -F '\t' '!/^#/ && NF > 1 { print 1000 * $3; exit }' "$tmp/gp")
+        lim=$(awk -F '\t' '!/^#/ && NF > 1 { print $5; exit }' "$tmp/gp")
+        lo=$(awk -v g="$g" 'BEGIN { print 0.7 * g }'); hi=$(awk -v g="$g" 'BEGIN { print 1.3 * g }')
+        k=0
+        while disagg_sim "$c" "$n" "$lo" "$@"; ! meets "$t1" "$t2" && [ $k -lt 6 ]; do
+            hi=$lo; lo=$(awk -v x="$lo" 'BEGIN { print 0.7 * x }'); k=$((k + 1))
+        done
+        k=0
+        while disagg_sim "$c" "$n" "$hi" "$@"; meets "$t1" "$t2" && [ $k -lt 6 ]; do
+            lo=$hi; hi=$(awk -v x="$hi" 'BEGIN { print 1.3 * x }'); k=$((k + 1))
+        done
+        while awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(b - a > 0.02 * a) }'; do
+            m=$(awk -v a="$lo" -v b="$hi" 'BEGIN { print (a + b) / 2 }')
+            disagg_sim "$c" "$n" "$m" "$@"
+            if meets "$t1" "$t2"; then lo=$m; else hi=$m; fi
+        done
+        emit goodput "goodput_$lim" "${c}p${n}d, TTFT $t1 ms, TPOT $t2 ms" "$g" \
+            "$(awk -v a="$lo" -v b="$hi" 'BEGIN { print (a + b) / 2 }')" 0
+    done <"$tmp/grid"
+}
+
+# twotier: afdkit twotier's M/G/c+D LP pool and its M/G/M HP pool (docs/queues.md,
+# Capacity) on three instances, prefill 300 ms, T = 1 s, X = 400 ms, against
+# serve --arch twotier as the same queue: one output token, a chunk of the
+# whole prompt, FCFS, no tickets, one prompt per HP batch (the KV capacity of
+# one request), and the offload at the same wait, T - X: serve offloads when
+# the slack T - wait - prefill falls to its threshold, so X - 300 ms.
+validate_twotier() {
+    law_file "$tmp/tt.hw" ms 300 0 30 0 0
+    if [ "$quick" -eq 1 ]; then rates=6; splits="2,1"; set -- --requests 20000 --warmup 2000
+    else rates="6 8"; splits="3,0 2,1 1,2"; set -- --requests 200000 --warmup 5000; fi
+    for l in $rates; do
+        afd twotier --instances 3 --ttft-slo 1s --threshold 400ms --service 300ms --lambda "$l/s" \
+            --slo-scale 1 >"$tmp/tt"
+        for s in $splits; do
+            lp=${s%,*}; hp=${s#*,}
+            afd serve --arch twotier --lp "$lp" --hp "$hp" --policy fcfs --no-tickets \
+                --offload-threshold 100ms --ttft-slo 1s --hw "$tmp/tt.hw" --lengths 1000,1 \
+                --chunk 1000 --kv-capacity 1001 --lambda "$l/s" --seed 5 "$@" >"$tmp/ds"
+            awk -F '\t' -v lp="$lp" -v hp="$hp" '/^# / { b++ } /^#/ { next } b == 2 && $2 == lp && $3 == hp {
+                print $4 "\t" $5 }' "$tmp/tt" >"$tmp/ttc"
+            IFS="$(printf '\t')" read -r att poff <"$tmp/ttc"
+            emit twotier attainment "$l /s, ${lp}L${hp}H" "$att" "$(col attainment)" "$(col attainment_se)"
+            [ "$hp" -gt 0 ] && emit twotier p_offload "$l /s, ${lp}L${hp}H" "$poff" \
+                "$(col p_offload)" "$(col p_offload_se)"
+        done
+    done
+}
+
+# strategies on the Azure conversation trace at 8 devices (--method both);
+# the closed forms read the trace's mean prompt and output, the simulator
+# draws its rows.  The small grid: tp 4 alone, 4000 requests a rate.
+validate_strategies_trace() {
+    if [ "$quick" -eq 1 ]; then set -- --tp 4 --requests 4000 --warmup 400; fi
+    afd strategies --devices 8 --model llama-3.1-70b --device h200 --trace "$conv" \
+        --ttft-slo 1s --tpot-slo 50ms --decode-bmax 256 --method both "$@" >"$tmp/st"
+    awk -F '\t' '/^#/ { next }
+        { printf "strategies\ttrace_goodput_%s\tconversation trace: %s tp %s (%s)\t%s\t%s\t0\n",
+              $2, $1, $3, $11, $7, $9 }' "$tmp/st" >>"$cells"
+}
+
+validate_pd
+validate_goodput
+validate_twotier
+validate_strategies_trace
 
 elapsed=$(( $(date +%s) - start ))
 
@@ -273,15 +424,24 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "--lengths 1000,1 --closed` (bulk: prefill alone in greedy batches of up to 16, c = 2, 4, 8"
       print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, and 0.3 s at c = 8, load 0.6 and 0.85)."
       print ""
+      print "The sizing commands, on notebooks-data/AzureLLMInferenceTrace_conv.csv at"
+      print "notebooks-data/llama-3.1-70b-h100-tp4.hw: `pd --slots-per-instance 256` at 5 and 15/s"
+      print "(the P90 TTFT of each prefill pool of its curve, the mean decode step at the load) against"
+      print "`serve --arch disagg --router global --prefill-bmax 1 --decode-bmax 256` on the same pools;"
+      print "`goodput` on 1p1d and 2p1d (TTFT 1 s and 0.5 s, TPOT 50 ms) and 3p1d (TTFT 1 s, TPOT 30 ms)"
+      print "against the largest rate at which that serve run meets both P90s, bisected to 2%;"
+      print "`twotier --instances 3 --ttft-slo 1s --threshold 400ms --service 300ms --slo-scale 1` at"
+      print "6 and 8/s against `serve --arch twotier --policy fcfs --no-tickets --offload-threshold 100ms"
+      print "--lengths 1000,1 --chunk 1000 --kv-capacity 1001` on a constant 300 ms prefill (the same"
+      print "queue: the offload at a wait of T - X, one prompt per HP batch); `strategies` as above"
+      print "on the conversation trace at 8 devices (trace_goodput_*)."
+      print ""
       printf "This grid took %d s on a shared 2-core machine.\n\n", elapsed
       print "| family | quantity | bound | status | largest gap on this grid | note |"
       print "|---|---|---|---|---|---|"
       for (i = 1; i <= n; i++) { k = order[i]
           printf "| %s | %s | %.0f%% | %s | %.1f%% | %s |\n", fam[k], substr(k, length(fam[k]) + 2),
               100 * b[k], st[k] == "known" ? "known disagreement" : "agrees", 100 * worst[k], note[k] }
-      print ""
-      print "Not yet on the table: `pd` and `goodput` (closed forms with no simulated twin on the"
-      print "same flags), `twotier`, strategies on the Azure conversation trace."
       for (i = 1; i <= n; i++) { k = order[i]
           printf "\n## %s: %s (bound %.0f%%%s)\n\n", fam[k], substr(k, length(fam[k]) + 2), 100 * b[k],
               st[k] == "known" ? ", known disagreement" : ""

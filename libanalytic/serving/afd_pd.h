@@ -263,6 +263,13 @@ AFD_API const char *afd_limit_name(int limit);
  * tries has a finite demand. */
 AFD_API afd_status afd_pd_goodput(const afd_pd_pool *pool, double *lambda, int *limit);
 
+/* The relative error with which a ranking by afd_pd_goodput is read: 0.16,
+ * its largest gap to the simulator in docs/agreement.bounds (goodput: within
+ * 5% where the P90 TTFT binds, +14.5% and the 2% of the simulated rate's
+ * bisection where the decode side binds, the mean step held against the TPOT
+ * SLO).  A reading of those measurements, not a bound. */
+#define AFD_PD_GOODPUT_ERROR 0.16
+
 #ifdef __cplusplus
 }
 #endif
