@@ -91,7 +91,7 @@ typedef struct strategy {
     double goodput, goodput_sim; /* requests per ms */
     double goodput_cap; /* closed-form, at decode_bmax (NaN unless computed) */
     double goodput_fit; /* closed-form, at decode_bmax_fit when a given cap is below it */
-    int limit;
+    int limit, limit_sim;
     afd_status st, st_sim;
     size_t item;  /* position in the enumeration (the list --shard splits) */
     double key;   /* the ranking column as printed (NaN: ranked last) */
@@ -116,7 +116,7 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
     q.lambda = 1;
     s->goodput = s->goodput_sim = s->goodput_fit = NAN;
     s->st = s->st_sim = AFD_OK;
-    s->limit = AFD_SERVING_LIMIT_NONE;
+    s->limit = s->limit_sim = AFD_SERVING_LIMIT_NONE;
     cap = afd_serving_capacity(&q, s->colloc);
     if (x->method & METHOD_CLOSED)
         s->st = afd_serving_goodput(&q, s->colloc, ttft, tpot, x->tol, &s->goodput, &s->limit);
@@ -157,8 +157,9 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
         /* bracket: from well below the closed-form goodput up to the capacity */
         hi = cap;
         lo = s->goodput > 0 ? 0.25 * s->goodput : 1e-3 * cap;
-        s->st_sim = afd_serve_goodput(&p, ttft, tpot, lo, hi, x->tol > 0.02 ? x->tol : 0.02,
-                                      &s->goodput_sim);
+        s->st_sim = afd_serve_goodput_limit(&p, ttft, tpot, lo, hi,
+                                            x->tol > 0.02 ? x->tol : 0.02, &s->goodput_sim,
+                                            &s->limit_sim);
     }
 }
 
@@ -402,7 +403,8 @@ static int run(const cli_command *self, int argc, char **argv)
     cli_table_meta(t, "price_per_hour", "%.10g per device", d.price_per_hour);
     cli_table_begin(t, "strategy", "arch", "tp", "instances", "prefill", "decode", "goodput",
                     "goodput_per_device", "goodput_sim", "goodput_sim_per_device", "limit",
-                    "goodput_per_dollar", "goodput_sim_per_dollar", "gap", "decode_bmax");
+                    "goodput_per_dollar", "goodput_sim_per_dollar", "gap", "decode_bmax",
+                    "limit_sim");
     for (k = 0; k < n; k++) {
         const strategy *z = &s[k];
         unsigned inst = z->colloc ? z->instances : z->prefill + z->decode;
@@ -423,6 +425,10 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_per_dollar(z->goodput_sim * per_s, dev * d.price_per_hour));
         cli_table_real(t, afd_closed_gap(z->goodput, z->goodput_sim));
         cli_table_uint(t, z->decode_bmax);
+        cli_table_str(t, !(x.method & METHOD_SIM)                   ? "nan"
+                         : z->limit_sim == AFD_SERVE_LIMIT_UNSTABLE ? "capacity"
+                                                                    : afd_serving_limit_name(
+                                                                          z->limit_sim));
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -453,7 +459,7 @@ const cli_command cli_cmd_strategies = {
         "simulator draws the trace's rows.  Prints one row per strategy, best first:\n"
         "  strategy arch tp instances prefill decode goodput goodput_per_device\n"
         "  goodput_sim goodput_sim_per_device limit goodput_per_dollar\n"
-        "  goodput_sim_per_dollar gap decode_bmax\n"
+        "  goodput_sim_per_dollar gap decode_bmax limit_sim\n"
         "\n"
         "  goodput       the largest Poisson rate (requests/s) at which the P90 TTFT and\n"
         "                the P90 TPOT meet the SLOs (times --slo-relax), by bisection\n"
@@ -476,6 +482,10 @@ const cli_command cli_cmd_strategies = {
         "                (afd_decode_bmax, as plan); --decode-bmax B fixes it, memory\n"
         "                permitting, with a warning when a strategy's closed-form goodput\n"
         "                is higher at the default cap\n"
+        "  limit_sim     what fails just above the simulated goodput: ttft, tpot (the P90\n"
+        "                misses its SLO; ttft when both do), capacity (the run is\n"
+        "                unstable), none (every rate tried meets both); nan without\n"
+        "                --method sim or both\n"
         "With --method closed, a warning when the top two rows are within 15% of each\n"
         "other (the closed forms' measured error, docs/reproduction.md).\n"
         "Rows are sorted by goodput_per_device (goodput_sim_per_device whenever the\n"

@@ -134,6 +134,15 @@ while IFS= read -r w; do
         awk -F '\t' -v w="$label" '/^#/ { next }
                 { printf "strategies\tgoodput_%s\t%s: %s tp %s (%s)\t%s\t%s\t0\n", $2, w, $1, $3, $11, $7, $9 }' \
             "$tmp/st" >>"$cells"
+        # the binding limits: the rows whose simulated limit is known (not
+        # none, the top of the bracket) against those where the closed one
+        # is the same (a stage that cannot keep up: prefill or decode, capacity)
+        awk -F '\t' -v w="$label" '/^#/ { next }
+                $16 != "none" { n++; c = ($11 == "prefill" || $11 == "decode") ? "capacity" : $11
+                                if (c == $16) k++; else bad = bad " " $1 " tp " $3 " " $11 "/" $16 }
+                END { printf "strategies\tlimit\t%s: rows with the simulated limit known, and agreeing%s\t%d\t%d\t0\n",
+                          w, (bad == "" ? "" : " (differ:" bad ")"), n, k }' \
+            "$tmp/st" >>"$cells"
 done <"$tmp/wls"
 
 # ---- pipelines: end-to-end sojourn mean and 90th percentile, closed and sim.

@@ -15,7 +15,13 @@
  *     prefill batch of k prompts     S(k) = pa + k (pb P + pc P^2)
  *     decode step of b sequences     t(b) = beta + b (gamma + alpha (P + G/2))
  * (a sequence holds P + j KV tokens at its j-th step, P + G/2 on average
- * over its G - 1 steps).
+ * over its G - 1 steps).  The collocated forms take instead the step the
+ * simulator takes, afd_hw_decode_step at b sequences of P + G/2 tokens
+ * (hw's estimator table where it has one, the law where not): the law is
+ * fitted over the table's whole grid and its slope at the batches below
+ * the slot cap can be twice the table's (Llama-3.1-70B on 2 H200, P = G =
+ * 500: 0.10 against 0.056 ms per sequence near b = 100), which made the
+ * collocated TPOT 30-55% high there.
  *
  * ---- Prefill: greedy static batches.
  * c instances share one FIFO queue; a free one takes the first min(n, B) of

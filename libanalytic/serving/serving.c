@@ -129,8 +129,44 @@ static afd_status prefill(const afd_serving_params *p, unsigned c, afd_serving_r
     return st;
 }
 
-/* Decode TPOT at the slot occupancy; f = fraction of time taken by other work. */
-static afd_status decode(const afd_serving_params *p, double lambda_d, double f,
+/* The decode step of b sequences of P + G/2 KV tokens each: the law t(b) =
+ * t0 + t1 b of afd_serving.h (table 0), or the step the simulator takes
+ * (table 1: afd_hw_decode_step, hw's estimator table where it has one,
+ * exact at its points, else the same law).  The law is a least-squares fit
+ * over the table's whole grid (fit_max_rel_err); at the batches a
+ * collocated instance runs below its cap its slope can be twice the
+ * table's, which made the collocated TPOT 30-55% high. */
+static double step_time(const afd_serving_params *p, double b, int table)
+{
+    const afd_hw *hw = p->hw;
+    double kv = p->prompt + p->output / 2;
+    if (table)
+        return afd_hw_decode_step(hw, b, b * kv);
+    return hw->decode_beta + b * (hw->decode_gamma + hw->decode_alpha * kv);
+}
+
+/* The mean-value batch 1 + n of afd_serving.h for a step t(b) that is not
+ * linear: the root of b = 1 + lambda_d m t(b) / (1 - f) on [1, B], found
+ * by bisection (the right side exceeds b at b = 1, and not at b = B when
+ * the caller checked it); for the law it is (t0 + t1) / (1 - f - t1
+ * lambda_d m) in closed form. */
+static double mean_batch(const afd_serving_params *p, double lambda_d, double f, double B)
+{
+    double lo = 1, hi = B;
+    int i;
+    for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (1 + lambda_d * (p->output - 1) * step_time(p, mid, 1) / (1 - f) > mid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* Decode TPOT at the slot occupancy; f = fraction of time taken by other
+ * work; table: step_time's. */
+static afd_status decode(const afd_serving_params *p, double lambda_d, double f, int table,
                          afd_serving_result *out)
 {
     const afd_hw *hw = p->hw;
@@ -143,12 +179,20 @@ static afd_status decode(const afd_serving_params *p, double lambda_d, double f,
         out->decode_batch = 0;
         return AFD_OK;
     }
-    den = 1 - f - t1 * lambda_d * m;
-    tpot = den > 0 ? (t0 + t1) / den : INFINITY;
-    batch = 1 + lambda_d * m * tpot;
-    out->decode_rho = 1 - den;
+    if (!table) {
+        den = 1 - f - t1 * lambda_d * m;
+        tpot = den > 0 ? (t0 + t1) / den : INFINITY;
+        batch = 1 + lambda_d * m * tpot;
+        out->decode_rho = 1 - den;
+    } else if (f < 1 && 1 + lambda_d * m * step_time(p, B, 1) / (1 - f) <= B) {
+        batch = mean_batch(p, lambda_d, f, B);
+        tpot = step_time(p, batch, 1) / (1 - f);
+        out->decode_rho = f + lambda_d * m * step_time(p, batch, 1) / batch; /* busy fraction */
+    } else {
+        batch = tpot = INFINITY;
+    }
     if (!(batch <= B)) { /* steps at the full batch; capacity (1 - f) B / (m t(B)) */
-        double tb = (t0 + B * t1) / (1 - f);
+        double tb = step_time(p, B, table) / (1 - f);
         if (!(f < 1) || !(lambda_d * m * tb < B)) {
             out->decode_rho = lambda_d * m * tb / B;
             out->limit = AFD_SERVING_LIMIT_DECODE;
@@ -214,7 +258,7 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
         q.quantile = 0.9;
     st = prefill(&q, q.prefill, out);
     if (st == AFD_OK)
-        st = decode(&q, q.lambda / q.decode, 0, out);
+        st = decode(&q, q.lambda / q.decode, 0, 0, out);
     if (st != AFD_OK)
         return failed(out, st);
     if (q.output > 1) {
@@ -230,13 +274,14 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
  * A collocated instance's requests between first token and last (decoding,
  * or prefilled and waiting for one of the B slots) form a chain with births
  * at lambda_d and, with j of them, b = min(j, B) decoding in steps of
- * t(b) = t0 + t1 b slowed by the prefills to t(b) / (1 - f): deaths at
+ * t(b) (step_time's: the simulator's step, the law t0 + t1 b where hw has
+ * no table) slowed by the prefills to t(b) / (1 - f): deaths at
  * mu(j) = b (1 - f) / ((G - 1) t(b)).  Below the cap this is a processor-
  * sharing queue of state-dependent speed, whose occupancy does not depend
  * on the law of the work (Kelly, Reversibility and Stochastic Networks,
  * 1979, Section 3.3): pi(j) = pi(0) prod_{i <= j} lambda_d / mu(i), and
- * its mean is exactly that of the mean-value form TPOT = (t0 + t1) / (1 - f
- * - t1 lambda_d (G - 1)).  At the cap, the wait for a slot is that of the
+ * its mean, for the law, is exactly that of the mean-value form TPOT =
+ * (t0 + t1) / (1 - f - t1 lambda_d (G - 1)).  At the cap, the wait for a slot is that of the
  * chain scaled by kappa, the variability of the slots' arrivals and
  * services against the Poisson and exponential ones the chain assumes
  * (the heavy-traffic queue grows with (c_a^2 + c_s^2) / 2: Kingman, 1961).
@@ -260,15 +305,16 @@ typedef struct slots {
     double mean_n, mean_w; /* E[j], E[W] */
 } slots;
 
-static afd_status slots_solve(double lambda_d, double m, double t0, double t1, double f,
-                              unsigned B, double kappa, slots *sl)
+static afd_status slots_solve(const afd_serving_params *p, double lambda_d, double f, unsigned B,
+                              double kappa, slots *sl)
 {
-    double r = lambda_d * m * (t0 + t1 * B) / (B * (1 - f)), sum = 0, mu_b, *pi, top = 1, ratio;
+    double m = p->output - 1, tB = step_time(p, B, 1);
+    double r = lambda_d * m * tB / (B * (1 - f)), sum = 0, mu_b, *pi, top = 1, ratio;
     size_t j, cap = 1024;
     sl->pi = NULL;
     if (!(f < 1) || !(r < 1 - 1e-9))
         return AFD_EUNSTABLE;
-    mu_b = B * (1 - f) / (m * (t0 + t1 * B));
+    mu_b = B * (1 - f) / (m * tB);
     pi = malloc(cap * sizeof *pi);
     if (pi == NULL)
         return AFD_ENOMEM;
@@ -289,12 +335,16 @@ static afd_status slots_solve(double lambda_d, double m, double t0, double t1, d
             pi = np;
             cap *= 2;
         }
-        ratio = lambda_d * m * (t0 + t1 * b) / (b * (1 - f));
+        ratio = j < B ? lambda_d * m * step_time(p, b, 1) / (b * (1 - f)) : r;
         pi[j] = pi[j - 1] * ratio;
         if (pi[j] > top)
             top = pi[j];
-        /* the ratio falls with j up to B, then stays r: the rest of the
-         * sum is below pi(j) ratio / (1 - ratio) */
+        /* the ratio is t(b) / b, which for a convex step falls and then
+         * rises with b up to B (its derivative's numerator b t' - t grows),
+         * then stays r: the later ratios are below max(ratio, r), and the
+         * rest of the sum below pi(j) x / (1 - x) for that x */
+        if (ratio < r)
+            ratio = r;
         if (ratio < 1 && pi[j] < 1e-16 * top * (1 - ratio))
             break;
     }
@@ -331,11 +381,9 @@ static double slots_cdf(const slots *sl, unsigned B, double kappa, double mu_b, 
 static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s,
                               double f, double *mean, double *quant)
 {
-    const afd_hw *hw = p->hw;
-    double m = p->output - 1, t0 = hw->decode_beta;
-    double t1 = hw->decode_gamma + hw->decode_alpha * (p->prompt + p->output / 2);
+    double m = p->output - 1;
     unsigned B = p->decode_bmax;
-    double mu_b = B * (1 - f) / (m * (t0 + t1 * B));
+    double mu_b = B * (1 - f) / (m * step_time(p, B, 1));
     double kappa = (k + mu_b * lambda_d / k * s * s) / (2 * (1 - f) * (1 - f));
     double life, l0, sd, lo, hi;
     slots sl;
@@ -343,7 +391,7 @@ static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, doub
     int i;
     if (kappa < 1)
         kappa = 1;
-    st = slots_solve(lambda_d, m, t0, t1, f, B, kappa, &sl);
+    st = slots_solve(p, lambda_d, f, B, kappa, &sl);
     if (st != AFD_OK)
         return st;
     /* Little's law over the chain, and the wait scaled by kappa */
@@ -379,7 +427,7 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
     st = prefill(&q, q.instances, out);
     if (st == AFD_OK) {
         f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
-        st = decode(&q, q.lambda / q.instances, f, out);
+        st = decode(&q, q.lambda / q.instances, f, 1, out);
     }
     if (st != AFD_OK)
         return failed(out, st);
@@ -388,9 +436,7 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         double s = batch_time(q.hw, k, q.prompt);
         /* a prefill waits for the step in flight: the instance is decoding
          * with probability busy, the residual step uniform on (0, step) */
-        step = q.hw->decode_beta +
-               out->decode_batch * (q.hw->decode_gamma +
-                                    q.hw->decode_alpha * (q.prompt + q.output / 2));
+        step = step_time(&q, out->decode_batch, 1);
         busy = lam_i * (q.output - 1) * step;
         if (busy > 1 - out->prefill_rho)
             busy = 1 - out->prefill_rho;
@@ -408,13 +454,11 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
     return AFD_OK;
 }
 
-/* Decode time per request at the full batch, (G - 1) t(B) / B. */
-static double decode_per_request(const afd_serving_params *p)
+/* Decode time per request at the full batch, (G - 1) t(B) / B (step_time's
+ * t: the simulator's step for the collocated forms, table 1). */
+static double decode_per_request(const afd_serving_params *p, int table)
 {
-    const afd_hw *hw = p->hw;
-    double tb = hw->decode_beta + p->decode_bmax * (hw->decode_gamma +
-                                                    hw->decode_alpha * (p->prompt + p->output / 2));
-    return (p->output - 1) * tb / p->decode_bmax;
+    return (p->output - 1) * step_time(p, p->decode_bmax, table) / p->decode_bmax;
 }
 
 double afd_serving_capacity(const afd_serving_params *p, int colloc)
@@ -425,7 +469,7 @@ double afd_serving_capacity(const afd_serving_params *p, int colloc)
                                                                            p->decode < 1))
         return NAN;
     m = p->output - 1;
-    dec = decode_per_request(p);
+    dec = decode_per_request(p, colloc);
     for (k = 1; k <= p->prefill_bmax; k++) {
         double s = batch_time(p->hw, k, p->prompt) / k, rate;
         rate = colloc ? p->instances / (s + dec) : p->prefill / s;
@@ -519,7 +563,7 @@ static int stage_feasible(double lambda, void *ctx)
     set_nan(&r);
     c->p.lambda = lambda;
     if (c->decode_stage)
-        st = decode(&c->p, lambda, 0, &r);
+        st = decode(&c->p, lambda, 0, 0, &r);
     else
         st = prefill(&c->p, c->p.prefill, &r);
     if (st == AFD_EUNSTABLE)
@@ -620,7 +664,7 @@ afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_s
     if (c.p.output > 1) {
         c.decode_stage = 1;
         c.slo = tpot_slo;
-        if ((st = stage_goodput(&c, 1 / decode_per_request(&c.p), rel_tol, decode_goodput)) !=
+        if ((st = stage_goodput(&c, 1 / decode_per_request(&c.p, 0), rel_tol, decode_goodput)) !=
             AFD_OK)
             return st;
     } else {

@@ -302,6 +302,17 @@ AFD_API afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *ou
 AFD_API afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double tpot_slo,
                                      double lo, double hi, double rel_tol, double *goodput);
 
+/* afd_serve_goodput, and what fails at the lowest infeasible rate it tried,
+ * in the order of the closed forms (afd_serving_goodput): the run is
+ * unstable (AFD_SERVE_LIMIT_UNSTABLE: a stage cannot keep up), else the
+ * P90 TTFT misses its SLO (AFD_SERVING_LIMIT_TTFT), else the P90 TPOT
+ * (AFD_SERVING_LIMIT_TPOT); AFD_SERVING_LIMIT_NONE when every rate tried
+ * met both (the goodput is hi).  limit may be NULL. */
+enum { AFD_SERVE_LIMIT_UNSTABLE = -1 };
+AFD_API afd_status afd_serve_goodput_limit(const afd_serve_params *p, double ttft_slo,
+                                           double tpot_slo, double lo, double hi, double rel_tol,
+                                           double *goodput, int *limit);
+
 /* Goodput by SLO attainment (TaiChi's definition): the largest Poisson rate
  * in [lo, hi] whose run (p with lambda replaced, the same seed at every rate)
  * is stable with at least the fraction target of its measured requests

@@ -10,6 +10,7 @@
 struct sim_ctx {
     afd_serve_params p;
     double ttft_slo, tpot_slo;
+    int limit;   /* why the last infeasible rate failed (AFD_SERVING_LIMIT_*) */
     afd_status failure;
 };
 
@@ -24,15 +25,34 @@ static int sim_feasible(double lambda, void *ctx)
         c->failure = st;
         return -1;
     }
-    return !r.unstable && r.ttft.p90 <= c->ttft_slo && !(r.tpot.p90 > c->tpot_slo);
+    /* the order of the closed forms' cf_feasible (serving.c): a stage that
+     * cannot keep up, then TTFT, then TPOT */
+    if (r.unstable)
+        c->limit = AFD_SERVE_LIMIT_UNSTABLE;
+    else if (!(r.ttft.p90 <= c->ttft_slo))
+        c->limit = AFD_SERVING_LIMIT_TTFT;
+    else if (r.tpot.p90 > c->tpot_slo)
+        c->limit = AFD_SERVING_LIMIT_TPOT;
+    else
+        return 1;
+    return 0;
 }
 
 afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double tpot_slo,
                              double lo, double hi, double rel_tol, double *goodput)
 {
+    return afd_serve_goodput_limit(p, ttft_slo, tpot_slo, lo, hi, rel_tol, goodput, NULL);
+}
+
+afd_status afd_serve_goodput_limit(const afd_serve_params *p, double ttft_slo, double tpot_slo,
+                                   double lo, double hi, double rel_tol, double *goodput,
+                                   int *limit)
+{
     struct sim_ctx c;
     afd_status st;
     *goodput = NAN;
+    if (limit != NULL)
+        *limit = AFD_SERVING_LIMIT_NONE;
     if (p == NULL || !(ttft_slo > 0) || !(tpot_slo > 0))
         return AFD_EINVAL;
     c.p = *p;
@@ -42,8 +62,13 @@ afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo, double 
     c.ttft_slo = ttft_slo;
     c.tpot_slo = tpot_slo;
     c.failure = AFD_OK;
+    c.limit = AFD_SERVING_LIMIT_NONE;
     st = afd_goodput_bisect(sim_feasible, &c, lo, hi, rel_tol, goodput);
-    return st == AFD_ENUMERIC ? c.failure : st;
+    if (st == AFD_ENUMERIC)
+        return c.failure;
+    if (limit != NULL)
+        *limit = c.limit;
+    return st;
 }
 
 struct attain_ctx {

@@ -319,6 +319,36 @@ static void colloc_slots_hand(void **state)
     assert_true(r.tpot_q > r.tpot_mean);
 }
 
+/* The collocated chain takes the step the simulator takes: where hw has a
+ * decode table it is the table's, not the law fitted over it.  With B = 1
+ * the chain is colloc_slots_hand's with the table's t(1) = 0.05 (a table
+ * constant in K / b, so its log-linear interpolation is exact) in place of
+ * the law's 0.03 + t1 = 0.0320; the decode capacity likewise. */
+static void colloc_slots_table(void **state)
+{
+    afd_hw hw = laws(0.3, 0, 0, 0.03, 0.001, 1e-6);
+    afd_serving_params p = params(&hw, 1.0, 1000, 11);
+    afd_serving_result r;
+    double f = 1.0 * 0.3, m = 10, t = 0.05;
+    double mu = (1 - f) / (m * t), rho = 1.0 / mu;
+    double kappa = (1 + mu * 1.0 * 0.3 * 0.3) / (2 * (1 - f) * (1 - f));
+    unsigned i;
+    (void)state;
+    hw.decode_table.nb = hw.decode_table.ns = 2;
+    hw.decode_table.b[0] = hw.decode_table.s[0] = 1;
+    hw.decode_table.b[1] = 2;
+    hw.decode_table.s[1] = 1e4;
+    for (i = 0; i < 4; i++)
+        hw.decode_table.t[i] = i < 2 ? t : 0.07;
+    p.decode_bmax = 1;
+    assert_true(kappa > 1 && rho < 1);
+    assert_int_equal(afd_serving_colloc(&p, &r), AFD_OK);
+    assert_close(r.tpot_mean, (1 / (mu - 1.0) + (kappa - 1) * rho / ((1 - rho) * mu)) / m, 1e-9,
+                 0);
+    /* one instance: one request per S(1) + (G - 1) t(1) */
+    assert_close(afd_serving_capacity(&p, 1), 1 / (0.3 + m * t), 1e-12, 0);
+}
+
 /* Collocated TPOT near the decode slots' cap against the simulator: one
  * instance, prefill 20 + 0.1 P + 1e-5 P^2 ms, decode step 30 + 0.1 b +
  * 1e-4 K ms, P = 1000, G = 100, 16 slots, 2.7 requests/s (91% of the
@@ -624,6 +654,7 @@ int main(void)
         cmocka_unit_test(greedy_mdc_chain),
         cmocka_unit_test(decode_bmax_hand),
         cmocka_unit_test(colloc_slots_hand),
+        cmocka_unit_test(colloc_slots_table),
         cmocka_unit_test(colloc_tpot_against_simulator),
     };
     RUN_TESTS(tests);
