@@ -207,6 +207,35 @@ EOF
         "$tmp/oc" "$tmp/os" >>"$cells"
 done
 
+# ---- router: the prefill pool's TTFT, mean and 90th percentile, behind
+# each router with a routed form (libanalytic/queue/routed.c), four prefill
+# instances of batch 1 at 1 ms a prompt token (a law linear in the prompt),
+# one output token: geometric prompts of mean 1000 (exponential prefills) at
+# loads 0.5 and 0.8, and prompts of 1000 (constant prefills) at 0.8.
+router_family() {
+    printf '%s\n' "unit = ms" "alpha_a = 1" "beta_a = 0" "alpha_f = 1" "beta_f = 0" "alpha_c = 0" \
+        "beta_c = 0" "prefill_a = 0" "prefill_b = 1" "prefill_c = 0" "decode_beta = 10" \
+        "decode_gamma = 0" "decode_alpha = 0" >"$tmp/router.hw"
+    if [ "$quick" -eq 1 ]; then rgrid="geometric,0.8"; rq="--requests 100000 --warmup 2000"
+    else rgrid="geometric,0.5 geometric,0.8 fixed,0.8"; rq="--requests 1000000 --warmup 10000"; fi
+    for g in $rgrid; do
+        law=${g%,*}; ld=${g#*,}
+        if [ "$law" = geometric ]; then rw="--geometric --mu-p 1000 --mu-d 1"; else rw="--lengths 1000,1"; fi
+        for r in random round-robin global least-requests power-of-two; do
+            # shellcheck disable=SC2086
+            afd serve --arch disagg --prefill 4 --decode 1 --prefill-bmax 1 --decode-bmax 1 \
+                --router "$r" --hw "$tmp/router.hw" --lambda "$(awk -v l="$ld" 'BEGIN { print 4 * l }')/s" \
+                $rw --closed --seed 5 $rq >"$tmp/rt"
+            awk -F '\t' -v r="$r" -v cell="$law prompts, load $ld" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+                /^#/ { next }
+                { for (j = 1; j <= 2; j++) { k = j == 1 ? "ttft_mean" : "ttft_p90"
+                      printf "router\t%s_%s\t%s\t%s\t%s\t%s\n", r, k, cell, $(c[k "_cf"]), $(c[k]), $(c[k "_se"]) } }' \
+                "$tmp/rt" >>"$cells"
+        done
+    done
+}
+router_family
+
 elapsed=$(( $(date +%s) - start ))
 
 # ---- the table, and the check against the bounds.
@@ -250,7 +279,9 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "docs/taichi-test.hw with prompts 1000 and outputs 100 (colloc 1 instance, disagg 1:1);"
       print "`offload --service-exp 1.5` against `--method sim`; `serve --arch disagg --prefill-bmax 16"
       print "--lengths 1000,1 --closed` (bulk: prefill alone in greedy batches of up to 16, c = 2, 4, 8"
-      print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, load 0.6 and 0.85)."
+      print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, load 0.6 and 0.85); router:"
+      print "`serve --arch disagg --prefill 4 --decode 1 --prefill-bmax 1 --router R --closed`, 1 ms a"
+      print "prompt token, geometric prompts of mean 1000 at loads 0.5 and 0.8, prompts of 1000 at 0.8."
       print ""
       printf "This grid took %d s on a shared 2-core machine.\n\n", elapsed
       print "| family | quantity | bound | status | largest gap on this grid | note |"

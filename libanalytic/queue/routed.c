@@ -35,9 +35,10 @@
  *                 for exponential service, 0.07-0.08, 0.14-0.15, 0.20 for
  *                 deterministic service; K (1 - 1/n) (1 + cs2) / 2 covers
  *                 each.  The mean sojourn on n = 2, 4, 8 and rho = 0.5, 0.7,
- *                 0.8, 0.9: within -0.1% / +2.5% of the simulation with
- *                 exponential service, +1% / +4% with deterministic service
- *                 (where the Lee-Longton base is itself up to 1% low): high,
+ *                 0.8, 0.9 (docs/routing.md's table): +0.2% to +4.4% of the
+ *                 simulation with exponential service (-2.6% and -0.6% at
+ *                 rho = 0.9, n = 2 and 4, within 2 of their standard
+ *                 errors), +0.1% to +2.4% with deterministic service: high,
  *                 the side that over-provisions.
  *   power-of-two  two distinct servers drawn, the shorter joined.  For
  *                 n <= 2 it is join-the-shortest-queue (both servers are
@@ -56,8 +57,8 @@
  *                 Wmf), Wq_least(2, rho) the form above on two servers at
  *                 the same load: exact in both limits (up to least's own
  *                 error at n = 2) and high between them: the mean sojourn on
- *                 n = 4, 8 and rho = 0.5-0.9 is +1% / +7.4% off with
- *                 exponential service, +0.4% / +7.8% with deterministic
+ *                 n = 4, 8 and rho = 0.5-0.9 is +1.1% to +5.7% off with
+ *                 exponential service, +0.7% to +8.6% with deterministic
  *                 service, the most at rho = 0.9; at n = 2 as least.
  * The chance of waiting (afd_routed_wait's pwait): random rho (M/G/1,
  * exact), round-robin sigma (E_n/M/1, exact for cs2 = 1), global and least
