@@ -236,6 +236,27 @@ router_family() {
 }
 router_family
 
+# ---- prefix: Che's characteristic-time LRU hit fraction (prefix_hit_che,
+# libanalytic/workload/prefix.c) against the replayed prefix_hit of one
+# instance on Mooncake's trace in its own order (docs/prefix-cache.md, the
+# first example) at several cache sizes.  One instance replaying the trace's
+# order is deterministic: its prefix_hit is the trace's LRU replay exactly
+# (tests/serve/test_prefix.c), so the cell's SE is 0; the batch-means
+# prefix_hit_se it prints measures the trace's drift, not an uncertainty.
+prefix_family() {
+    if [ "$quick" -eq 1 ]; then pgrid="2000 16000"; else pgrid="500 2000 8000 16000 32000 50000"; fi
+    for b in $pgrid; do
+        afd serve --arch colloc --prefill-bmax 1 --hw "$NB/llama-3.1-70b-h100-tp4.hw" \
+            --trace "$NB/mooncake/synthetic_trace.jsonl.gz" --arrivals trace --time-scale 8 \
+            --prefix-cache "$b" --batches 8 --precision 6 >"$tmp/px"
+        awk -F '\t' -v b="$b" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+            /^#/ { next }
+            { printf "prefix\tche_hit_%s\t%s blocks\t%s\t%s\t0\n", b <= 8000 ? "small_cache" : "large_cache",
+                  b, $(c["prefix_hit_che"]), $(c["prefix_hit"]) }' "$tmp/px" >>"$cells"
+    done
+}
+prefix_family
+
 elapsed=$(( $(date +%s) - start ))
 
 # ---- the table, and the check against the bounds.
@@ -281,7 +302,9 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "--lengths 1000,1 --closed` (bulk: prefill alone in greedy batches of up to 16, c = 2, 4, 8"
       print "instances, prompt work 1 s, fixed cost 0.01 s or 1 s, load 0.6 and 0.85); router:"
       print "`serve --arch disagg --prefill 4 --decode 1 --prefill-bmax 1 --router R --closed`, 1 ms a"
-      print "prompt token, geometric prompts of mean 1000 at loads 0.5 and 0.8, prompts of 1000 at 0.8."
+      print "prompt token, geometric prompts of mean 1000 at loads 0.5 and 0.8, prompts of 1000 at 0.8;"
+      print "prefix: `serve --arch colloc --prefill-bmax 1 --trace` on the Mooncake trace `--arrivals trace"
+      print "--prefix-cache B` (docs/prefix-cache.md), the Che hit against the replay, B = 500 to 50,000."
       print ""
       printf "This grid took %d s on a shared 2-core machine.\n\n", elapsed
       print "| family | quantity | bound | status | largest gap on this grid | note |"
