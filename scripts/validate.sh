@@ -226,7 +226,7 @@ router_family() {
             afd serve --arch disagg --prefill 4 --decode 1 --prefill-bmax 1 --decode-bmax 1 \
                 --router "$r" --hw "$tmp/router.hw" --lambda "$(awk -v l="$ld" 'BEGIN { print 4 * l }')/s" \
                 $rw --closed --seed 5 $rq >"$tmp/rt"
-            awk -F '\t' -v r="$r" -v cell="$law prompts, load $ld" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+            awk -F '\t' -v r="$(echo "$r" | tr - _)" -v cell="$law prompts, load $ld" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
                 /^#/ { next }
                 { for (j = 1; j <= 2; j++) { k = j == 1 ? "ttft_mean" : "ttft_p90"
                       printf "router\t%s_%s\t%s\t%s\t%s\t%s\n", r, k, cell, $(c[k "_cf"]), $(c[k]), $(c[k "_se"]) } }' \
