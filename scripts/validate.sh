@@ -388,6 +388,56 @@ validate_goodput
 validate_twotier
 validate_strategies_trace
 
+# ---- router: the prefill pool's TTFT, mean and 90th percentile, behind
+# each router with a routed form (libanalytic/queue/routed.c), four prefill
+# instances of batch 1 at 1 ms a prompt token (a law linear in the prompt),
+# one output token: geometric prompts of mean 1000 (exponential prefills) at
+# loads 0.5 and 0.8, and prompts of 1000 (constant prefills) at 0.8.
+router_family() {
+    printf '%s\n' "unit = ms" "alpha_a = 1" "beta_a = 0" "alpha_f = 1" "beta_f = 0" "alpha_c = 0" \
+        "beta_c = 0" "prefill_a = 0" "prefill_b = 1" "prefill_c = 0" "decode_beta = 10" \
+        "decode_gamma = 0" "decode_alpha = 0" >"$tmp/router.hw"
+    if [ "$quick" -eq 1 ]; then rgrid="geometric,0.8"; rq="--requests 100000 --warmup 2000"
+    else rgrid="geometric,0.5 geometric,0.8 fixed,0.8"; rq="--requests 1000000 --warmup 10000"; fi
+    for g in $rgrid; do
+        law=${g%,*}; ld=${g#*,}
+        if [ "$law" = geometric ]; then rw="--geometric --mu-p 1000 --mu-d 1"; else rw="--lengths 1000,1"; fi
+        for r in random round-robin global least-requests power-of-two; do
+            # shellcheck disable=SC2086
+            afd serve --arch disagg --prefill 4 --decode 1 --prefill-bmax 1 --decode-bmax 1 \
+                --router "$r" --hw "$tmp/router.hw" --lambda "$(awk -v l="$ld" 'BEGIN { print 4 * l }')/s" \
+                $rw --closed --seed 5 $rq >"$tmp/rt"
+            awk -F '\t' -v r="$(echo "$r" | tr - _)" -v cell="$law prompts, load $ld" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+                /^#/ { next }
+                { for (j = 1; j <= 2; j++) { k = j == 1 ? "ttft_mean" : "ttft_p90"
+                      printf "router\t%s_%s\t%s\t%s\t%s\t%s\n", r, k, cell, $(c[k "_cf"]), $(c[k]), $(c[k "_se"]) } }' \
+                "$tmp/rt" >>"$cells"
+        done
+    done
+}
+router_family
+
+# ---- prefix: Che's characteristic-time LRU hit fraction (prefix_hit_che,
+# libanalytic/workload/prefix.c) against the replayed prefix_hit of one
+# instance on Mooncake's trace in its own order (docs/prefix-cache.md, the
+# first example) at several cache sizes.  One instance replaying the trace's
+# order is deterministic: its prefix_hit is the trace's LRU replay exactly
+# (tests/serve/test_prefix.c), so the cell's SE is 0; the batch-means
+# prefix_hit_se it prints measures the trace's drift, not an uncertainty.
+prefix_family() {
+    if [ "$quick" -eq 1 ]; then pgrid="2000 16000"; else pgrid="500 2000 8000 16000 32000 50000"; fi
+    for b in $pgrid; do
+        afd serve --arch colloc --prefill-bmax 1 --hw "$NB/llama-3.1-70b-h100-tp4.hw" \
+            --trace "$NB/mooncake/synthetic_trace.jsonl.gz" --arrivals trace --time-scale 8 \
+            --prefix-cache "$b" --batches 8 --precision 6 >"$tmp/px"
+        awk -F '\t' -v b="$b" '/^# / { sub(/^# /, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
+            /^#/ { next }
+            { printf "prefix\tche_hit_%s\t%s blocks\t%s\t%s\t0\n", b <= 8000 ? "small_cache" : "large_cache",
+                  b, $(c["prefix_hit_che"]), $(c["prefix_hit"]) }' "$tmp/px" >>"$cells"
+    done
+}
+prefix_family
+
 elapsed=$(( $(date +%s) - start ))
 
 # ---- the table, and the check against the bounds.
@@ -444,6 +494,11 @@ awk -F '\t' -v quick="$quick" -v elapsed="$elapsed" -v bad="$tmp/bad" '
       print "--lengths 1000,1 --chunk 1000 --kv-capacity 1001` on a constant 300 ms prefill (the same"
       print "queue: the offload at a wait of T - X, one prompt per HP batch); `strategies` as above"
       print "on the conversation trace at 8 devices (trace_goodput_*)."
+      print ""
+      print "Router: `serve --arch disagg --prefill 4 --decode 1 --prefill-bmax 1 --router R --closed`, 1 ms a"
+      print "prompt token, geometric prompts of mean 1000 at loads 0.5 and 0.8, prompts of 1000 at 0.8;"
+      print "prefix: `serve --arch colloc --prefill-bmax 1 --trace` on the Mooncake trace `--arrivals trace"
+      print "--prefix-cache B` (docs/prefix-cache.md), the Che hit against the replay, B = 500 to 50,000."
       print ""
       printf "This grid took %d s on a shared 2-core machine.\n\n", elapsed
       print "| family | quantity | bound | status | largest gap on this grid | note |"

@@ -271,4 +271,26 @@ typedef enum afd_routed_kind {
 AFD_API afd_status afd_routed_wq(afd_routed_kind how, double lambda, double es, double es2,
                                  unsigned n, double *wq);
 
+/* The same wait with its chance of being positive, pwait = P(W > 0)
+ * (routed.c: exact for random, for round-robin with exponential service,
+ * for global with exponential service; the least-load routers'
+ * approximations). */
+typedef struct afd_routed_result {
+    double wq, pwait;
+} afd_routed_result;
+AFD_API afd_status afd_routed_wait(afd_routed_kind how, double lambda, double es, double es2,
+                                   unsigned n, afd_routed_result *out);
+
+/* The q-quantile t of shift + W + X: W an atom 1 - pwait at 0 and, beyond
+ * it, exponential of mean wq / pwait (the G/M/1 and M/M/c waits' law,
+ * Kleinrock, Queueing Systems I, Secs. 3.5 and 6.4), X exponential of mean
+ * xmean (0: none), independent: P(W + X > u) = (1 - p) e^{-u / xmean} + p
+ * (the convolution of the two exponentials), solved by bisection.  With
+ * pwait = sigma, wq = sigma / (mu (1 - sigma)), xmean = 1 / mu it is
+ * E_n/M/1's sojourn, exponential of rate mu (1 - sigma).  AFD_EINVAL for
+ * q outside (0, 1), negative or non-finite arguments, pwait outside
+ * [0, 1], or one of wq, pwait zero and not the other. */
+AFD_API afd_status afd_routed_quantile(double wq, double pwait, double shift, double xmean, double q,
+                                       double *t);
+
 #endif /* AFD_QUEUE_H */

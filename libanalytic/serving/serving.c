@@ -63,29 +63,40 @@ static afd_status mds(double lambda, double d, int s, double q, double *mean, do
 }
 
 /* Prefill TTFT behind a router at arrival (afd_serving_params.routed):
- * the routed wait of routed.c plus the request's own prefill; the tails
- * where an exact one exists (random: each instance M/D/1 at lambda / c,
- * Kleinrock, Queueing Systems I, Sec. 5.6; global: M/D/c). */
+ * the routed wait of routed.c plus the request's own prefill.  Fixed
+ * prompts: random is M/D/1 at lambda / c per instance (Kleinrock, Queueing
+ * Systems I, Sec. 5.6), global M/D/c, and round-robin M/D/c too: with equal
+ * constant services the shared FIFO queue hands its j-th arrival to server
+ * j mod c, every c-th arrival, so E_c/D/1 waits are M/D/c's exactly (the
+ * simulator's round-robin and global runs coincide request by request); the
+ * least-load routers' tail is routed.c's wait law plus S.  Geometric
+ * prompts (P's squared coefficient of variation 1 - 1/mu within 1% of an
+ * exponential's 1): S = a + b P taken as a plus an exponential of mean
+ * b E[P], convolved with the wait law (afd_routed_quantile, exact for
+ * random, round-robin and global when a = 0); otherwise no tail (NaN). */
 static afd_status routed_prefill(const afd_serving_params *p, unsigned c, afd_serving_result *out)
 {
     const afd_hw *hw = p->hw;
-    int vary = p->prompt_m2 > 0;
-    double m2 = vary ? p->prompt_m2 : p->prompt * p->prompt, wq, mean;
+    int vary = p->prompt_m2 > 0, exact_md = 0;
+    double m2 = vary ? p->prompt_m2 : p->prompt * p->prompt, mean;
     double es = hw->prefill_a + hw->prefill_b * p->prompt + hw->prefill_c * m2;
     /* E[S^2] = a^2 + 2 a b E[P] + b^2 E[P^2] for c = 0 */
     double es2 = vary ? hw->prefill_a * hw->prefill_a + 2 * hw->prefill_a * hw->prefill_b * p->prompt +
                             hw->prefill_b * hw->prefill_b * m2
                       : es * es;
+    double cv2 = m2 / (p->prompt * p->prompt) - 1;
+    afd_routed_result w;
     afd_status st;
     out->prefill_rho = p->lambda * es / c;
     if (!(out->prefill_rho < 1))
         return AFD_EUNSTABLE;
-    st = afd_routed_wq(p->router, p->lambda, es, es2, c, &wq);
+    st = afd_routed_wait(p->router, p->lambda, es, es2, c, &w);
     if (st != AFD_OK)
         return st;
-    out->ttft_mean = wq + es;
+    out->ttft_mean = w.wq + es;
     out->ttft_q = NAN;
-    if (!vary && (p->router == AFD_ROUTED_RANDOM || p->router == AFD_ROUTED_GLOBAL)) {
+    if (!vary && (p->router == AFD_ROUTED_RANDOM || p->router == AFD_ROUTED_GLOBAL ||
+                  p->router == AFD_ROUTED_ROUND_ROBIN)) {
         int random = p->router == AFD_ROUTED_RANDOM;
         if (random || c <= SOLVER_MAX_SERVERS) {
             st = mds(random ? p->lambda / c : p->lambda, es, random ? 1 : (int)c, p->quantile,
@@ -95,8 +106,12 @@ static afd_status routed_prefill(const afd_serving_params *p, unsigned c, afd_se
             if (st != AFD_OK)
                 return st;
             out->ttft_mean = mean; /* the same mean, M/D/c's exactly */
+            exact_md = 1;
         }
     }
+    if (!exact_md && (!vary || (fabs(cv2 - 1) <= 0.01 && hw->prefill_c == 0)))
+        return afd_routed_quantile(w.wq, w.pwait, vary ? hw->prefill_a : es,
+                                   vary ? hw->prefill_b * p->prompt : 0, p->quantile, &out->ttft_q);
     return AFD_OK;
 }
 

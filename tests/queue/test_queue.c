@@ -914,6 +914,102 @@ static void approx_compare_by_hand(void **state)
     assert_int_equal(afd_mdc_approx_compare(1, 1, 2, 0.5, NULL), AFD_EINVAL);
 }
 
+/* routed.c's least-load forms against the formulas written out here: on
+ * two servers at rho = 0.73, es = 2.385, Erlang's C is 2 rho^2 / (1 + rho)
+ * and M/M/2's wait C es / (2 (1 - rho)); least adds 0.6 (1 - 1/2) C es, all
+ * scaled by (1 + cs2) / 2.  power-of-two on two servers is least (both are
+ * drawn), on n servers the mean field sum_{i>=2} rho^(2^i - 2) es moved
+ * toward it by 2 / n; on one server both are Pollaczek-Khinchine. */
+static void routed_least_load_forms(void **state)
+{
+    const double rho = 0.73, es = 2.385, c2 = 2 * rho * rho / (1 + rho);
+    const double mm2 = c2 * es / (2 * (1 - rho)), least2 = mm2 + 0.6 * 0.5 * c2 * es;
+    double mf = 0, wq, wq2;
+    afd_routed_result r;
+    int i;
+    (void)state;
+    for (i = 2; i < 12; i++)
+        mf += pow(rho, pow(2, i) - 2) * es;
+    assert_int_equal(afd_routed_wait(AFD_ROUTED_LEAST, 2 * rho / es, es, 2 * es * es, 2, &r),
+                     AFD_OK);
+    assert_close(r.wq, least2, 1e-12, 0);
+    assert_close(r.pwait, c2, 1e-12, 0);
+    /* deterministic service (cs2 = 0): half of it */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_LEAST, 2 * rho / es, es, es * es, 2, &wq), AFD_OK);
+    assert_close(wq, least2 / 2, 1e-12, 0);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_POWER_OF_TWO, 2 * rho / es, es, 2 * es * es, 2, &wq2),
+                     AFD_OK);
+    assert_close(wq2, least2, 1e-12, 0);
+    /* eight servers: the mean field plus a quarter of the gap to least(2) */
+    assert_int_equal(afd_routed_wait(AFD_ROUTED_POWER_OF_TWO, 8 * rho / es, es, 2 * es * es, 8, &r),
+                     AFD_OK);
+    assert_close(r.wq, mf + 0.25 * (least2 - mf), 1e-12, 0);
+    assert_close(r.pwait, rho * rho + 0.25 * (c2 - rho * rho), 1e-12, 0);
+    /* one server: M/G/1, Wq = lambda E[S^2] / (2 (1 - rho)) */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_LEAST, rho / es, es, 1.5 * es * es, 1, &wq), AFD_OK);
+    assert_close(wq, rho / es * 1.5 * es * es / (2 * (1 - rho)), 1e-12, 0);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_POWER_OF_TWO, rho / es, es, 1.5 * es * es, 1, &wq),
+                     AFD_OK);
+    assert_close(wq, rho / es * 1.5 * es * es / (2 * (1 - rho)), 1e-12, 0);
+    /* least lies between the shared queue and round-robin */
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_LEAST, 4 * rho / es, es, 2 * es * es, 4, &wq), AFD_OK);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_GLOBAL, 4 * rho / es, es, 2 * es * es, 4, &wq2),
+                     AFD_OK);
+    assert_true(wq > wq2);
+    assert_int_equal(afd_routed_wq(AFD_ROUTED_ROUND_ROBIN, 4 * rho / es, es, 2 * es * es, 4, &wq2),
+                     AFD_OK);
+    assert_true(wq < wq2);
+}
+
+/* E_4/M/1's sojourn is exponential of rate mu (1 - sigma) (Kleinrock,
+ * Sec. 6.4), so its P90 is ln 10 / (mu (1 - sigma)), sigma the root of
+ * sigma = (L / (L + mu (1 - sigma)))^4 found here by bisection; M/M/1's
+ * (random) ln 10 / (mu - lambda / n).  afd_routed_quantile convolves
+ * routed.c's wait law with the exponential service numerically. */
+static void routed_tails_exact(void **state)
+{
+    const double es = 1.37, mu = 1 / es, L = 4 * 0.83 * mu;
+    double lo = 0, hi = 1, s = 0.5, t;
+    afd_routed_result r;
+    int k;
+    (void)state;
+    for (k = 0; k < 200; k++) {
+        s = (lo + hi) / 2;
+        if (s < pow(L / (L + mu * (1 - s)), 4))
+            lo = s;
+        else
+            hi = s;
+    }
+    assert_int_equal(afd_routed_wait(AFD_ROUTED_ROUND_ROBIN, L, es, 2 * es * es, 4, &r), AFD_OK);
+    assert_close(r.pwait, s, 1e-12, 0);
+    assert_int_equal(afd_routed_quantile(r.wq, r.pwait, 0, es, 0.9, &t), AFD_OK);
+    assert_close(t, log(10) / (mu * (1 - s)), 1e-10, 0);
+    assert_int_equal(afd_routed_quantile(r.wq, r.pwait, 0, es, 0.99, &t), AFD_OK);
+    assert_close(t, log(100) / (mu * (1 - s)), 1e-10, 0);
+    assert_int_equal(afd_routed_wait(AFD_ROUTED_RANDOM, L, es, 2 * es * es, 4, &r), AFD_OK);
+    assert_int_equal(afd_routed_quantile(r.wq, r.pwait, 0.5, es, 0.9, &t), AFD_OK);
+    assert_close(t, 0.5 + log(10) / (mu - L / 4), 1e-10, 0);
+    /* no service time: the wait's own quantile, p e^{-p t / wq} = 0.1 */
+    assert_int_equal(afd_routed_quantile(2.0, 0.4, 1.0, 0, 0.9, &t), AFD_OK);
+    assert_close(t, 1.0 + 5 * log(4), 1e-14, 0);
+    assert_int_equal(afd_routed_quantile(2.0, 0.05, 1.0, 0, 0.9, &t), AFD_OK);
+    assert_close(t, 1.0, 0, 0); /* inside the atom at zero */
+    /* no wait: the exponential's quantile */
+    assert_int_equal(afd_routed_quantile(0, 0, 0, 3.0, 0.9, &t), AFD_OK);
+    assert_close(t, 3 * log(10), 1e-14, 0);
+    /* wait and service of the same rate: P(T > u) = (1 - p) e^{-u} + p (1 + u) e^{-u} */
+    assert_int_equal(afd_routed_quantile(0.5, 0.5, 0, 1.0, 0.9, &t), AFD_OK);
+    assert_close(0.5 * exp(-t) + 0.5 * (1 + t) * exp(-t), 0.1, 1e-10, 0);
+    assert_int_equal(afd_routed_quantile(1, 0.5, 0, 1, 1, &t), AFD_EINVAL);
+    assert_true(isnan(t));
+    assert_int_equal(afd_routed_quantile(1, 0, 0, 1, 0.9, &t), AFD_EINVAL);
+    assert_int_equal(afd_routed_quantile(1, 1.5, 0, 1, 0.9, &t), AFD_EINVAL);
+    assert_int_equal(afd_routed_quantile(NAN, 0.5, 0, 1, 0.9, &t), AFD_EINVAL);
+    assert_int_equal(afd_routed_wait(AFD_ROUTED_LEAST, 4, 1, 1, 4, &r), AFD_EUNSTABLE);
+    assert_true(isnan(r.wq) && isnan(r.pwait));
+    assert_int_equal(afd_routed_wait((afd_routed_kind)99, 1, 1, 1, 4, &r), AFD_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -937,6 +1033,8 @@ int main(void)
         cmocka_unit_test(approximations),
         cmocka_unit_test(error_paths),
         cmocka_unit_test(approx_compare_by_hand),
+        cmocka_unit_test(routed_least_load_forms),
+        cmocka_unit_test(routed_tails_exact),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);

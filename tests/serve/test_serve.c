@@ -273,16 +273,17 @@ static void routers_against_exact_queues_of(const char *arch)
     assert_within_se(t_glob, erlang_c / (4 * mu - L) + 1 / mu, se, 5);
     t = routed_ttft(arch, AFD_SERVE_ROUTE_LEAST_REQUESTS, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
-    /* routed.c's closed forms: join-the-shortest-queue as the shared
-     * queue's M/M/4 is 8-10% below the simulation here, the supermarket
-     * mean field for power-of-two 14-16% below (it is exact only as the
-     * pool grows without bound) */
+    /* routed.c's closed forms err high, the side that over-provisions:
+     * join-the-shortest-queue's (the shared queue's M/M/4 plus a gap in
+     * proportion to Erlang's C) measured 2.7% above the simulation here,
+     * power-of-two's (the mean field moved toward the two-server form by
+     * 2 / n) 5.4% above; each within 3 SE below and 4% above those. */
     assert_int_equal(afd_routed_wq(AFD_ROUTED_LEAST, L, es, 2 * es * es, 4, &wq), AFD_OK);
-    assert_true((wq + es) / t > 0.88 && (wq + es) / t < 0.94);
+    assert_true(wq + es > t - 3 * se && (wq + es) / t < 1.067);
     t = routed_ttft(arch, AFD_SERVE_ROUTE_POWER_OF_TWO, &se, NULL);
     assert_true(t > t_glob && t < t_rr);
     assert_int_equal(afd_routed_wq(AFD_ROUTED_POWER_OF_TWO, L, es, 2 * es * es, 4, &wq), AFD_OK);
-    assert_true((wq + es) / t > 0.82 && (wq + es) / t < 0.88);
+    assert_true(wq + es > t - 3 * se && (wq + es) / t < 1.094);
 }
 
 static void routers_against_exact_queues(void **state)

@@ -55,8 +55,9 @@ static void prefill_md1(void **state)
  *               bisection (routed.c iterates the fixed point);
  *   global      M/M/4: W = C(4, a) / (4 mu - L) + 1 / mu, Erlang's C by its
  *               sum, a = 3.2.
+ * The P90 of the exponential sojourns of M/M/1 and E_4/M/1: ln 10 W.
  * Fixed prompts of 1000 (S = 1 s): random is M/D/1 at 0.8/s, Pollaczek-
- * Khinchine W = 1 + 0.8 / (2 0.2) = 3 s, with a tail; round-robin no tail. */
+ * Khinchine W = 1 + 0.8 / (2 0.2) = 3 s, with a tail; round-robin M/D/4. */
 static void routed_prefill_hand(void **state)
 {
     afd_hw hw = laws(0, 1e-3, 0, 0.02, 0, 0);
@@ -84,11 +85,12 @@ static void routed_prefill_hand(void **state)
     p.router = AFD_ROUTED_RANDOM;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
     assert_close(r.ttft_mean, 5, 1e-12, 0);
-    assert_true(isnan(r.ttft_q));
+    assert_close(r.ttft_q, 5 * log(10), 1e-10, 0); /* M/M/1's sojourn: exponential */
     assert_close(r.prefill_rho, 0.8, 1e-14, 0);
     p.router = AFD_ROUTED_ROUND_ROBIN;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
     assert_close(r.ttft_mean, 1 / (1 - sig), 1e-9, 0);
+    assert_close(r.ttft_q, log(10) / (1 - sig), 1e-9, 0); /* E_4/M/1's: exponential */
     p.router = AFD_ROUTED_GLOBAL;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
     assert_close(r.ttft_mean, erlang_c / (4 - 3.2) + 1, 1e-9, 0);
@@ -112,9 +114,10 @@ static void routed_prefill_hand(void **state)
     p.routed = 1;
     p.router = AFD_ROUTED_ROUND_ROBIN;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
-    /* E_4/D/1 by routed.c's scaling of E_4/M/1's wait, (1/4 + 0) / (1/4 + 1) */
-    assert_close(r.ttft_mean, 1 + 0.2 * sig / (1 - sig), 1e-9, 0);
-    assert_true(isnan(r.ttft_q));
+    /* E_4/D/1 is M/D/4: the shared FIFO queue of equal constant services
+     * hands every fourth arrival to the same server */
+    assert_close(r.ttft_mean, shared.ttft_mean, 1e-12, 0);
+    assert_close(r.ttft_q, shared.ttft_q, 1e-12, 0);
     /* no routed form for batched prefill; varying prompts need a router,
      * a linear law and one output token */
     p.prefill_bmax = 2;
