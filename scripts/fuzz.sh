@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build the libFuzzer targets with clang in build-fuzz/ and run each for
-# SECONDS (default 60).  scripts/fuzz.sh 600 is the ten-minute run;
+# SECONDS (default 60), FUZZ_JOBS targets at once (default: one on each
+# processor).  scripts/fuzz.sh 600 is the ten-minute run;
 # scripts/fuzz.sh 0 only builds (the build is also AddressSanitizer and
 # UBSan's, whose make check scripts/test.sh runs).
 set -eu

@@ -3,7 +3,8 @@
 #   1. unit and command-line tests (make check) in build/
 #   2. the same suite built with clang, AddressSanitizer + UBSan in build-fuzz/,
 #      less the cases marked slow (longer runs of code the others cover)
-#   3. every libFuzzer target of that build for FUZZ_SECONDS (default 10)
+#   3. every libFuzzer target of that build for FUZZ_SECONDS (default 10),
+#      as many at once as there are processors (FUZZ_JOBS)
 #   4. the command-line tests of the readers and error paths with afdkit
 #      under valgrind memcheck (make check-valgrind-all runs them all)
 #   5. make distcheck: the release tarball builds without OpenMP and with
