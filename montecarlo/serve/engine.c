@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,6 +599,26 @@ static void summarize_hist(const meas_batch *batch, unsigned k, unsigned i,
         *val[qi] = afd_priv_qhist_quantile(h, pct[qi]);
 }
 
+/* The count at byte offset field of each batch's meas_batch, as a fraction
+ * of the measured requests: *frac over the whole run, *se by batch means
+ * (bat: room for k values, len: the batches' sizes); returns the count. */
+static uint64_t batch_fraction(const meas_batch *batch, unsigned k, size_t field,
+                               const double *len, double *bat, uint64_t m, double *frac,
+                               double *se)
+{
+    uint64_t all = 0;
+    unsigned b;
+    for (b = 0; b < k; b++) {
+        uint64_t c;
+        memcpy(&c, (const char *)&batch[b] + field, sizeof c);
+        bat[b] = (double)c / len[b];
+        all += c;
+    }
+    afd_priv_batch_mean_se(bat, len, k, frac, se);
+    *frac = (double)all / (double)m;
+    return all;
+}
+
 /* cfg asks for prefix caches (a number of blocks, or the KV memory). */
 static int has_pcache(const afd_serve_config *cfg)
 {
@@ -836,46 +857,21 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
 
     {
         double *bat = scratch, *len = scratch + 2 * (size_t)k;
-        uint64_t cnt, ok = 0, dropped = 0, marked = 0;
+        uint64_t cnt;
         for (b = 0; b < k; b++)
             len[b] = (double)(batch_start(e.m, k, b + 1) - batch_start(e.m, k, b));
-        /* attainment per batch (a dropped request misses its SLO), then the
-         * fractions dropped and of a nonzero class */
-        for (b = 0; b < k; b++) {
-            bat[b] = (double)e.batch[b].good / len[b];
-            ok += e.batch[b].good;
-        }
-        afd_priv_batch_mean_se(bat, len, k, &out->attainment, &out->attainment_se);
-        out->attainment = (double)ok / (double)e.m;
-        /* each SLO alone (0: TTFT, 1: TPOT), the same way */
-        {
-            double *val[2] = {&out->attain_ttft, &out->attain_tpot};
-            double *se[2] = {&out->attain_ttft_se, &out->attain_tpot_se};
-            unsigned slo;
-            for (slo = 0; slo < 2; slo++) {
-                uint64_t met = 0;
-                for (b = 0; b < k; b++) {
-                    uint64_t c = slo == 0 ? e.batch[b].good_ttft : e.batch[b].good_tpot;
-                    bat[b] = (double)c / len[b];
-                    met += c;
-                }
-                afd_priv_batch_mean_se(bat, len, k, val[slo], se[slo]);
-                *val[slo] = (double)met / (double)e.m;
-            }
-        }
-        for (b = 0; b < k; b++) {
-            bat[b] = (double)e.batch[b].dropped / len[b];
-            dropped += e.batch[b].dropped;
-        }
-        afd_priv_batch_mean_se(bat, len, k, &out->drop_frac, &out->drop_frac_se);
-        out->dropped = dropped;
-        out->drop_frac = (double)dropped / (double)e.m;
-        for (b = 0; b < k; b++) {
-            bat[b] = (double)e.batch[b].marked / len[b];
-            marked += e.batch[b].marked;
-        }
-        afd_priv_batch_mean_se(bat, len, k, &out->class_frac, &out->class_frac_se);
-        out->class_frac = (double)marked / (double)e.m;
+        /* attainment (a dropped request misses its SLO), of each SLO alone,
+         * then the fractions dropped and of a nonzero class */
+        batch_fraction(e.batch, k, offsetof(meas_batch, good), len, bat, e.m, &out->attainment,
+                       &out->attainment_se);
+        batch_fraction(e.batch, k, offsetof(meas_batch, good_ttft), len, bat, e.m,
+                       &out->attain_ttft, &out->attain_ttft_se);
+        batch_fraction(e.batch, k, offsetof(meas_batch, good_tpot), len, bat, e.m,
+                       &out->attain_tpot, &out->attain_tpot_se);
+        out->dropped = batch_fraction(e.batch, k, offsetof(meas_batch, dropped), len, bat, e.m,
+                                      &out->drop_frac, &out->drop_frac_se);
+        batch_fraction(e.batch, k, offsetof(meas_batch, marked), len, bat, e.m,
+                       &out->class_frac, &out->class_frac_se);
         if (e.prefix) { /* cached over prompt tokens: a ratio of batch sums */
             double *tok = scratch + k, all_c = 0, all_p = 0;
             for (b = 0; b < k; b++) {
