@@ -394,9 +394,7 @@ validate_strategies_trace
 # one output token: geometric prompts of mean 1000 (exponential prefills) at
 # loads 0.5 and 0.8, and prompts of 1000 (constant prefills) at 0.8.
 router_family() {
-    printf '%s\n' "unit = ms" "alpha_a = 1" "beta_a = 0" "alpha_f = 1" "beta_f = 0" "alpha_c = 0" \
-        "beta_c = 0" "prefill_a = 0" "prefill_b = 1" "prefill_c = 0" "decode_beta = 10" \
-        "decode_gamma = 0" "decode_alpha = 0" >"$tmp/router.hw"
+    law_file "$tmp/router.hw" ms 0 1 10 0 0
     if [ "$quick" -eq 1 ]; then rgrid="geometric,0.8"; rq="--requests 100000 --warmup 2000"
     else rgrid="geometric,0.5 geometric,0.8 fixed,0.8"; rq="--requests 1000000 --warmup 10000"; fi
     for g in $rgrid; do
