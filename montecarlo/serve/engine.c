@@ -488,7 +488,7 @@ static void lengths(const afd_serve_params *p, const afd_priv_picker *pk, uint64
         size_t j = p->times != NULL ? (size_t)(n % w->n_kept)
                                     : afd_priv_picker_draw(pk, afd_philox_u01(p->seed, 1, 2 * n));
         r = afd_workload_entry(w, j);
-        q->prompt = r.prompt ? (uint32_t)r.prompt : 1; /* an empty prompt as 1 token */
+        q->prompt = (uint32_t)afd_workload_prompt_tokens(r); /* an empty prompt as 1 token */
         q->output = (uint32_t)r.decode;
         if (w->block_start != NULL && w->pairs == NULL) { /* entry j is row j */
             q->blocks = w->blocks + w->block_start[j];
