@@ -185,6 +185,34 @@ AFD_API afd_status afd_mg1_deadline(double lambda, const afd_svc_law *law, doubl
 AFD_API afd_status afd_mgc_deadline(double lambda, const afd_svc_law *law, unsigned c, double d,
                                     double q, afd_deadline_result *out);
 
+/* ------------------------------------- the stream M/M/c+D offloads
+ *
+ * The requests afd_mmc_deadline offloads (V > d at arrival) form a renewal
+ * process: while V > d every arrival is offloaded, and V falls back to d
+ * after Exp(c mu) (lack of memory, as above); from there the OFF period (V
+ * <= d, every arrival served) always starts alike.  So after an offload the
+ * next arrival is offloaded if it comes before V falls to d, else an OFF
+ * period passes and the same again:
+ *     psi(s) = E[e^{-s tau}] = lambda / (lambda + c mu + s - c mu phi(s)),
+ * phi the transform of OFF, the first passage of V above d from V = d (V
+ * falling at rate 1, an arrival adding Exp(c mu), the birth and death chain
+ * of afd_mmc_deadline while V = 0).  phi solves a second-order linear
+ * equation with constant coefficients (overflow.c derives it), so psi is in
+ * closed form; its moments give the squared coefficient of variation
+ *     scv = Var(tau) / E[tau]^2 = 1 + lambda c mu m2 / (1 + c mu m1)^2,
+ * m1, m2 the moments of OFF, with 1 / E[tau] = lambda p_off.  At d = 0 this
+ * is the overflow of the Erlang loss system M/M/c/c, a renewal process whose
+ * peakedness 1 / (1 - psi(mu)) - lambda p_off / mu is Riordan's
+ *     Z = 1 - m + a / (c + 1 + m - a),   m = a B(c, a)
+ * (Wilkinson, Bell Syst. Tech. J. 35 (1956) 421-514).  Offloads are
+ * bursty (scv > 1): they come in runs while the queue is congested.
+ * AFD_EINVAL for lambda, mean <= 0, c < 1, d < 0 or s <= 0; AFD_ENUMERIC
+ * where the moments overflow (p_off below about e^{-700}). */
+AFD_API afd_status afd_mmc_overflow_lst(double lambda, double mean, unsigned c, double d, double s,
+                                        double *lst);
+AFD_API afd_status afd_mmc_overflow_scv(double lambda, double mean, unsigned c, double d,
+                                        double *scv);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,9 +19,13 @@
  * deadline d, approximated as in afd_mgc_deadline (M/M/c+D with deadline
  * d/k, waits times k); a request served there meets the SLO iff W + S <= T:
  *     A_LP = E_S[ P(W <= T - S | served) ].
- * Offloaded requests reach the HP pool at rate lambda p_off with X left; the
- * HP pool is taken as M/G/hp FCFS fed by a Poisson stream (the thinning is
- * not exactly Poisson), with the same wait law as one pool:
+ * Offloaded requests reach the HP pool at rate lambda p_off with X left.
+ * They are not Poisson: the LP pool offloads in runs while it is congested.
+ * In the M/M/c+D model they form a renewal stream (afd_mmc_overflow_lst,
+ * afd_deadline.h), so the HP pool is GI/M/hp FCFS, whose wait is exact
+ * (Takacs): P(W_HP > t) = D/(1 - sigma) e^{-hp mu (1 - sigma) t}, sigma =
+ * psi(hp mu (1 - sigma)); for another law stretched in time by (ca^2 +
+ * cs^2)/(ca^2 + 1), ca^2 the stream's scv (afd_mmc_overflow_scv):
  *     A_HP = E_S[ P(W_HP <= X - S) ],
  *     A    = (1 - p_off) A_LP + p_off A_HP.
  * Expectations over S are sums over the atoms of the law, or for the
@@ -86,8 +90,8 @@ AFD_API afd_status afd_twotier_capacity(const afd_twotier *m, double target, dou
  *     S_r = ceil(P_r / (S - nbar)) (a_eff + nbar cd) + b P_r + c P_r^2.
  * p_off depends on the LP rate and the LP rate on p_off: a fixed point,
  * found by bisection to 1e-12 (where F jumps, at the jump).
- * HP.  Offloads reach the hp instances at lambda p_off (taken as Poisson)
- * and are prefilled first, alone or in a batch, in pi_r; their decodes are
+ * HP.  Offloads reach the hp instances at lambda p_off (the renewal stream
+ * of the LP model, as above: GI/G/hp) and are prefilled first, alone or in a batch, in pi_r; their decodes are
  * ignored.  The request had X + pi_r left at its offload, so it meets the
  * SLO iff its HP wait is at most X:
  *     A_HP = P(W_HP <= X),   W_HP the M/G/hp wait with the law of pi.

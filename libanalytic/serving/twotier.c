@@ -27,6 +27,9 @@ typedef struct wait_law {
     /* kind 1 (in the scaled time u = t/k, deadline dd = d/k):
      * P(V <= u) = (inv_b s + lambda g(u)) / den, served CDF = that / P(V <= dd) */
     double inv_b, lambda, cmu, dd, sigma, den, pvd;
+    /* kind 1: the M/M/c+D model itself (c servers of mean service mean) */
+    int c;
+    double mean;
 } wait_law;
 
 static double law_cdf(const wait_law *w, double t)
@@ -76,6 +79,8 @@ static void deadline_law(double lambda, const afd_svc_law *l, int c, double d, w
     double a = lambda * l->mean, bk = 1;
     int i;
     w->kind = 1;
+    w->c = c;
+    w->mean = l->mean;
     w->k = scale_of(l);
     w->dd = d / w->k;
     w->lambda = lambda;
@@ -96,6 +101,104 @@ static void deadline_law(double lambda, const afd_svc_law *l, int c, double d, w
         *poff = lambda / w->cmu / w->den;
     }
     w->pvd = 1 - *poff;
+}
+
+/* The offloaded stream's transform at s (afd_mmc_overflow_lst of the LP
+ * pool's M/M/c+D model, deadline d/k). */
+static afd_status lp_overflow(const wait_law *lp, double s, double *v)
+{
+    return afd_mmc_overflow_lst(lp->lambda, lp->mean, (unsigned)lp->c, lp->dd, s, v);
+}
+
+/* 1 - (g(x) - g(j)) / (x - j), g(x) = c (1 - psi(mu x)): the ratio
+ * (c (1 - psi(j mu)) - j) / (c (1 - sigma) - j) of Takacs' sum, given
+ * x = c (1 - sigma) = g(x).  Where x is within 1e-4 of j both sides vanish
+ * together; the divided difference is then the central difference of g at
+ * their midpoint with step 1e-4 (error O(1e-8)). */
+static afd_status takacs_ratio(const wait_law *lp, double mu, int c, double x, int j, double gj,
+                               double *r)
+{
+    double lo, hi, glo, ghi, h = 1e-4;
+    afd_status st;
+    if (fabs(x - j) > h) {
+        *r = 1 - (x - gj) / (x - j);
+        return AFD_OK;
+    }
+    lo = (x + j) / 2 - h;
+    hi = lo + 2 * h;
+    if ((st = lp_overflow(lp, mu * lo, &glo)) != AFD_OK ||
+        (st = lp_overflow(lp, mu * hi, &ghi)) != AFD_OK)
+        return st;
+    *r = 1 - c * (glo - ghi) / (2 * h);
+    return AFD_OK;
+}
+
+/* The HP pool's wait (hp servers, service law l) fed by the LP pool's
+ * offloads.  The offloads are not Poisson: they come in runs while the LP
+ * pool is congested.  They form a renewal process whose transform psi is
+ * that of the LP model (afd_mmc_overflow_lst), so the HP pool is GI/M/c,
+ * whose wait is exact (Takacs 1962; Gross and Harris, Fundamentals of
+ * Queueing Theory, 3rd ed., Section 6.3):
+ *     sigma in (0, 1) the root of sigma = psi(c mu (1 - sigma)),
+ *     beta_j = psi(j mu),  C_j = prod_{i <= j} beta_i / (1 - beta_i),
+ *     1/D = 1/(1 - sigma) + sum_{j=1}^{c} binom(c, j) / (C_j (1 - beta_j))
+ *                          (c (1 - beta_j) - j) / (c (1 - sigma) - j),
+ *     P(W > t) = D / (1 - sigma) e^{-c mu (1 - sigma) t}
+ * (Poisson input: sigma = rho and D / (1 - sigma) is Erlang's C).  For
+ * another service law the wait is stretched in time by
+ *     k = (ca^2 + cs^2) / (ca^2 + 1),
+ * ca^2 the offloads' squared coefficient of variation (afd_mmc_overflow_scv):
+ * the GI/G/c wait's heavy-traffic mean is proportional to ca^2 + cs^2
+ * (Kingman 1961; Kollerstrom, J. Appl. Prob. 11 (1974) 544-552), the ratio
+ * of GI/G/c to GI/M/c (Whitt, Prod. Oper. Mgmt 2 (1993) 114-161); with
+ * Poisson input k = (1 + cs^2)/2, the scaling of fcfs_law.
+ * Offloads too rare for their moments (p_off below about e^{-700}) are taken
+ * as Poisson: they then weigh nothing in the attainment. */
+static afd_status offload_law(const wait_law *lp, double lh, const afd_svc_law *l, int c,
+                              wait_law *w)
+{
+    double mu = 1 / l->mean, lo = 0, hi = 1, sg, x, sum, cj = 1, ca2, cs2, v;
+    afd_status st;
+    int j;
+    if (!(lh * l->mean < c)) {
+        w->kind = 2;
+        return AFD_OK;
+    }
+    if (afd_mmc_overflow_scv(lp->lambda, lp->mean, (unsigned)lp->c, lp->dd, &ca2) != AFD_OK) {
+        fcfs_law(lh, l, c, w);
+        return AFD_OK;
+    }
+    /* f(sigma) = psi(c mu (1 - sigma)) - sigma: f(0) > 0, f(1-) < 0 when stable */
+    while (hi - lo > 1e-15) {
+        double mid = (lo + hi) / 2;
+        if ((st = lp_overflow(lp, c * mu * (1 - mid), &v)) != AFD_OK)
+            return st;
+        if (v > mid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    sg = (lo + hi) / 2;
+    x = c * (1 - sg);
+    sum = 1 / (1 - sg);
+    for (j = 1; j <= c; j++) {
+        double bj, r;
+        if ((st = lp_overflow(lp, j * mu, &bj)) != AFD_OK)
+            return st;
+        cj *= bj / (1 - bj);
+        if ((st = takacs_ratio(lp, mu, c, x, j, c * (1 - bj), &r)) != AFD_OK)
+            return st;
+        /* binom(c, j) by lgamma, finite for any c */
+        sum += exp(lgamma(c + 1.0) - lgamma(j + 1.0) - lgamma(c - j + 1.0)) / cj / (1 - bj) * r;
+    }
+    cs2 = l->kind == LAW_EXP ? 1 : l->m2 / (l->mean * l->mean) - 1;
+    w->kind = 0;
+    w->k = (ca2 + cs2) / (ca2 + 1);
+    w->cw = isfinite(sum) && sum > 0 ? 1 / sum / (1 - sg) : 0;
+    w->kappa = c * mu * (1 - sg);
+    if (!(w->cw >= 0 && w->cw <= 1 && w->k > 0))
+        return AFD_ENUMERIC;
+    return AFD_OK;
 }
 
 typedef struct ectx {
@@ -173,7 +276,8 @@ afd_status afd_twotier_attainment(const afd_twotier *m, double lambda, afd_twoti
         lh = lambda * poff;
         out->rho_hp = lh * m->law->mean / m->hp;
         if (lh > 0) {
-            fcfs_law(lh, m->law, m->hp, &wh);
+            if ((st = offload_law(&w, lh, m->law, m->hp, &wh)) != AFD_OK)
+                return st;
         } else { /* nothing offloaded: an HP request would not wait */
             wh.kind = 0;
             wh.k = 1;
@@ -361,7 +465,8 @@ afd_status afd_twotier_serve(const afd_twotier_serve_params *p, afd_twotier_resu
         if ((st = expect(law, &w, p->ttft_slo, &out->attain_lp)) != AFD_OK)
             goto done;
         if (p->lambda * poff > 0) {
-            fcfs_law(p->lambda * poff, hp_law, (int)p->hp, &wh);
+            if ((st = offload_law(&w, p->lambda * poff, hp_law, (int)p->hp, &wh)) != AFD_OK)
+                goto done;
             out->attain_hp = law_cdf(&wh, p->threshold);
         } else {
             out->attain_hp = 1;

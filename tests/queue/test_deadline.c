@@ -10,6 +10,9 @@
  *     d <= D (f = lambda P0 e^{lambda x}) and the M/D/1 limit d -> inf
  *     (Pollaczek-Khinchine, P(W = 0) = 1 - rho), and the server balance
  *     1 - P0 = lambda E[S] (1 - p_off) for an atomic law;
+ *   - the offloaded stream: at d = 0 the peakedness of the M/M/c/c overflow
+ *     against Riordan's formula and, c = 1, its scv by hand; at d > 0 its
+ *     rate and scv against a simulated M/M/c queue (5 standard errors);
  *   - the simulator against all of these within 5 standard errors, the same
  *     for 1 and 2 threads, EDF = FCFS run by run, SJF against Phipps'
  *     formula and Kleinrock's conservation law. */
@@ -482,6 +485,122 @@ static void sjf_exponential(void **state)
     afd_svc_law_free(e);
 }
 
+/* ------------------------------------------------------ the offloaded stream */
+
+/* Erlang's loss formula from its definition: (a^c / c!) / sum_{k<=c} a^k / k!. */
+static double erlang_b_def(double a, unsigned c)
+{
+    double t = 1, sum = 1;
+    unsigned k;
+    for (k = 1; k <= c; k++) {
+        t *= a / k;
+        sum += t;
+    }
+    return t / sum;
+}
+
+/* d = 0: the overflow of M/M/c/c.  Its peakedness with respect to the
+ * service rate, 1/(1 - psi(mu)) - lambda B / mu for a renewal stream, is
+ * Riordan's Z = 1 - m + a / (c + 1 + m - a), m = a B (Wilkinson 1956).  For
+ * c = 1 the stream alternates Exp(mu) busy and Exp(lambda) idle periods:
+ * scv = 1 + 2 lambda mu / (lambda + mu)^2 by hand. */
+static void overflow_loss(void **state)
+{
+    static const double lam[] = {0.37, 2.385, 7.1};
+    static const unsigned cs[] = {1, 2, 3, 7};
+    double mean = 0.83, mu = 1 / mean, v, scv;
+    size_t i, j;
+    (void)state;
+    for (i = 0; i < sizeof lam / sizeof *lam; i++)
+        for (j = 0; j < sizeof cs / sizeof *cs; j++) {
+            double a = lam[i] * mean, b = erlang_b_def(a, cs[j]), m = a * b;
+            double z = 1 - m + a / (cs[j] + 1 + m - a);
+            assert_int_equal(afd_mmc_overflow_lst(lam[i], mean, cs[j], 0, mu, &v), AFD_OK);
+            assert_close(1 / (1 - v) - lam[i] * b / mu, z, 1e-10, 0);
+        }
+    for (i = 0; i < sizeof lam / sizeof *lam; i++) {
+        double l = lam[i], sum = l + mu;
+        assert_int_equal(afd_mmc_overflow_scv(l, mean, 1, 0, &scv), AFD_OK);
+        assert_close(scv, 1 + 2 * l * mu / (sum * sum), 1e-10, 0);
+    }
+    assert_int_equal(afd_mmc_overflow_lst(1, 1, 0, 0, 1, &v), AFD_EINVAL);
+    assert_true(isnan(v));
+    assert_int_equal(afd_mmc_overflow_lst(1, 1, 1, -1, 1, &v), AFD_EINVAL);
+    assert_int_equal(afd_mmc_overflow_lst(1, 1, 1, 1, 0, &v), AFD_EINVAL);
+    assert_int_equal(afd_mmc_overflow_scv(-1, 1, 1, 1, &scv), AFD_EINVAL);
+    assert_true(isnan(scv));
+    assert_int_equal(afd_mmc_overflow_scv(1, 1, 1, 1, NULL), AFD_EINVAL);
+}
+
+/* d > 0: M/M/c FCFS simulated (a request is offloaded when its wait would
+ * exceed d); the times between offloads are i.i.d. (a renewal stream), so
+ * their scv and their mean's reciprocal (lambda p_off, afd_mmc_deadline) are
+ * checked within 5 standard errors of 40 batch means.  Loads below, at and
+ * above 1. */
+static void overflow_sim(void **state)
+{
+    static const struct {
+        double lambda, mean, d;
+        unsigned c;
+    } k[] = {{0.9, 1.0, 1.3, 1}, {2.7, 0.7, 0.9, 2}, {3.3, 1.1, 2.385, 3}, {4.2, 0.9, 0.6, 3}};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    size_t i;
+    (void)state;
+    assert_non_null(r);
+    for (i = 0; i < sizeof k / sizeof *k; i++) {
+        enum { NB = 40, PER = 20000 };
+        double free_at[8] = {0}, t = 0, last = -1, scv, bs[NB], bm[NB], sm = 0, sv = 0, ms = 0,
+               mv = 0;
+        afd_deadline_result dl;
+        int b;
+        assert_int_equal(afd_mmc_overflow_scv(k[i].lambda, k[i].mean, k[i].c, k[i].d, &scv),
+                         AFD_OK);
+        assert_int_equal(afd_mmc_deadline(k[i].lambda, k[i].mean, k[i].c, k[i].d, 0.9, &dl),
+                         AFD_OK);
+        gsl_rng_set(r, 2385 + i);
+        for (b = -1; b < NB; b++) { /* batch -1 warms up */
+            double s1 = 0, s2 = 0;
+            int n = 0;
+            while (n < PER) {
+                unsigned j, f = 0;
+                t += gsl_ran_exponential(r, 1 / k[i].lambda);
+                for (j = 1; j < k[i].c; j++)
+                    if (free_at[j] < free_at[f])
+                        f = j;
+                if (free_at[f] - t > k[i].d) {
+                    if (last >= 0) {
+                        s1 += t - last;
+                        s2 += (t - last) * (t - last);
+                        n++;
+                    }
+                    last = t;
+                } else {
+                    free_at[f] = (free_at[f] > t ? free_at[f] : t) +
+                                 gsl_ran_exponential(r, k[i].mean);
+                }
+            }
+            if (b >= 0) {
+                double m = s1 / PER;
+                bm[b] = m;
+                bs[b] = (s2 / PER - m * m) / (m * m);
+            }
+        }
+        for (b = 0; b < NB; b++) {
+            sm += bs[b] / NB;
+            ms += bm[b] / NB;
+        }
+        for (b = 0; b < NB; b++) {
+            sv += (bs[b] - sm) * (bs[b] - sm) / (NB - 1);
+            mv += (bm[b] - ms) * (bm[b] - ms) / (NB - 1);
+        }
+        assert_close(ms, 1 / (k[i].lambda * dl.p_off), 0, 5 * sqrt(mv / NB));
+        assert_close(sm, scv, 0, 5 * sqrt(sv / NB));
+        /* bursty: well above a Poisson stream's 1 */
+        assert_true(scv > 1.2);
+    }
+    gsl_rng_free(r);
+}
+
 static void sim_errors(void **state)
 {
     afd_dlsim_params p = base(1, 1);
@@ -523,6 +642,8 @@ int main(void)
         cmocka_unit_test(sim_edf_is_fcfs),
         cmocka_unit_test(sjf_vs_fcfs),
         cmocka_unit_test(sjf_exponential),
+        cmocka_unit_test(overflow_loss),
+        cmocka_unit_test(overflow_sim),
         cmocka_unit_test(sim_errors),
         cmocka_unit_test(sim_progress_observes_only),
     };

@@ -3,7 +3,9 @@
  *   - M/M/1 FCFS: the sojourn time is Exp(mu - lambda), so attainment
  *     1 - e^{-(mu - lambda) T} and capacity mu - ln(10)/T at 90%;
  *   - the LP part against Barrer's M/M/1+D served-wait law integrated here
- *     by a midpoint sum; the HP part against the M/M/1 sojourn law;
+ *     by a midpoint sum; the HP part against the GI/M/1 sojourn law of the
+ *     offloaded stream, and at d = 0 all of it by hand (the M/M/1/1
+ *     overflow into GI/M/1);
  *   - limits: a threshold equal to the SLO sends everything the LP pool
  *     cannot start at once to HP. */
 #include <config.h>
@@ -47,7 +49,8 @@ static void two_tier_mm1(void **state)
     afd_twotier_result r;
     afd_deadline_result dl;
     double lam = 1.1, T = 3.0, X = 1.2, d = T - X, mu = 1.0, kappa = mu - lam;
-    double p0, poff, a_lp = 0, a_hp, h = 1e-5, s, lh;
+    double p0, poff, a_lp = 0, a_hp, h = 1e-5, s, lh, sg;
+    int i;
     (void)state;
     assert_int_equal(afd_svc_law_exponential(1.0, &e), AFD_OK);
     m.law = e;
@@ -68,12 +71,50 @@ static void two_tier_mm1(void **state)
         a_lp += cdf / (1 - poff) * exp(-s) * h;
     }
     assert_close(r.attain_lp, a_lp, 1e-6, 0);
-    /* HP: M/M/1 at lambda p_off, sojourn Exp(mu - lambda_h): P(<= X) */
+    /* HP: GI/M/1 fed by the offloads, whose transform psi is checked in
+     * test_deadline; its sojourn is Exp(mu (1 - sigma)), sigma = psi(mu (1 -
+     * sigma)) found here by fixed-point iteration (a contraction), so
+     * A_HP = E_S[P(W <= X - S)] = P(sojourn <= X) = 1 - e^{-mu (1 - sigma) X} */
+    sg = 0.5;
+    for (i = 0; i < 2000; i++)
+        assert_int_equal(afd_mmc_overflow_lst(lam, 1.0, 1, d, mu * (1 - sg), &sg), AFD_OK);
     lh = lam * poff;
-    a_hp = 1 - exp(-(1 - lh) * X);
+    a_hp = 1 - exp(-mu * (1 - sg) * X);
     assert_close(r.attain_hp, a_hp, 1e-9, 0);
+    /* below the Poisson stream's M/M/1 sojourn law at the same rate */
+    assert_true(a_hp < 1 - exp(-(1 - lh) * X) - 0.02);
     assert_close(r.rho_hp, lh, 1e-12, 0);
     assert_close(r.attainment, (1 - poff) * a_lp + poff * a_hp, 1e-6, 0);
+    afd_svc_law_free(e);
+}
+
+/* Threshold = SLO (d = 0), exponential service of mean 1/2, lambda = 1,
+ * one LP and one HP instance: the LP pool is M/M/1/1 (p_off = B(1, 1/2) =
+ * 1/3) and its overflow alternates Exp(2) busy and Exp(1) idle periods, so
+ * psi(s) = 1 / (3 + s - 2 / (1 + s)) = (1 + s) / (s^2 + 4 s + 1).  The HP
+ * pool is GI/M/1: sigma = psi(2 (1 - sigma)); with x = 2 (1 - sigma),
+ * (1 - x/2)(x^2 + 4x + 1) = 1 + x, i.e. x (x^2 + 2x - 5) = 0, x = sqrt(6) - 1.
+ * The HP sojourn is Exp(x): A_HP = 1 - e^{-x T}; A_LP = P(S <= T) = 1 - e^{-2T}.
+ * A Poisson stream at rate 1/3 (M/M/1) would give 1 - e^{-(5/3) T}. */
+static void two_tier_loss_exact(void **state)
+{
+    afd_svc_law *e;
+    afd_twotier m;
+    afd_twotier_result r;
+    double T = 1.3, x = sqrt(6.0) - 1;
+    (void)state;
+    assert_int_equal(afd_svc_law_exponential(0.5, &e), AFD_OK);
+    m.law = e;
+    m.lp = 1;
+    m.hp = 1;
+    m.ttft_slo = T;
+    m.threshold = T;
+    assert_int_equal(afd_twotier_attainment(&m, 1.0, &r), AFD_OK);
+    assert_close(r.p_off, 1.0 / 3, 1e-12, 0);
+    assert_close(r.attain_lp, 1 - exp(-2 * T), 1e-9, 0);
+    assert_close(r.attain_hp, 1 - exp(-x * T), 1e-9, 0);
+    assert_close(r.attainment, 2.0 / 3 * (1 - exp(-2 * T)) + 1.0 / 3 * (1 - exp(-x * T)), 1e-9,
+                 0);
     afd_svc_law_free(e);
 }
 
@@ -197,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_pool_mm1),
         cmocka_unit_test(two_tier_mm1),
+        cmocka_unit_test(two_tier_loss_exact),
         cmocka_unit_test(splits_and_errors),
         cmocka_unit_test(serve_model),
     };
