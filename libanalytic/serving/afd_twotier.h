@@ -91,8 +91,8 @@ AFD_API afd_status afd_twotier_capacity(const afd_twotier *m, double target, dou
  * p_off depends on the LP rate and the LP rate on p_off: a fixed point,
  * found by bisection to 1e-12 (where F jumps, at the jump).
  * HP.  Offloads reach the hp instances at lambda p_off (the renewal stream
- * of the LP model, as above: GI/G/hp) and are prefilled first, alone or in a batch, in pi_r; their decodes are
- * ignored.  The request had X + pi_r left at its offload, so it meets the
+ * of the LP model, as above: GI/G/hp) and are prefilled first, alone or in
+ * a batch, in pi_r; their decodes are ignored.  The request had X + pi_r left at its offload, so it meets the
  * SLO iff its HP wait is at most X:
  *     A_HP = P(W_HP <= X),   W_HP the M/G/hp wait with the law of pi.
  *     A    = (1 - p_off) E_S[P(W_LP <= T - S) | served] + p_off A_HP.
