@@ -53,11 +53,7 @@ static void two_tier_mm1(void **state)
     int i;
     (void)state;
     assert_int_equal(afd_svc_law_exponential(1.0, &e), AFD_OK);
-    m.law = e;
-    m.lp = 1;
-    m.hp = 1;
-    m.ttft_slo = T;
-    m.threshold = X;
+    m = (afd_twotier){.law = e, .lp = 1, .hp = 1, .ttft_slo = T, .threshold = X};
     assert_int_equal(afd_twotier_attainment(&m, lam, &r), AFD_OK);
     /* Barrer: P0 = (1 - rho) / (1 - rho^2 E), density lambda P0 e^{-kappa x} on (0, d] */
     assert_int_equal(afd_mmc_deadline(lam, 1.0, 1, d, 0.9, &dl), AFD_OK);
@@ -104,11 +100,7 @@ static void two_tier_loss_exact(void **state)
     double T = 1.3, x = sqrt(6.0) - 1;
     (void)state;
     assert_int_equal(afd_svc_law_exponential(0.5, &e), AFD_OK);
-    m.law = e;
-    m.lp = 1;
-    m.hp = 1;
-    m.ttft_slo = T;
-    m.threshold = T;
+    m = (afd_twotier){.law = e, .lp = 1, .hp = 1, .ttft_slo = T, .threshold = T};
     assert_int_equal(afd_twotier_attainment(&m, 1.0, &r), AFD_OK);
     assert_close(r.p_off, 1.0 / 3, 1e-12, 0);
     assert_close(r.attain_lp, 1 - exp(-2 * T), 1e-9, 0);
