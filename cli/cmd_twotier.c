@@ -215,7 +215,8 @@ const cli_command cli_cmd_twotier = {
         "pool serves the offloaded stream FCFS with X left\n"
         "(libanalytic/serving/afd_twotier.h).  M/G/c waits are M/M/c waits stretched\n"
         "by (1 + cs^2)/2, exact for exponential service; docs/queues.md gives the\n"
-        "errors of that approximation.\n"
+        "errors of that approximation.  The offloads come in runs while the LP pool is\n"
+        "congested: the HP pool is GI/G/c fed by that renewal stream.\n"
         "Times take units (2s, 150ms), rates too (5/s, 300/min); bare numbers are in the\n"
         "unit of --hw, or seconds without it; a suffix against --hw in cycles or without\n"
         "a unit is refused.",

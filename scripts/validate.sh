@@ -343,8 +343,8 @@ validate_goodput() {
     done <"$tmp/grid"
 }
 
-# twotier: afdkit twotier's M/G/c+D LP pool and its M/G/M HP pool (docs/queues.md,
-# Capacity) on three instances, prefill 300 ms, T = 1 s, X = 400 ms, against
+# twotier: afdkit twotier's M/G/c+D LP pool and its GI/G/c HP pool fed by the
+# LP pool's offloads (docs/queues.md, The offloaded stream and Capacity) on three instances, prefill 300 ms, T = 1 s, X = 400 ms, against
 # serve --arch twotier as the same queue: one output token, a chunk of the
 # whole prompt, FCFS, no tickets, one prompt per HP batch (the KV capacity of
 # one request), and the offload at the same wait, T - X: serve offloads when
