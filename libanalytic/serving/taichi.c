@@ -345,9 +345,11 @@ double afd_taichi_zero_load_miss(const afd_taichi_params *p)
 /* One kind of instance (T1): n instances of chunk S, prompts at lp and
  * decodes at ld per instance. */
 struct kind {
-    unsigned n, S;
+    unsigned n, S, bmax;
     double lp, ld;
     double T, nbar, cd, cp, load, D, busy;
+    double own;                   /* a prompt's own mean service (D shares the fixed time) */
+    double batch;                 /* prompts sharing an iteration's fixed time, mean */
     double cs2;                   /* squared coefficient of variation of the service */
     double svc[AFD_TAICHI_PQ];    /* service of the prompt quantiles (NaN: none kept) */
     double per, fixed;            /* prompt tokens and fixed time of one iteration */
@@ -356,13 +358,59 @@ struct kind {
     int limit;
 };
 
+/* The mean number of prompts that share an iteration's fixed time on an
+ * instance that runs no decodes (a P-heavy one of disaggregation): an
+ * iteration takes every prompt waiting when it starts (up to the chunk), so
+ * under load the fixed time a is paid once for several.  Per instance, the
+ * gated batch queue at rate lp (the embedded chain of M/G^[1,B]/1, Bailey,
+ * J. R. Stat. Soc. B 16 (1954) 80-87, by its means): the iteration after
+ * one of duration S takes the prompts that arrived during it, Poisson(lp S),
+ * or, when none did, the next arrival alone after an idle time, so
+ *     K = lp E[S] + q = lp (a + K E[X]) + q,  K = (lp a + q) / (1 - lp E[X]),
+ * q = E[e^(-lp S)] the share of iterations that none follows, taken with
+ * the batch as 1 + Poisson(K - 1) prompts of independent works X:
+ *     q = e^(-lp a) phi e^(-(K - 1) (1 - phi)),  phi = E[e^(-lp X)]
+ * (phi over the prompt quantiles), capped at the prompts of mean length a
+ * chunk holds; a damped fixed point.  Against the exact chain (bulk.c, one
+ * server, fixed prompts of work 110 ms, a = 20 ms): docs/taichi.md.  1 when
+ * the prompts alone fill the instance. */
+static double kind_batch(const afd_hw *hw, const afd_taichi_lengths *L, const struct kind *k)
+{
+    double ex = hw->prefill_b * L->prompt_mean + hw->prefill_c * L->prompt_m2;
+    double a = k->fixed, rx = k->lp * ex, K = 1, cap = (double)k->S / L->prompt_mean, phi = 0;
+    int it;
+    size_t i;
+    if (!(rx < 1) || !(a > 0) || !(cap > 1))
+        return 1;
+    if (L->prompt_q[0] >= 1)
+        for (i = 0; i < AFD_TAICHI_PQ; i++) {
+            double q = L->prompt_q[i];
+            phi += exp(-k->lp * (hw->prefill_b * q + hw->prefill_c * q * q)) / AFD_TAICHI_PQ;
+        }
+    else
+        phi = exp(-k->lp * ex);
+    for (it = 0; it < 500; it++) {
+        double q = exp(-k->lp * a - (K - 1) * (1 - phi)) * phi, nk = (k->lp * a + q) / (1 - rx);
+        if (nk > cap)
+            nk = cap;
+        if (nk < 1)
+            nk = 1;
+        if (fabs(nk - K) < 1e-12)
+            break;
+        K = 0.5 * (K + nk);
+    }
+    return K;
+}
+
 static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bmax,
                       struct kind *k)
 {
     double P = L->prompt_mean, P2 = L->prompt_m2, G = L->output_mean, m = G - 1;
     k->limit = AFD_TAICHI_LIMIT_NONE;
+    k->bmax = bmax;
     k->nbar = k->busy = 0;
-    k->D = NAN;
+    k->D = k->own = NAN;
+    k->batch = 1;
     if (afd_priv_chunked_tpot(hw, k->lp, k->ld, P, P2, G, &k->cd, &k->cp, &k->load, &k->T) !=
         0) {
         k->limit = k->ld > 0 ? AFD_TAICHI_LIMIT_DECODE : AFD_TAICHI_LIMIT_PREFILL;
@@ -392,26 +440,28 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
         k->fixed = a_eff + k->nbar * k->cd;
         k->hw = hw;
         k->len = L;
+        k->batch = k->ld > 0 ? 1 : kind_batch(hw, L, k);
         k->cs2 = 0;
         k->svc[0] = NAN;
         if (L->prompt_q[0] >= 1) {
             double m1 = 0, m2 = 0, nm = 0;
             size_t i;
             for (i = 0; i < AFD_TAICHI_PQ; i++) {
-                double q = L->prompt_q[i];
+                double q = L->prompt_q[i], w = hw->prefill_b * q + hw->prefill_c * q * q, d;
                 nit = ceil(q / s - 1e-9);
                 nm += nit / AFD_TAICHI_PQ;
-                k->svc[i] = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * q +
-                            hw->prefill_c * q * q;
-                m1 += k->svc[i] / AFD_TAICHI_PQ;
-                m2 += k->svc[i] * k->svc[i] / AFD_TAICHI_PQ;
+                k->svc[i] = nit * k->fixed + w;
+                d = nit * k->fixed / k->batch + w; /* the queue's share of it */
+                m1 += d / AFD_TAICHI_PQ;
+                m2 += d * d / AFD_TAICHI_PQ;
             }
             k->cs2 = m2 > m1 * m1 ? (m2 - m1 * m1) / (m1 * m1) : 0;
             nit = nm;
         } else {
             nit = ceil(P / s - 1e-9);
         }
-        k->D = nit * (a_eff + k->nbar * k->cd) + hw->prefill_b * P + hw->prefill_c * P2;
+        k->own = nit * k->fixed + hw->prefill_b * P + hw->prefill_c * P2;
+        k->D = nit * k->fixed / k->batch + hw->prefill_b * P + hw->prefill_c * P2;
         if (!(k->lp * k->D < 1)) {
             k->limit = AFD_TAICHI_LIMIT_PREFILL;
             return;
@@ -449,6 +499,21 @@ static double kind_svc_tail(const struct kind *k, double budget)
     return afd_taichi_prompt_tail(k->len, lo);
 }
 
+/* The prompt work of the mates that join a waiting prompt's iteration after
+ * it on an instance that runs no decodes (kind_batch): an iteration takes
+ * every prompt waiting when it starts, so a prompt that waits shares its
+ * iteration with those that arrive during the rest of the one in service,
+ * lp E[X] E[S] / 2 on average (S the iteration, a + K E[X]).  0 where the
+ * prompts are not batched. */
+static double kind_mates(const struct kind *k)
+{
+    double ex;
+    if (!(k->batch > 1))
+        return 0;
+    ex = k->hw->prefill_b * k->len->prompt_mean + k->hw->prefill_c * k->len->prompt_m2;
+    return k->lp * ex * (k->fixed + k->batch * ex) / 2;
+}
+
 /* P(TTFT <= t) of a kind: the M/G/n wait (M/D/n's stretched by 1 + cs^2)
  * plus the prompt's service plus the mean rest of the iteration in flight
  * (C4), averaged over the prompt quantiles (T2). */
@@ -457,22 +522,33 @@ static afd_status kind_ttft_cdf(const struct kind *k, double t, double *cdf, dou
     afd_mdc *q;
     afd_result r, w;
     afd_status st;
-    double rest = k->busy * k->T / 2, stretch = 1 + k->cs2, acc = 0, tail = 0;
+    double rest = k->busy * k->T / 2, stretch = 1 + k->cs2, acc = 0, tail = 0, p0 = 1;
+    double mates = kind_mates(k);
     size_t i, nq = isnan(k->svc[0]) ? 1 : AFD_TAICHI_PQ, kept = 0;
     st = afd_mdc_alloc(k->lp * k->n, k->D, (int)k->n, &q);
     if (st != AFD_OK)
         return st == AFD_ENOMEM ? AFD_EUNSTABLE : st;
     st = afd_mdc_wq_e(q, &w);
-    *mean = st == AFD_OK ? w.val * stretch + k->D + rest : NAN;
+    if (st == AFD_OK && mates > 0 && (st = afd_mdc_wait_cdf_e(q, 0, &r)) == AFD_OK)
+        p0 = r.val;
+    *mean = st == AFD_OK ? w.val * stretch + (1 - p0) * mates + k->own + rest : NAN;
     if (nq > 1)
         tail = kind_svc_tail(k, t - rest);
     for (i = 0; i < nq && st == AFD_OK; i++) {
-        double x = (t - (nq == 1 ? k->D : k->svc[i]) - rest) / stretch;
+        double x = (t - (nq == 1 ? k->own : k->svc[i]) - rest) / stretch;
         r.val = 0;
         if (x < 0)
             continue; /* in the tail */
-        st = afd_mdc_wait_cdf_e(q, x, &r);
-        acc += r.val;
+        if (mates > 0) {
+            /* no wait: served at once, alone; a wait: the mates join */
+            double xm = x - mates / stretch;
+            if (xm >= 0)
+                st = afd_mdc_wait_cdf_e(q, xm, &r);
+            acc += p0 + (r.val > p0 ? r.val - p0 : 0);
+        } else {
+            st = afd_mdc_wait_cdf_e(q, x, &r);
+            acc += r.val;
+        }
         kept++;
     }
     afd_mdc_free(q);
@@ -500,7 +576,7 @@ static double kind_ttft_ub(const struct kind *k, double t)
     if (nq > 1)
         return 1 - kind_svc_tail(k, t - rest);
     for (i = 0; i < nq; i++)
-        acc += (t - (nq == 1 ? k->D : k->svc[i]) - rest >= 0) / (double)nq;
+        acc += (t - (nq == 1 ? k->own : k->svc[i]) - rest >= 0) / (double)nq;
     return acc;
 }
 
@@ -534,6 +610,8 @@ struct tpot_law {
     double chunk_work; /* prefill work of one iteration's full chunk */
     double rest;   /* prefill work left undone when the window closes */
     double once;   /* time added once per request */
+    double slot_p; /* probability that a handed-over decode waits for a slot */
+    double slot_w; /* the mean of that wait (exponential) */
 };
 
 /* P(X <= y) for one prompt's prefill work X = pb P + pc P^2, over the whole
@@ -639,18 +717,36 @@ static double tpot_cdf_k(const afd_hw *hw, const afd_taichi_lengths *L,
     return acc;
 }
 
+#define SLOT_NQ 16 /* quantiles of the wait for a decode slot */
+
 /* P(TPOT <= slo) over the output law (a request of one token has no TPOT
  * and counts as meeting it); an SLO below the floor is met by none. */
 static double tpot_below(const afd_hw *hw, const afd_taichi_lengths *L, double slo,
                          const struct tpot_law *t)
 {
     double acc = 0;
-    unsigned j;
+    unsigned j, i;
     if (slo < tpot_floor(hw))
         return 0;
     for (j = 0; j < L->output_n; j++) {
-        double k = L->output_v[j] - 1;
-        acc += L->output_w[j] * (k >= 1 ? tpot_cdf_k(hw, L, t, k, slo) : 1);
+        double k = L->output_v[j] - 1, f;
+        if (!(k >= 1)) {
+            acc += L->output_w[j];
+            continue;
+        }
+        f = tpot_cdf_k(hw, L, t, k, slo);
+        if (t->slot_p > 0) {
+            /* the wait for a slot, once: its exponential law at SLOT_NQ
+             * midpoint quantiles */
+            struct tpot_law tw = *t;
+            double fw = 0;
+            for (i = 0; i < SLOT_NQ; i++) {
+                tw.once = t->once - t->slot_w * log1p(-(i + 0.5) / SLOT_NQ);
+                fw += tpot_cdf_k(hw, L, &tw, k, slo) / SLOT_NQ;
+            }
+            f = (1 - t->slot_p) * f + t->slot_p * fw;
+        }
+        acc += L->output_w[j] * f;
     }
     return acc;
 }
@@ -682,6 +778,27 @@ static struct tpot_law kind_tpot_law(const afd_hw *hw, const afd_taichi_lengths 
     if (!(t.chunk_work > 0))
         t.chunk_work = INFINITY;
     t.once = once;
+    /* a decode handed over waits for one of the bmax slots when all hold a
+     * sequence: the decodes are M/M/bmax with offered load nbar (their lives
+     * m T, geometric outputs: near exponential), so it waits with Erlang's C
+     * probability, an exponential time of mean m T / (bmax - nbar) (Kleinrock
+     * 1975, Queueing Systems I, 3.5); a decode prefilled where it decodes
+     * took its slot with its prompt */
+    t.slot_p = t.slot_w = 0;
+    if (handed && k->nbar > 0 && m > 0) {
+        /* while one waits every slot is held, and the steps are those of a
+         * full batch: the lives, so the offered load, at that step */
+        double full = k->T + (k->bmax - 1 - k->nbar) * k->cd, a = k->ld * m * full;
+        if (!(a < k->bmax)) {
+            t.slot_p = 1;
+            t.slot_w = INFINITY;
+        } else {
+            t.slot_p = afd_erlang_c(a, k->bmax);
+            t.slot_w = m * full / (k->bmax - a);
+            if (!(t.slot_p > 1e-9))
+                t.slot_p = 0;
+        }
+    }
     return t;
 }
 
@@ -806,7 +923,7 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
             return AFD_EUNSTABLE;
         }
         out->share_p = 1;
-        out->service_p = kp.D;
+        out->service_p = kp.own;
         out->tpot_p = m > 0 ? kp.T : NAN;
         if (m > 0) {
             struct tpot_law tl = kind_tpot_law(p->hw, L, &kp, 0, 0);
@@ -914,8 +1031,8 @@ static afd_status attainment_model(const afd_taichi_params *p, afd_taichi_result
         out->attainment = 0;
         return AFD_EUNSTABLE;
     }
-    out->service_p = kp.lp > 0 ? kp.D : NAN;
-    out->service_d = kd.lp > 0 ? kd.D : NAN;
+    out->service_p = kp.lp > 0 ? kp.own : NAN;
+    out->service_d = kd.lp > 0 ? kd.own : NAN;
     out->decodes_d = kd.nbar;
     {
         struct kind kf = kd;
