@@ -36,7 +36,7 @@ static const cli_option st_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group st_group = {"Strategies", st_options};
-static const cli_group *const st_groups[] = {&st_group,           &cli_serve_model_group,
+static const cli_group *const st_groups[] = {&st_group,           &cli_serve_model_only_group,
                                              &cli_serve_run_group, &cli_workload_group,
                                              &cli_output_group,    &cli_shard_group,
                                              NULL};
