@@ -21,6 +21,8 @@ typedef afd_plan_row row;
 
 static const cli_option plan_options[] = {
     {"gpus", 'N', "N", "devices to deploy on, at most (required)", OPT_GPUS},
+    {"tp", 0, "LIST", "tensor-parallel sizes tried (default 1,2,4,8; memory permitting)",
+     OPT_SV_TP},
     {"rate", 0, "RATE", "also simulate each row at this Poisson rate, e.g. 5/s: its P90s and "
                         "attainment", OPT_RATE},
     {"method", 0, "M", "sim (default: closed forms rank, the simulator measures) or closed",
@@ -39,7 +41,7 @@ static const cli_option plan_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group plan_group = {"Plan", plan_options};
-static const cli_group *const plan_groups[] = {&plan_group, &cli_serve_model_group,
+static const cli_group *const plan_groups[] = {&plan_group, &cli_serve_model_only_group,
                                                &cli_serve_run_group, &cli_workload_group,
                                                &cli_output_group, NULL};
 

@@ -36,7 +36,7 @@ static const cli_option st_options[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 static const cli_group st_group = {"Strategies", st_options};
-static const cli_group *const st_groups[] = {&st_group,           &cli_serve_model_group,
+static const cli_group *const st_groups[] = {&st_group,           &cli_serve_model_only_group,
                                              &cli_serve_run_group, &cli_workload_group,
                                              &cli_output_group,    &cli_shard_group,
                                              NULL};
@@ -154,10 +154,11 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
         p.batches = (unsigned)x->a.batches;
         p.seed = (uint64_t)x->a.seed;
         p.ttft_slo = p.tpot_slo = INFINITY;
-        /* bracket: from well below the closed-form goodput up to the capacity */
+        /* bracket: from well below the closed-form goodput up to the capacity,
+         * widened while the simulator still meets both SLOs there */
         hi = cap;
         lo = s->goodput > 0 ? 0.25 * s->goodput : 1e-3 * cap;
-        s->st_sim = afd_serve_goodput_limit(&p, ttft, tpot, lo, hi,
+        s->st_sim = afd_serve_goodput_widen(&p, ttft, tpot, lo, hi, AFD_SERVE_GOODPUT_WIDEN * cap,
                                             x->tol > 0.02 ? x->tol : 0.02, &s->goodput_sim,
                                             &s->limit_sim);
     }
@@ -484,8 +485,10 @@ const cli_command cli_cmd_strategies = {
         "                is higher at the default cap\n"
         "  limit_sim     what fails just above the simulated goodput: ttft, tpot (the P90\n"
         "                misses its SLO; ttft when both do), capacity (the run is\n"
-        "                unstable), none (every rate tried meets both); nan without\n"
-        "                --method sim or both\n"
+        "                unstable), none (every rate tried meets both, up to 64 x the\n"
+        "                closed-form capacity: the search starts at that capacity and\n"
+        "                doubles while the simulator meets both); nan without --method\n"
+        "                sim or both\n"
         "With --method closed, a warning when the top two rows are within 15% of each\n"
         "other (the closed forms' measured error, docs/reproduction.md).\n"
         "Rows are sorted by goodput_per_device (goodput_sim_per_device whenever the\n"

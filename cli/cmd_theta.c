@@ -85,6 +85,8 @@ const cli_command cli_cmd_theta = {
         "  theta = E[D P + D(D-1)/2] / E[D],  E[Y^2] = E[D P^2 + P D(D-1) + D(D-1)(2D-1)/6] / E[D].\n"
         "Long requests are seen more often, so theta differs from the naive\n"
         "mean_p + mean_d/2 whenever decode lengths vary or correlate with prompts.\n"
+        "An empty prompt (P = 0) counts as one token, in theta, nu and mean_p as in\n"
+        "the serving simulator and closed forms: its request still prefills one token.\n"
         "\n"
         "From a trace, theta and nu are the ratio estimators of eq. (15)-(16), computed\n"
         "from exact integer sums, with delta-method standard errors theta_se and nu_se;\n"

@@ -60,14 +60,22 @@ static const cli_option arch_options[] = {
 };
 const cli_group cli_serve_arch_group = {"Architecture", arch_options};
 
+#define MODEL_OPTIONS                                                                          \
+    {"model", 0, "M", "latency laws from the estimator: model preset or config.json",          \
+     OPT_SV_MODEL},                                                                            \
+    {"device", 0, "D", "device preset or file (with --model)", OPT_SV_DEVICE}
 static const cli_option model_options[] = {
-    {"model", 0, "M", "latency laws from the estimator: model preset or config.json", OPT_SV_MODEL},
-    {"device", 0, "D", "device preset or file (with --model)", OPT_SV_DEVICE},
+    MODEL_OPTIONS,
     {"tp", 0, "T", "tensor-parallel devices per instance (default 1; with --hw FILE the "
                    "file's tp, and no other)", OPT_SV_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 const cli_group cli_serve_model_group = {"Model and device (instead of --hw)", model_options};
+/* --model and --device alone, for the commands that search the tensor-parallel
+ * size themselves and take no latency file (plan, strategies): their own
+ * --tp LIST replaces the one above. */
+static const cli_option model_only_options[] = {MODEL_OPTIONS, {NULL, 0, NULL, NULL, 0}};
+const cli_group cli_serve_model_only_group = {"Model and device", model_only_options};
 
 static const cli_option run_options[] = {
     {"lambda", 'l', "RATE", "Poisson arrival rate, e.g. 3.5/s", OPT_SV_LAMBDA},

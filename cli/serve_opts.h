@@ -46,6 +46,9 @@ typedef struct cli_serve_args {
 
 extern const cli_group cli_serve_arch_group;
 extern const cli_group cli_serve_model_group;
+/* --model and --device without --tp, headed without --hw: for the commands
+ * that take no latency file and try a list of tensor-parallel sizes. */
+extern const cli_group cli_serve_model_only_group;
 extern const cli_group cli_serve_run_group;
 /* --arrivals poisson|trace, --time-scale X (afdkit serve only). */
 extern const cli_group cli_serve_arrivals_group;

@@ -34,8 +34,16 @@ static inline void set_threads(int n)
 #endif
 }
 
+/* A prompt's tokens as every model counts them, written out: an empty
+ * prompt is one token (afd_workload_prompt_tokens). */
+static inline uint64_t tokens_of(uint64_t p)
+{
+    return p == 0 ? 1 : p;
+}
+
 /* A trace workload over the rows (p[i], d[i]) held in memory, with the
- * statistics of eq. (15)-(16) from libanalytic's accumulator. */
+ * statistics of eq. (15)-(16) from libanalytic's accumulator, an empty
+ * prompt counted as one token as the trace reader counts it. */
 static inline void make_trace(afd_workload *w, const uint64_t *p, const uint64_t *d, size_t n)
 {
     afd_renewal_acc *acc = afd_renewal_acc_alloc();
@@ -51,7 +59,7 @@ static inline void make_trace(afd_workload *w, const uint64_t *p, const uint64_t
     for (i = 0; i < n; i++) {
         w->prompt[i] = p[i];
         w->decode[i] = d[i];
-        assert_int_equal(afd_renewal_acc_add(acc, p[i], d[i]), AFD_OK);
+        assert_int_equal(afd_renewal_acc_add(acc, tokens_of(p[i]), d[i]), AFD_OK);
     }
     w->n_kept = n;
     w->rows = n;
@@ -78,7 +86,7 @@ static inline void make_pairs(afd_workload *w, const uint64_t *p, const uint64_t
         w->pairs[i].decode = d[i];
         w->pairs[i].count = c[i];
         for (k = 0; k < c[i]; k++)
-            assert_int_equal(afd_renewal_acc_add(acc, p[i], d[i]), AFD_OK);
+            assert_int_equal(afd_renewal_acc_add(acc, tokens_of(p[i]), d[i]), AFD_OK);
         w->rows += c[i];
     }
     w->n_pairs = n;

@@ -98,7 +98,8 @@ typedef struct afd_workload_trace_options {
                                 NaN), so no length is too large (up to 2^64 - 1) */
 } afd_workload_trace_options;
 
-/* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16)
+/* Read a trace in one streaming pass and estimate theta and nu (eq. 15-16),
+ * an empty prompt counted as one token (afd_workload_prompt_tokens),
  * and the tail index of D over the top floor(sqrt(n)) (10 to
  * AFD_HILL_KMAX) lifetimes (afd_tail.h).
  * Rows whose D = output - decode_offset is <= 0 are skipped and counted.
@@ -149,10 +150,21 @@ static inline afd_workload_pair afd_workload_entry(const afd_workload *w, size_t
 /* The prompt tokens of an entry as every afdkit model counts them: an empty
  * prompt (P = 0) is one token.  A request still takes a prefill step to
  * produce its first token, and the simulator prefills it as one token
- * (montecarlo/serve/engine.c), so the closed forms read the same length. */
+ * (montecarlo/serve/engine.c), so the closed forms read the same length, and
+ * so do a trace's theta, nu and mean_p (Lemma 4.1: its one token is in the
+ * KV cache at every decode step). */
 static inline uint64_t afd_workload_prompt_tokens(afd_workload_pair e)
 {
     return e.prompt ? e.prompt : 1;
+}
+/* Entry j with its prompt as afd_workload_prompt_tokens counts it: the
+ * request every model draws (the slot-load samplers of Lemma 4.1 read these,
+ * as the trace's theta and nu do). */
+static inline afd_workload_pair afd_workload_request(const afd_workload *w, size_t j)
+{
+    afd_workload_pair e = afd_workload_entry(w, j);
+    e.prompt = afd_workload_prompt_tokens(e);
+    return e;
 }
 
 /* Release the kept rows and pairs; w may be NULL.  The statistics stay valid. */

@@ -347,7 +347,13 @@ afd_status afd_workload_from_reader(afd_trace *reader, const afd_workload_trace_
         }
         d = row.output - opt->decode_offset;
         used++;
-        st = opt->no_moments ? AFD_OK : afd_renewal_acc_add(acc, row.prompt, d);
+        if (!opt->no_moments) {
+            /* an empty prompt is one token, as every model reads it */
+            afd_workload_pair e = {row.prompt, d, 1};
+            st = afd_renewal_acc_add(acc, afd_workload_prompt_tokens(e), d);
+        } else {
+            st = AFD_OK;
+        }
         if (st == AFD_ERANGE) {
             const char *nm = afd_trace_prompt_name(reader);
             afd_priv_fail(err, st, row.line, 0,

@@ -66,7 +66,7 @@ static afd_status check(const afd_barrier_mc_params *p, unsigned *rmax)
         if (afd_workload_entries(w) == 0)
             return AFD_EEMPTY;
         for (k = 0; k < afd_workload_entries(w); k++) {
-            afd_workload_pair e = afd_workload_entry(w, k);
+            afd_workload_pair e = afd_workload_request(w, k);
             double y = (double)e.prompt + (double)e.decode;
             if (y > max_load)
                 max_load = y;

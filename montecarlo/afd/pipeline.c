@@ -105,7 +105,8 @@ static void draw_new(struct sim *s, afd_philox_cursor *c, double *P, double *D)
         *P = afd_geometric_draw(&s->gp, afd_philox_next(c));
         *D = afd_geometric_draw(&s->gd, afd_philox_next(c));
     } else {
-        afd_workload_pair e = afd_workload_entry(w, afd_priv_picker_draw(&s->pick, afd_philox_next(c)));
+        afd_workload_pair e =
+            afd_workload_request(w, afd_priv_picker_draw(&s->pick, afd_philox_next(c)));
         *P = (double)e.prompt;
         *D = (double)e.decode;
     }
@@ -126,7 +127,7 @@ static void draw_stationary(struct sim *s, afd_philox_cursor *c, double *P, doub
     } else {
         /* u2 is not used (it was the alias coin): three uniforms per draw */
         double u1 = afd_philox_next(c), u2 = afd_philox_next(c);
-        afd_workload_pair e = afd_workload_entry(w, afd_priv_picker_draw(&s->pick, u1));
+        afd_workload_pair e = afd_workload_request(w, afd_priv_picker_draw(&s->pick, u1));
         (void)u2;
         *P = (double)e.prompt;
         *D = (double)e.decode;
@@ -222,7 +223,7 @@ afd_status afd_pipeline_check(const afd_pipeline_params *p)
     if (afd_workload_entries(w) == 0)
         return AFD_EEMPTY;
     for (i = 0; i < afd_workload_entries(w); i++) {
-        afd_workload_pair e = afd_workload_entry(w, i);
+        afd_workload_pair e = afd_workload_request(w, i);
         if (e.decode < 1 || (double)e.prompt + (double)e.decode >= MAX_LEN)
             return AFD_EINVAL;
     }

@@ -40,7 +40,7 @@ static void draw_request(const sampler *s, afd_philox_cursor *c, uint64_t *p, ui
 {
     if (s->w->kind == AFD_WORKLOAD_TRACE) {
         afd_workload_pair e =
-            afd_workload_entry(s->w, afd_priv_picker_draw(&s->pick, afd_philox_next(c)));
+            afd_workload_request(s->w, afd_priv_picker_draw(&s->pick, afd_philox_next(c)));
         *p = e.prompt;
         *d = e.decode;
     } else {
@@ -65,7 +65,7 @@ static afd_status check(const afd_slot_mc_params *p, sampler *s, double *lifetim
         if (afd_workload_entries(w) == 0)
             return AFD_EEMPTY;
         for (i = 0; i < afd_workload_entries(w); i++) {
-            afd_workload_pair e = afd_workload_entry(w, i);
+            afd_workload_pair e = afd_workload_request(w, i);
             if (e.decode < 1 || e.prompt >= LOAD_LIMIT || e.decode >= LOAD_LIMIT - e.prompt)
                 return AFD_EINVAL;
             sd += (long double)e.count * e.decode;

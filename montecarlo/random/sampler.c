@@ -57,7 +57,8 @@ struct afd_slot_sampler {
 
 /* Checks shared by both trace samplers: P + D and sum D exact doubles,
  * every kept request with D >= 1.  *y_lo, *y_hi: smallest P, largest P + D.
- * The requests are the workload's entries (afd_workload_entry): rows, or
+ * The requests are the workload's entries (afd_workload_request: an empty
+ * prompt is one token, as theta counts it): rows, or
  * distinct (P, D) pairs standing for count rows each. */
 static afd_status check_trace(const afd_workload *w, uint64_t *y_lo, uint64_t *y_hi)
 {
@@ -70,7 +71,7 @@ static afd_status check_trace(const afd_workload *w, uint64_t *y_lo, uint64_t *y
     if (n >= UINT32_MAX)
         return AFD_ELIMIT;
     for (j = 0; j < n; j++) {
-        afd_workload_pair e = afd_workload_entry(w, j);
+        afd_workload_pair e = afd_workload_request(w, j);
         if (e.decode < 1 || !((double)e.prompt + (double)e.decode < EXACT_LIMIT))
             return AFD_EINVAL;
         sum_d += (double)e.decode * (double)e.count;
@@ -98,7 +99,7 @@ static afd_status alloc_by_value(const afd_workload *w, uint64_t y_lo, uint64_t 
     s->vcol = malloc(len * sizeof *s->vcol);
     if (weight != NULL && s->vcol != NULL) {
         for (j = 0; j < afd_workload_entries(w); j++) {
-            afd_workload_pair e = afd_workload_entry(w, j);
+            afd_workload_pair e = afd_workload_request(w, j);
             weight[e.prompt - y_lo] += (double)e.count;
             weight[e.prompt + e.decode - y_lo] -= (double)e.count;
         }
@@ -145,7 +146,8 @@ static afd_status alloc_by_row(const afd_workload *w, afd_slot_sampler *s)
     if (st == AFD_OK) {
         for (j = 0; j < n; j++) {
             slot_col *c = &s->col[j];
-            afd_workload_pair e = afd_workload_entry(w, j), f = afd_workload_entry(w, a->alias[j]);
+            afd_workload_pair e = afd_workload_request(w, j),
+                              f = afd_workload_request(w, a->alias[j]);
             c->prob = a->prob[j];
             c->pd[0] = (double)e.prompt;
             c->pd[1] = (double)e.decode;

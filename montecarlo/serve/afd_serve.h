@@ -313,6 +313,20 @@ AFD_API afd_status afd_serve_goodput_limit(const afd_serve_params *p, double ttf
                                            double tpot_slo, double lo, double hi, double rel_tol,
                                            double *goodput, int *limit);
 
+/* afd_serve_goodput_limit over a bracket that grows: while every rate tried
+ * up to hi meets both SLOs (limit AFD_SERVING_LIMIT_NONE), the search goes on
+ * from the last rate tried over a bracket twice as high, up to hi_max, so
+ * that a first hi set too low (a closed-form capacity below the simulator's)
+ * does not cap the goodput.  *limit is AFD_SERVING_LIMIT_NONE only when the
+ * bracket reached hi_max with every rate tried meeting both.  AFD_EINVAL
+ * when hi_max < hi; otherwise the errors of afd_serve_goodput_limit. */
+AFD_API afd_status afd_serve_goodput_widen(const afd_serve_params *p, double ttft_slo,
+                                           double tpot_slo, double lo, double hi, double hi_max,
+                                           double rel_tol, double *goodput, int *limit);
+/* How far callers let afd_serve_goodput_widen grow a bracket whose first hi
+ * is a closed-form capacity: this many times it. */
+#define AFD_SERVE_GOODPUT_WIDEN 64.0
+
 /* Goodput by SLO attainment (TaiChi's definition): the largest Poisson rate
  * in [lo, hi] whose run (p with lambda replaced, the same seed at every rate)
  * is stable with at least the fraction target of its measured requests

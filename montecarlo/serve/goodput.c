@@ -71,6 +71,32 @@ afd_status afd_serve_goodput_limit(const afd_serve_params *p, double ttft_slo, d
     return st;
 }
 
+afd_status afd_serve_goodput_widen(const afd_serve_params *p, double ttft_slo, double tpot_slo,
+                                   double lo, double hi, double hi_max, double rel_tol,
+                                   double *goodput, int *limit)
+{
+    afd_status st;
+    int lim = AFD_SERVING_LIMIT_NONE;
+    *goodput = NAN;
+    if (limit != NULL)
+        *limit = AFD_SERVING_LIMIT_NONE;
+    if (!(hi_max >= hi) || !isfinite(hi_max))
+        return AFD_EINVAL;
+    for (;;) {
+        st = afd_serve_goodput_limit(p, ttft_slo, tpot_slo, lo, hi, rel_tol, goodput, &lim);
+        if (st != AFD_OK || lim != AFD_SERVING_LIMIT_NONE || !(hi < hi_max))
+            break;
+        /* every rate tried met both SLOs: go on from the last one, which did,
+         * over a bracket twice as high (the runs share their seed, so lo
+         * meets them again) */
+        lo = *goodput;
+        hi = 2 * hi < hi_max ? 2 * hi : hi_max;
+    }
+    if (limit != NULL)
+        *limit = lim;
+    return st;
+}
+
 struct attain_ctx {
     afd_serve_params p;
     double target;

@@ -55,8 +55,8 @@ static void barrier_trace_exact(void **state)
     (void)state;
     for (i = 0; i < TR_N; i++) {
         sum_d += (double)tr_d[i];
-        if (tr_p[i] + tr_d[i] > len)
-            len = tr_p[i] + tr_d[i];
+        if (tokens_of(tr_p[i]) + tr_d[i] > len)
+            len = tokens_of(tr_p[i]) + tr_d[i];
     }
     f = calloc(len, sizeof *f);
     g = calloc(3 * len, sizeof *g);
@@ -66,7 +66,7 @@ static void barrier_trace_exact(void **state)
     assert_non_null(h);
     for (i = 0; i < TR_N; i++)
         for (a = 0; a < tr_d[i]; a++)
-            f[tr_p[i] + a] += 1 / sum_d;
+            f[tokens_of(tr_p[i]) + a] += 1 / sum_d;
     for (i = 0; i < len; i++) /* g = f * f */
         for (j = 0; j < len; j++)
             g[i + j] += f[i] * f[j];
@@ -424,7 +424,7 @@ static void slot_mc_equals_step_replay(void **state)
         uint64_t a;
         for (a = 0; a < tr_d[i] && step < WARMUP + K * len; a++, step++)
             if (step >= WARMUP) {
-                double y = (double)(tr_p[i] + a);
+                double y = (double)(tokens_of(tr_p[i]) + a);
                 b = (int)((step - WARMUP) / len);
                 m1[b] += y / len;
                 m2[b] += y * y / len;

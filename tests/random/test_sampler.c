@@ -250,7 +250,8 @@ static const uint64_t tr_p[] = {5, 0, 1200, 37, 3, 640, 12, 99};
 static const uint64_t tr_d[] = {1, 9, 400, 2, 60, 250, 7, 33};
 enum { TR_N = sizeof tr_p / sizeof tr_p[0] };
 
-/* The exact pmf of Y for tr_p, tr_d: t->cum[y] = P(Y <= y). */
+/* The exact pmf of Y for tr_p, tr_d: t->cum[y] = P(Y <= y), the empty
+ * prompt read as one token. */
 static void trace_law(table_cdf *t)
 {
     double sum_d = 0;
@@ -258,15 +259,15 @@ static void trace_law(table_cdf *t)
     uint64_t a;
     for (i = 0; i < TR_N; i++) {
         sum_d += (double)tr_d[i];
-        if (tr_p[i] + tr_d[i] > len)
-            len = tr_p[i] + tr_d[i];
+        if (tokens_of(tr_p[i]) + tr_d[i] > len)
+            len = tokens_of(tr_p[i]) + tr_d[i];
     }
     t->len = len;
     t->cum = calloc(len, sizeof *t->cum);
     assert_non_null(t->cum);
     for (i = 0; i < TR_N; i++)
         for (a = 0; a < tr_d[i]; a++)
-            t->cum[tr_p[i] + a] += 1 / sum_d;
+            t->cum[tokens_of(tr_p[i]) + a] += 1 / sum_d;
     for (i = 1; i < len; i++)
         t->cum[i] += t->cum[i - 1];
 }
@@ -343,7 +344,8 @@ static void slot_trace_by_value_is_exact(void **state)
     assert_int_equal(afd_slot_sampler_uniforms(s), 1);
     count = calloc(t.len, sizeof *count);
     assert_non_null(count);
-    /* the loads span 0 .. len-1 here (a row has P = 0), so len columns */
+    /* the loads span 1 .. len-1 here (a row has P = 0, read as 1), so len - 1
+     * columns of at least PER_COL grid points each */
     m = t.len * PER_COL;
     for (i = 0; i < m; i++) {
         double u = ((double)i + 0.5) / (double)m, y = afd_slot_sampler_draw(s, &u);

@@ -7,6 +7,7 @@
 
 #include "afd_queue.h"
 #include "afd_serve.h"
+#include "afd_serving.h"
 #include "afd_serve_twotier.h"
 #include "hw_test_util.h"
 #include "serve_internal.h"
@@ -64,6 +65,49 @@ static void md1_ttft(void **state)
     assert_within_se(r.ttft.p50, afd_md1_wait_quantile(p.lambda, D, 0.5) + D, r.ttft.p50_se, 4);
     assert_true(isnan(r.tpot.mean) && isnan(r.tpot.p50) && isnan(r.tpot.p50_se));
     assert_int_equal(r.tpot_count, 0);
+}
+
+/* The simulated goodput does not depend on the top of its first bracket.
+ * M/D/1 as above with a TTFT SLO of 4 D: its goodput is the rate whose exact
+ * sojourn P90, afd_md1_wait_quantile + D, is 4 D (bisected here, about
+ * 0.7 / D).  A first bracket whose top is a tenth of the capacity 1 / D
+ * meets the SLO everywhere: afd_serve_goodput_limit stops at that top with
+ * no limit, afd_serve_goodput_widen goes on to the goodput, within the
+ * bisection's 2% and the run's noise, with the TTFT named; capped at 3 /
+ * 10 D it stops there, limit none. */
+static void goodput_widens_past_a_low_bracket(void **state)
+{
+    const double D = 2.385, slo = 4 * D, lo = 0.01 / D, hi = 0.1 / D;
+    afd_hw hw = laws(D, 0, 0, 0.01, 0, 0);
+    afd_serve_params p = base(&hw, "disagg");
+    double a = 0.1 / D, b = 1 / D, g;
+    int limit, k;
+    (void)state;
+    for (k = 0; k < 100; k++) {
+        double m = (a + b) / 2;
+        if (afd_md1_wait_quantile(m, D, 0.9) + D <= slo)
+            a = m;
+        else
+            b = m;
+    }
+    p.prompt = 100;
+    p.output = 1;
+    p.requests = 20000;
+    p.warmup = 1000;
+    assert_int_equal(afd_serve_goodput_limit(&p, slo, 1, lo, hi, 0.02, &g, &limit), AFD_OK);
+    assert_true(g <= hi && g >= 0.98 * hi);
+    assert_int_equal(limit, AFD_SERVING_LIMIT_NONE);
+    assert_int_equal(afd_serve_goodput_widen(&p, slo, 1, lo, hi, 64 * hi, 0.02, &g, &limit),
+                     AFD_OK);
+    assert_close(g, a, 0.05, 0);
+    assert_int_equal(limit, AFD_SERVING_LIMIT_TTFT);
+    assert_int_equal(afd_serve_goodput_widen(&p, slo, 1, lo, hi, 3 * hi, 0.02, &g, &limit),
+                     AFD_OK);
+    assert_true(g <= 3 * hi && g >= 0.98 * 3 * hi);
+    assert_int_equal(limit, AFD_SERVING_LIMIT_NONE);
+    assert_int_equal(afd_serve_goodput_widen(&p, slo, 1, lo, hi, 0.5 * hi, 0.02, &g, &limit),
+                     AFD_EINVAL);
+    assert_true(isnan(g));
 }
 
 /* c prefill instances, batch 1: M/D/c, exact by the embedded chain. */
@@ -895,6 +939,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(md1_ttft),
+        cmocka_unit_test(goodput_widens_past_a_low_bracket),
         cmocka_unit_test(mdc_ttft),
         cmocka_unit_test(histograms_against_exact),
         cmocka_unit_test(open_batches_beyond_the_cap),

@@ -100,8 +100,11 @@ static void workload_from_reader_options(void **state)
     assert_true(w.max_d == 3);
     assert_int_equal(w.n_kept, 2);
     assert_true(w.prompt[1] == 0 && w.decode[1] == 3);
-    /* loads 10 and 0, 1, 2: theta = 13/4 (by hand) */
-    assert_close(w.stats.theta, 13.0 / 4, 1e-15, 0);
+    /* the row keeps its empty prompt, which counts one token: loads 10 and
+     * 1, 2, 3, so theta = 16/4 and E[Y^2] = (100 + 1 + 4 + 9)/4 (by hand) */
+    assert_close(w.stats.theta, 4, 1e-15, 0);
+    assert_close(w.stats.ey2, 114.0 / 4, 1e-15, 0);
+    assert_close(w.stats.mean_p, 11.0 / 2, 1e-15, 0);
     afd_workload_free(&w);
     /* the row limit refuses more than max_rows kept rows */
     opt.max_rows = 1;
