@@ -60,7 +60,7 @@ run first "build:check"
 grep -qx 'make build-fuzz check' "$tmp/first.log" || fail "the sanitizer suite did not run after make check failed"
 grep -qx 'fuzz 3' "$tmp/first.log" || fail "fuzzing (FUZZ_SECONDS=3) did not run after make check failed"
 grep -qx 'make build check-valgrind' "$tmp/first.log" || fail "valgrind did not run after make check failed"
-grep -qx 'make build distcheck' "$tmp/first.log" || fail "distcheck did not run after make check failed"
+grep -qx 'make build distcheck-quick' "$tmp/first.log" || fail "distcheck did not run after make check failed"
 [ "$(summary first | wc -l)" -eq 5 ] || fail "not one summary line for each of the 5 steps"
 summary first | head -n 1 | grep -q '^failed .* min  make check$' || fail "make check is not reported failed first"
 [ "$(summary first | grep -c '^passed ')" -eq 4 ] || fail "the other 4 steps are not reported passed"
@@ -68,7 +68,7 @@ grep -q 'stand-in failure' "$tmp/first.err" || fail "the failing step's output i
 [ "$(tail -n 5 "$tmp/first.err")" = "$(summary first)" ] || fail "the summary is not the end of the output"
 
 # two later steps fail: both reported, the run fails
-run two "build:check-valgrind build:distcheck"
+run two "build:check-valgrind build:distcheck-quick"
 [ "$rc" -ne 0 ] || fail "failing valgrind and distcheck steps: exit status 0"
 [ "$(summary two | grep -c '^failed ')" -eq 2 ] || fail "not 2 steps reported failed"
 summary two | grep -q '^failed .*valgrind' || fail "the valgrind step is not reported failed"
