@@ -103,9 +103,11 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
     double cap, lo, hi;
     memset(&q, 0, sizeof q);
     q.hw = s->hw;
-    /* the closed forms read the mean request (afd_serving.h) */
+    /* the closed forms read the mean request (afd_serving.h), the prefill
+     * forms and the collocated TPOT the whole prompt law of a workload */
     q.prompt = x->len.prompt_mean;
     q.output = x->len.output_mean;
+    q.prompts = x->wl;
     q.instances = s->instances;
     q.prefill = s->prefill;
     q.decode = s->decode;
