@@ -694,24 +694,44 @@ static int by_time(const void *x, const void *y)
     return (u > v) - (u < v);
 }
 
-/* Sorted (time, weight) points into at most na atoms of equal mass, each
- * at its bin's mean (the law's mean kept): *n atoms into t, w. */
+/* (time, weight) points, sorted here, into na atoms of equal mass, the
+ * mass of a point split between the bins it straddles, each atom at its
+ * bin's mean (the law's mean kept): na atoms into t, w (*nout = na). */
 static void equal_mass(struct atom *pt, size_t n, size_t na, double *t, double *w, size_t *nout)
 {
-    double bw = 0, bs = 0;
-    size_t i;
+    double tot = 0, per, bw = 0, bs = 0;
+    size_t i, b = 0;
     qsort(pt, n, sizeof *pt, by_time);
-    *nout = 0;
-    for (i = 0; i < n; i++) {
-        bw += pt[i].w;
-        bs += pt[i].w * pt[i].t;
-        if ((bw >= (1 - 1e-12) / (double)na && *nout < na - 1) || i + 1 == n) {
-            t[*nout] = bs / bw;
-            w[*nout] = bw;
-            (*nout)++;
-            bw = bs = 0;
+    for (i = 0; i < n; i++)
+        tot += pt[i].w;
+    per = tot / (double)na;
+    for (i = 0; i < n && b < na; i++) {
+        double left = pt[i].w;
+        while (left > 0 && b < na) {
+            double take = per - bw < left ? per - bw : left;
+            if (b == na - 1)
+                take = left; /* the last bin takes what rounding leaves */
+            bw += take;
+            bs += take * pt[i].t;
+            left -= take;
+            if (b < na - 1 && bw >= per * (1 - 1e-12)) {
+                t[b] = bs / bw;
+                w[b] = 1.0 / (double)na;
+                b++;
+                bw = bs = 0;
+            }
         }
     }
+    if (b < na) { /* the last bin */
+        t[b] = bw > 0 ? bs / bw : pt[n - 1].t;
+        w[b] = 1.0 / (double)na;
+        b++;
+    }
+    for (; b < na; b++) { /* not reached: every bin holds mass */
+        t[b] = pt[n - 1].t;
+        w[b] = 0;
+    }
+    *nout = na;
 }
 
 /* (6) the atoms of S_K = a + s_1 + ... + s_K at each group's size, from
@@ -803,8 +823,6 @@ static afd_status spread_init(const afd_service_law *s, double a, size_t bmax, s
             pt[i].w = sp->w[g * LAW_ATOMS + i];
         }
         equal_mass(pt, sp->na[g], NQS, sp->sk + (k - 1) * NQS, wt, &n);
-        for (i = n; i < NQS; i++) /* fewer atoms than NQS: repeat the last */
-            sp->sk[(k - 1) * NQS + i] = sp->sk[(k - 1) * NQS + n - 1];
         if (k == bmax)
             for (i = 0; i < NQS; i++)
                 if (sp->sk[(k - 1) * NQS + i] > sp->skmax)
