@@ -248,7 +248,7 @@ static void goodput_sizes(void **state)
 }
 
 /* The simulator on the closed form's configuration: policy, laws, rate,
- * lengths, batch limits and pools of p. */
+ * lengths (or the workload of p->prompts), batch limits and pools of p. */
 static void simulate(const afd_serving_params *p, const char *policy, uint64_t requests,
                      uint64_t warmup, uint64_t seed, afd_serve_result *r)
 {
@@ -264,6 +264,7 @@ static void simulate(const afd_serving_params *p, const char *policy, uint64_t r
     s.lambda = p->lambda;
     s.prompt = p->prompt;
     s.output = p->output;
+    s.workload = p->prompts;
     s.requests = requests;
     s.warmup = warmup;
     s.seed = seed;
@@ -549,25 +550,12 @@ static void greedy_prompt_law_against_simulator(void **state)
     afd_serving_params p = params(&hw, 4.5, 1150, 1);
     afd_serving_result cf;
     afd_serve_result r;
-    afd_serve_params s;
     (void)state;
     p.prefill_bmax = 4;
+    p.decode_bmax = 16;
     p.prompts = &w;
     assert_int_equal(afd_serving_disagg(&p, &cf), AFD_OK);
-    memset(&s, 0, sizeof s);
-    s.policy = afd_serve_policy_find("disagg");
-    s.hw = &hw;
-    s.config.prefill = 1;
-    s.config.decode = 1;
-    s.config.prefill_bmax = 4;
-    s.config.decode_bmax = 16;
-    s.workload = &w;
-    s.lambda = 4.5;
-    s.requests = 100000;
-    s.warmup = 2000;
-    s.seed = 11;
-    s.ttft_slo = s.tpot_slo = INFINITY;
-    assert_int_equal(afd_serve_run(&s, &r, NULL), AFD_OK);
+    simulate(&p, "disagg", 100000, 2000, 11, &r);
     assert_true(fabs(cf.ttft_mean - r.ttft.mean) < 5 * r.ttft.mean_se + 0.02 * r.ttft.mean);
     assert_close(cf.ttft_q, r.ttft.p90, 0.03, 0);
 }
