@@ -10,9 +10,10 @@
  *
  * Requests arrive as a Poisson process at rate lambda, each with P prompt
  * tokens and G output tokens (fixed lengths, BestServe's operating points;
- * a workload enters through its mean lengths, and its prompt-length law
- * through afd_serving_params.prompts: the prefill TTFT and the collocated
- * TPOT's prefill stalls read the whole law, the decode step E[P]).  The latency laws are those of afd_hw:
+ * a workload enters through its mean lengths, and its length law through
+ * afd_serving_params.workload: the prefill TTFT, the collocated TPOT's
+ * prefill stalls and its quantile read the whole law, the decode step the
+ * means).  The latency laws are those of afd_hw:
  *     prefill batch of k prompts     S(k) = pa + k (pb P + pc P^2)
  *     decode step of b sequences     t(b) = beta + b (gamma + alpha (P + G/2))
  * (a sequence holds P + j KV tokens at its j-th step, P + G/2 on average
@@ -106,17 +107,23 @@ typedef struct afd_serving_params {
     int routed;
     afd_routed_kind router;
     double prompt_m2;
-    /* The prompt-length law (NULL: every prompt is `prompt`): a trace's kept
-     * rows or pairs, or the geometric model (not GIVEN), prompt its mean
-     * E[P].  The prefill forms read the law of a prompt's own work s = pb P
-     * + pc P^2 over it (afd_service_law_from_workload): B = 1, pd.c's M/G/c
+    /* The requests' length law (NULL: every request is `prompt`, `output`):
+     * a trace's kept rows or pairs, or the geometric model (not GIVEN),
+     * prompt and output its means.  The prefill forms read the law of a
+     * prompt's own work s = pb P + pc P^2 over it
+     * (afd_service_law_from_workload): B = 1, pd.c's M/G/c
      * (afd_ttft_quantile: the M/D/c wait at E[S] scaled by 1 + c_S^2, its
      * tail convolved with S's law; the mean the same scaling of M/D/c's);
-     * B > 1, afd_serving_prefill_greedy_law; the collocated TPOT the second
-     * moment of the prefill batch that stalls the decodes, E[S(k)^2] =
-     * (a + k E s)^2 + k Var(s).  The decode step still reads E[P].  Not
-     * with routed (AFD_EINVAL). */
-    const afd_workload *prompts;
+     * B > 1, afd_serving_prefill_greedy_law.  The collocated TPOT reads the
+     * second moment of the prefill batch that stalls the decodes, E[S(k)^2]
+     * = (a + k E s)^2 + k Var(s), and its quantile is the mixture over the
+     * output law (afd_taichi_lengths_of) of the requests' TPOTs, a request
+     * of G tokens living (G - 1) / (E[G] - 1) of the mean life, its stalls'
+     * spread scaled by the root of that, its wait for a slot the same (its
+     * mean l0 / (E[G] - 1) + E[W] E[1 / (G - 1)], over the requests of G >=
+     * 2).  The decode step and the disaggregated TPOT still read the means.
+     * Not with routed (AFD_EINVAL). */
+    const afd_workload *workload;
 } afd_serving_params;
 
 enum {

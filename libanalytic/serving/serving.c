@@ -8,6 +8,7 @@
 
 #include "afd_queue.h"
 #include "afd_serving.h"
+#include "afd_taichi.h"
 #include "internal.h"
 
 #define SOLVER_MAX_SERVERS 4096 /* M/D/c beyond this: not worth solving */
@@ -116,7 +117,7 @@ static afd_status routed_prefill(const afd_serving_params *p, unsigned c, afd_se
 }
 
 /* The law of a prompt's own prefill work s = pb P + pc P^2 over
- * p->prompts (pd.c's afd_service_law_from_workload, model {0, pb, pc}).
+ * p->workload (pd.c's afd_service_law_from_workload, model {0, pb, pc}).
  * *vary = 1 with *sl filled when the prompts' work varies, 0 when it is
  * fixed (no law, one value, or pb = pc = 0). */
 static afd_status prompt_work(const afd_serving_params *p, afd_service_law *sl, int *vary)
@@ -124,9 +125,9 @@ static afd_status prompt_work(const afd_serving_params *p, afd_service_law *sl, 
     afd_prefill_model m = {0, p->hw->prefill_b, p->hw->prefill_c};
     afd_status st;
     *vary = 0;
-    if (p->prompts == NULL || !(m.b > 0 || m.c2 > 0))
+    if (p->workload == NULL || !(m.b > 0 || m.c2 > 0))
         return AFD_OK;
-    st = afd_service_law_from_workload(p->prompts, &m, sl);
+    st = afd_service_law_from_workload(p->workload, &m, sl);
     if (st == AFD_OK)
         *vary = sl->n > 1 && sl->scv > 0;
     return st;
@@ -310,7 +311,7 @@ static afd_status check(const afd_serving_params *p)
         !(p->quantile == 0 || (p->quantile > 0 && p->quantile < 1)))
         return AFD_EINVAL;
     if (p->routed && (p->prefill_bmax != 1 || (unsigned)p->router > AFD_ROUTED_POWER_OF_TWO ||
-                      p->prompts != NULL))
+                      p->workload != NULL))
         return AFD_EINVAL;
     if (p->prompt_m2 != 0 && (!p->routed || !(p->prompt_m2 >= p->prompt * p->prompt) ||
                               !isfinite(p->prompt_m2) || hw->prefill_c != 0 || p->output != 1))
@@ -458,8 +459,62 @@ static double slots_cdf(const slots *sl, unsigned B, double kappa, double mu_b, 
  * for fixed prompts; with a prompt law the batch's work varies, and the
  * compound Poisson variances below read its second moment), f the time its
  * prefills take. */
+/* The TPOT over the output law (gn atoms gv, gw of G; gn = 0: every G is
+ * p->output): a request of m_j = G_j - 1 steps lives l0_j = l0 m_j / m,
+ * spread by sd_j = sd sqrt(m_j / m) (the stalls in its life, compound
+ * Poisson), and waits W for a slot as the others: TPOT_j = (W + l0_j +
+ * sd_j Z) / m_j, the law the mixture over the requests with G_j >= 2 (one
+ * token has no TPOT, as simulated); mean l0 / m + E[W] E[1 / m_j]. */
+static void tpot_mixture(const slots *sl, unsigned B, double kappa, double mu_b, double m,
+                         double l0, double sd, const double *gv, const double *gw, unsigned gn,
+                         double q, double *mean, double *quant)
+{
+    double w0 = 0, tot = 0, inv = 0, lo = 0, hi = 0, wmax = 0;
+    size_t j;
+    unsigned g;
+    int it;
+    for (j = 0; j < sl->n && j < B; j++)
+        w0 += sl->pi[j];
+    if (sl->n > B)
+        wmax = kappa * (double)(sl->n - B) / mu_b;
+    for (g = 0; g < gn; g++)
+        if (gv[g] >= 2) {
+            double mj = gv[g] - 1, h = (l0 * mj / m + 10 * sd * sqrt(mj / m) + wmax) / mj;
+            tot += gw[g];
+            inv += gw[g] / mj;
+            if (h > hi)
+                hi = h;
+        }
+    *mean = l0 / m + sl->mean_w * inv / tot;
+    for (it = 0; it < 100 && hi - lo > 1e-10 * hi; it++) {
+        double x = (lo + hi) / 2, F = 0;
+        for (g = 0; g < gn; g++) {
+            double mj = gv[g] - 1, lj, sj, c;
+            if (!(gv[g] >= 2))
+                continue;
+            lj = l0 * mj / m;
+            sj = sd * sqrt(mj / m);
+            c = w0 * (sj > 0 ? gsl_cdf_ugaussian_P((x * mj - lj) / sj) : x * mj >= lj);
+            for (j = B; j < sl->n; j++) {
+                double w = kappa * (double)(j - B + 1) / mu_b;
+                if (sl->pi[j] < 1e-15)
+                    continue;
+                c += sl->pi[j] *
+                     (sj > 0 ? gsl_cdf_ugaussian_P((x * mj - w - lj) / sj) : x * mj >= w + lj);
+            }
+            F += gw[g] * c;
+        }
+        if (F < q * tot)
+            lo = x;
+        else
+            hi = x;
+    }
+    *quant = (lo + hi) / 2;
+}
+
 static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s2,
-                              double f, double *mean, double *quant)
+                              double f, const double *gv, const double *gw, unsigned gn,
+                              double *mean, double *quant)
 {
     double m = p->output - 1;
     unsigned B = p->decode_bmax;
@@ -478,6 +533,11 @@ static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, doub
     life = sl.mean_n / lambda_d + (kappa - 1) * sl.mean_w / kappa;
     l0 = life - sl.mean_w;
     sd = sqrt(lambda_d / k * l0 * s2) / (1 - f);
+    if (gn > 0) {
+        tpot_mixture(&sl, B, kappa, mu_b, m, l0, sd, gv, gw, gn, p->quantile, mean, quant);
+        free(sl.pi);
+        return AFD_OK;
+    }
     lo = l0 - 10 * sd;
     hi = l0 + 10 * sd + kappa * (double)sl.n / mu_b;
     for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
@@ -497,6 +557,7 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
 {
     afd_serving_params q;
     afd_service_law sl;
+    afd_taichi_lengths len;
     afd_status st;
     double f, step, busy;
     int vary;
@@ -531,7 +592,12 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
         out->ttft_mean += busy * step / 2;
         out->ttft_q += r > 0 ? r * step : 0;
-        st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, &out->tpot_mean, &out->tpot_q);
+        if (q.workload != NULL && afd_taichi_lengths_of(q.workload, 0, 0, &len) == AFD_OK)
+            st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len.output_v, len.output_w,
+                             len.output_n, &out->tpot_mean, &out->tpot_q);
+        else
+            st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, NULL, NULL, 0, &out->tpot_mean,
+                             &out->tpot_q);
         if (st != AFD_OK) {
             out->limit = AFD_SERVING_LIMIT_DECODE;
             return failed(out, st == AFD_ENOMEM ? AFD_ENOMEM : AFD_EUNSTABLE);

@@ -248,7 +248,7 @@ static void goodput_sizes(void **state)
 }
 
 /* The simulator on the closed form's configuration: policy, laws, rate,
- * lengths (or the workload of p->prompts), batch limits and pools of p. */
+ * lengths (or the workload of p->workload), batch limits and pools of p. */
 static void simulate(const afd_serving_params *p, const char *policy, uint64_t requests,
                      uint64_t warmup, uint64_t seed, afd_serve_result *r)
 {
@@ -264,7 +264,7 @@ static void simulate(const afd_serving_params *p, const char *policy, uint64_t r
     s.lambda = p->lambda;
     s.prompt = p->prompt;
     s.output = p->output;
-    s.workload = p->prompts;
+    s.workload = p->workload;
     s.requests = requests;
     s.warmup = warmup;
     s.seed = seed;
@@ -506,7 +506,7 @@ static void prefill_prompt_law_pk(void **state)
     (void)state;
     assert_int_equal(afd_serving_disagg(&p, &fixed), AFD_OK);
     assert_close(fixed.ttft_mean, lambda * 0.04 / (2 * (1 - rho)) + 0.2, 1e-9, 0);
-    p.prompts = &w;
+    p.workload = &w;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
     assert_close(r.ttft_mean, lambda * 0.07 / (2 * (1 - rho)) + 0.2, 1e-9, 0);
     assert_close(r.prefill_rho, rho, 1e-12, 0);
@@ -530,7 +530,7 @@ static void greedy_prompt_law_light(void **state)
     p.prefill_bmax = 2;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
     assert_close(r.ttft_q, 0.2, 1e-3, 0);
-    p.prompts = &w;
+    p.workload = &w;
     assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
     assert_close(r.ttft_mean, 0.2, 1e-3, 0);
     assert_close(r.ttft_q, 0.5, 1e-3, 0);
@@ -553,7 +553,7 @@ static void greedy_prompt_law_against_simulator(void **state)
     (void)state;
     p.prefill_bmax = 4;
     p.decode_bmax = 16;
-    p.prompts = &w;
+    p.workload = &w;
     assert_int_equal(afd_serving_disagg(&p, &cf), AFD_OK);
     simulate(&p, "disagg", 100000, 2000, 11, &r);
     assert_true(fabs(cf.ttft_mean - r.ttft.mean) < 5 * r.ttft.mean_se + 0.02 * r.ttft.mean);
