@@ -454,11 +454,6 @@ static double slots_cdf(const slots *sl, unsigned B, double kappa, double mu_b, 
     return c;
 }
 
-/* TPOT mean and q-quantile of a collocated instance (the model above);
- * lambda_d its arrival rate, k its prefill batch, s2 = E[S(k)^2] (S(k)^2
- * for fixed prompts; with a prompt law the batch's work varies, and the
- * compound Poisson variances below read its second moment), f the time its
- * prefills take. */
 /* The TPOT over the output law (gn atoms gv, gw of G; gn = 0: every G is
  * p->output): a request of m_j = G_j - 1 steps lives l0_j = l0 m_j / m,
  * spread by sd_j = sd sqrt(m_j / m) (the stalls in its life, compound
@@ -512,6 +507,11 @@ static void tpot_mixture(const slots *sl, unsigned B, double kappa, double mu_b,
     *quant = (lo + hi) / 2;
 }
 
+/* TPOT mean and q-quantile of a collocated instance (the model above);
+ * lambda_d its arrival rate, k its prefill batch, s2 = E[S(k)^2] (S(k)^2
+ * for fixed prompts; with a prompt law the batch's work varies, and the
+ * compound Poisson variances below read its second moment), f the time its
+ * prefills take; gv, gw, gn the output law (tpot_mixture; gn = 0: none). */
 static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s2,
                               double f, const double *gv, const double *gw, unsigned gn,
                               double *mean, double *quant)
@@ -592,12 +592,11 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
         out->ttft_mean += busy * step / 2;
         out->ttft_q += r > 0 ? r * step : 0;
-        if (q.workload != NULL && afd_taichi_lengths_of(q.workload, 0, 0, &len) == AFD_OK)
-            st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len.output_v, len.output_w,
-                             len.output_n, &out->tpot_mean, &out->tpot_q);
-        else
-            st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, NULL, NULL, 0, &out->tpot_mean,
-                             &out->tpot_q);
+        len.output_n = 0;
+        if (q.workload != NULL && (st = afd_taichi_lengths_of(q.workload, 0, 0, &len)) != AFD_OK)
+            return failed(out, st);
+        st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len.output_v, len.output_w,
+                         len.output_n, &out->tpot_mean, &out->tpot_q);
         if (st != AFD_OK) {
             out->limit = AFD_SERVING_LIMIT_DECODE;
             return failed(out, st == AFD_ENOMEM ? AFD_ENOMEM : AFD_EUNSTABLE);
