@@ -103,9 +103,11 @@ static void eval(strategy *s, const struct ctx *x, double ttft, double tpot)
     double cap, lo, hi;
     memset(&q, 0, sizeof q);
     q.hw = s->hw;
-    /* the closed forms read the mean request (afd_serving.h) */
+    /* the closed forms read the mean request (afd_serving.h), the prefill
+     * forms and the collocated TPOT the whole length law of a workload */
     q.prompt = x->len.prompt_mean;
     q.output = x->len.output_mean;
+    q.workload = x->wl;
     q.instances = s->instances;
     q.prefill = s->prefill;
     q.decode = s->decode;
@@ -456,8 +458,10 @@ const cli_command cli_cmd_strategies = {
         "cache cannot hold one mean request, or where one sequence's decode step exceeds\n"
         "the TPOT SLO, is left out with a warning).  Latency laws from the estimator for\n"
         "the model and device at each tp.  The requests: --lengths P,G, a trace (--trace)\n"
-        "or the geometric model; the closed forms read their mean prompt and output, the\n"
-        "simulator draws the trace's rows.  Prints one row per strategy, best first:\n"
+        "or the geometric model; the closed forms read the whole length law in the\n"
+        "prefill TTFT and the collocated TPOT (its prefill stalls and its P90 over the\n"
+        "outputs) and the mean lengths in the decode step, the simulator draws the\n"
+        "trace's rows.  Prints one row per strategy, best first:\n"
         "  strategy arch tp instances prefill decode goodput goodput_per_device\n"
         "  goodput_sim goodput_sim_per_device limit goodput_per_dollar\n"
         "  goodput_sim_per_dollar gap decode_bmax limit_sim\n"

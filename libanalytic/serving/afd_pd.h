@@ -87,10 +87,12 @@ typedef struct afd_service_law {
     double max;          /* largest S */
 } afd_service_law;
 
-/* The law of S over the requests of a workload: kept trace rows, or the
- * geometric law of P (truncated where its tail is below 1e-12).  AFD_EINVAL
- * for a bad model or a GIVEN workload, AFD_EEMPTY for a trace without kept
- * rows, AFD_ENOMEM. */
+/* The law of S over the requests of a workload: a trace's kept rows or its
+ * distinct (P, D) pairs weighted by their counts (afd_workload_entry; an
+ * empty prompt is one token, afd_workload_prompt_tokens), or the geometric
+ * law of P (truncated where its tail is below 1e-12).  AFD_EINVAL for a bad
+ * model or a GIVEN workload, AFD_EEMPTY for a trace with neither rows nor
+ * pairs kept, AFD_ENOMEM. */
 AFD_API afd_status afd_service_law_from_workload(const afd_workload *w,
                                                  const afd_prefill_model *m,
                                                  afd_service_law *out);

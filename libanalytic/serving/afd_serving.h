@@ -10,8 +10,10 @@
  *
  * Requests arrive as a Poisson process at rate lambda, each with P prompt
  * tokens and G output tokens (fixed lengths, BestServe's operating points;
- * a workload enters through its mean lengths, which adds the error of
- * ignoring their spread).  The latency laws are those of afd_hw:
+ * a workload enters through its mean lengths, and its length law through
+ * afd_serving_params.workload: the prefill TTFT, the collocated TPOT's
+ * prefill stalls and its quantile read the whole law, the decode step the
+ * means).  The latency laws are those of afd_hw:
  *     prefill batch of k prompts     S(k) = pa + k (pb P + pc P^2)
  *     decode step of b sequences     t(b) = beta + b (gamma + alpha (P + G/2))
  * (a sequence holds P + j KV tokens at its j-th step, P + G/2 on average
@@ -75,6 +77,7 @@
 #define AFD_SERVING_H
 
 #include "afd_hw.h"
+#include "afd_pd.h"
 #include "afd_queue.h"
 #include "afd_status.h"
 
@@ -104,6 +107,23 @@ typedef struct afd_serving_params {
     int routed;
     afd_routed_kind router;
     double prompt_m2;
+    /* The requests' length law (NULL: every request is `prompt`, `output`):
+     * a trace's kept rows or pairs, or the geometric model (not GIVEN),
+     * prompt and output its means.  The prefill forms read the law of a
+     * prompt's own work s = pb P + pc P^2 over it
+     * (afd_service_law_from_workload): B = 1, pd.c's M/G/c
+     * (afd_ttft_quantile: the M/D/c wait at E[S] scaled by 1 + c_S^2, its
+     * tail convolved with S's law; the mean the same scaling of M/D/c's);
+     * B > 1, afd_serving_prefill_greedy_law.  The collocated TPOT reads the
+     * second moment of the prefill batch that stalls the decodes, E[S(k)^2]
+     * = (a + k E s)^2 + k Var(s), and its quantile is the mixture over the
+     * output law (afd_taichi_lengths_of) of the requests' TPOTs, a request
+     * of G tokens living (G - 1) / (E[G] - 1) of the mean life, its stalls'
+     * spread scaled by the root of that, its wait for a slot the same (its
+     * mean l0 / (E[G] - 1) + E[W] E[1 / (G - 1)], over the requests of G >=
+     * 2).  The decode step and the disaggregated TPOT still read the means.
+     * Not with routed (AFD_EINVAL). */
+    const afd_workload *workload;
 } afd_serving_params;
 
 enum {
@@ -145,6 +165,20 @@ typedef struct afd_serving_result {
 AFD_API afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
                                               double s, double quantile, double *mean,
                                               double *quant, double *rho, double *batch);
+
+/* The same with prompts of random length: s, a prompt's own work pb P +
+ * pc P^2, has the law *s (atoms, mean, scv; afd_service_law_from_workload
+ * with the model {0, pb, pc}), and a batch of k runs S_k = a + s_1 + ... +
+ * s_k.  bulk.c, (4)-(6): the chain's intervals at S_k's atoms (the
+ * embedded chain of M/G^[1,B]/1 for c = 1), the full batches ahead of a
+ * request at their mean, and the TTFT its wait convolved with its own
+ * batch's S_K given K (the K-fold convolution of s).  With scv 0 (or one
+ * atom) it is afd_serving_prefill_greedy at s->mean.  Errors as above,
+ * AFD_EINVAL for a law without atoms or a bad scv. */
+AFD_API afd_status afd_serving_prefill_greedy_law(double lambda, unsigned c, unsigned bmax,
+                                                  double a, const afd_service_law *s,
+                                                  double quantile, double *mean, double *quant,
+                                                  double *rho, double *batch);
 
 /* Disaggregated serving, NP prefill and ND decode instances.  TPOT adds the
  * KV transfer spread over the G - 1 steps, kv_time / (G - 1).

@@ -52,7 +52,35 @@
  * The chain is truncated where z0^-n < 1e-16 (its tail, see below; doubled
  * while the truncation holds mass under (P)); the age u is integrated by the
  * midpoint rule on UGRID points (UGRID / 4 in each of (P)'s NPHASE
- * intervals). */
+ * intervals).
+ *
+ * Prompts of random length (afd_serving_prefill_greedy_law): a prompt's own
+ * work s = pb P + pc P^2 has a law (mean E s, variance V), and a batch of k
+ * runs S_k = a + s_1 + ... + s_k, the sum of k independent draws (the
+ * simulator's a + pb sum P + pc sum P^2).  Then:
+ * (4) the intervals of (1) are random: S_k / c under (V), min(S_k, theta U)
+ *     under (P), S_k at NQS equal-mass atoms (NPHASE_S phases of U), and
+ *     the arrivals over an interval are mixed Poisson over them.  For
+ *     c = 1 the chain is then the embedded chain of M/G^[1,B]/1 with a
+ *     service law per batch size, exact up to the atoms;
+ * (5) in (2) the arrival sees an interval with probability proportional to
+ *     its length (the atoms' weights times their length), and the j full
+ *     batches ahead of it take their mean E T_B each (their spread is left
+ *     out: it matters when j >= 1, near saturation);
+ * (6) its own batch of K runs S_K (its own prompt and the K - 1 batched
+ *     with it, independent of what came before), so the wait is kept as one
+ *     law per batch size K (per group of sizes beyond WAIT_GROUPS) and the
+ *     TTFT quantile is the root of sum_K E[F_{tau,K}(t - S_K)] = q, the
+ *     convolution of pd.c's M/G/c.  S_K's law is the K-fold convolution of
+ *     s's atoms, kept at SUM_ATOMS equal-mass atoms, exact for K <=
+ *     SUM_EXACT; beyond, SUM_EXACT's deviation from its mean scaled by
+ *     sqrt(K / SUM_EXACT) (the central limit's shape).
+ * With fixed prompts (V = 0) it is the form above.  The probability of
+ * finding a server idle is still M/M/c's at the chain's load.  Measured
+ * against the simulator on the Azure conversation trace (prompts' squared
+ * coefficient of variation 0.92): TTFT mean and P90 within 2% at one
+ * instance, B = 4 (tests/serving/test_bulk.c; docs/agreement.md,
+ * "strategies trace_goodput_disagg" for the goodput). */
 #include <config.h>
 
 #include <math.h>
@@ -66,6 +94,30 @@
 #define MAX_LOAD 0.98 /* of the capacity c B / S(B): beyond, AFD_EUNSTABLE */
 #define TINY 1e-13
 #define NPHASE 16 /* quantiles of the least uniform phase, (P) */
+#define SUM_ATOMS 128 /* atoms of the law of a batch's work, (6) */
+#define SUM_EXACT 32 /* batch sizes whose work is convolved exactly, (6) */
+#define WAIT_GROUPS 32 /* wait laws kept, one per batch size up to it, (6) */
+#define WAIT_BINS ((size_t)1 << 21) /* bins of all the wait laws together, (6) */
+#define LAW_ATOMS (AFD_SERVICE_ATOMS > SUM_ATOMS ? AFD_SERVICE_ATOMS : SUM_ATOMS)
+#define NQS 16 /* equal-mass atoms of a batch's time in the chain, (4) */
+#define NPHASE_S 4 /* (P)'s phases with random batch times, (4) */
+
+/* Random prompt work, (4)-(6): per group g of batch sizes, the atoms of
+ * S_K at its representative size (t, w at g LAW_ATOMS, na[g] of them). */
+typedef struct spread {
+    double es, var;   /* E s, Var s */
+    double *sk;       /* S_k at NQS equal-mass atoms, k = 1 .. B (row k - 1) */
+    double skmax;     /* the largest of S_B's */
+    unsigned ng;      /* groups of batch sizes */
+    size_t na[WAIT_GROUPS];
+    double t[WAIT_GROUPS * LAW_ATOMS], w[WAIT_GROUPS * LAW_ATOMS];
+} spread;
+
+/* The group of batch size k (1 .. B): one per size when B <= WAIT_GROUPS. */
+static unsigned group_of(const spread *sp, size_t k, size_t bmax)
+{
+    return (unsigned)((k - 1) * sp->ng / bmax);
+}
 
 /* The TTFT law: a point mass at t0 = S(1) (the arrivals served alone at
  * once) and a sum of uniform laws, each on an age cell, binned on a grid of
@@ -207,15 +259,22 @@ typedef struct intervals {
     unsigned c;
     int phases; /* 0: (V), 1: (P) */
     size_t nq;
+    const double *sk; /* random batch times (4): S_k's NQS atoms, or NULL */
 } intervals;
 
 static double interval_at(const intervals *iv, size_t k, size_t q)
 {
     double sk = iv->a + k * iv->s, t;
+    size_t nph = iv->nq;
+    if (iv->sk != NULL) { /* q = phase x NQS + atom */
+        sk = iv->sk[(k - 1) * NQS + q % NQS];
+        nph = iv->nq / NQS;
+        q /= NQS;
+    }
     if (!iv->phases)
         return sk / iv->c;
     /* the least of c - 1 uniforms: P(U > x) = (1 - x)^(c - 1) */
-    t = iv->theta * (1 - pow(1 - (q + 0.5) / iv->nq, 1.0 / (iv->c - 1)));
+    t = iv->theta * (1 - pow(1 - (q + 0.5) / nph, 1.0 / (iv->c - 1)));
     return t < sk ? t : sk;
 }
 
@@ -253,23 +312,40 @@ static void arrivals(const intervals *iv, double lambda, size_t bmax, size_t cap
 
 /* One law of the intervals: the TTFT mean and quantile, the busy fraction
  * and the mean batch (bulk.c, (1)-(3)). */
+static afd_status spread_ttft(const spread *sp, law *wl, const double *kmass, double a,
+                              double tmax, size_t bmax, double quantile, double *mean,
+                              double *quant);
+
 static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, double s,
-                         double quantile, int phases, double *mean, double *quant, double *rho,
-                         double *batch)
+                         double quantile, int phases, const spread *sp, double *mean,
+                         double *quant, double *rho, double *batch)
 {
+    law wl[WAIT_GROUPS];
+    double *kmass = NULL, tmax = 0, vbmax;
+    unsigned gr;
     size_t nmax, i, lu, lr, cap, *lens = NULL;
     double *pi = NULL, *pmf = NULL, *pu = NULL, *pr = NULL;
     double vb, vfull, busy, idle, pidle, wb, kmean, nb, C, xprev = 0, hprev = 0;
     afd_status st = AFD_ENOMEM;
     law at = {0, 0, 0, 0, 0, NULL, NULL, 0};
-    size_t ug = phases ? UGRID / 4 : UGRID; /* (P)'s quantiles spread the ages already */
-    intervals iv = {a, s, a + s, c, phases, phases ? NPHASE : 1};
+    /* (P)'s quantiles, and random batch times, spread the ages already */
+    size_t ug = phases || sp != NULL ? UGRID / 4 : UGRID;
+    intervals iv = {a, s, a + s, c, phases, phases ? NPHASE : 1, NULL};
     unsigned it;
+    for (gr = 0; gr < WAIT_GROUPS; gr++)
+        wl[gr].step = wl[gr].part = NULL;
     vb = (a + bmax * s) / c;
+    vbmax = vb;
+    if (sp != NULL) { /* (4) the batches' times at their atoms */
+        iv.sk = sp->sk;
+        iv.nq = (phases ? NPHASE_S : 1) * NQS;
+        vbmax = sp->skmax / c;
+    }
     /* the Poisson counts over one batch are below bmax on average: a pmf
      * of bmax + 40 sqrt terms holds all but TINY (the loop stops there);
      * under (P) an interval is at most S(B), c times as long */
-    cap = (size_t)(2 * bmax + 60 + 40 * sqrt((double)bmax) + lambda * vb * 2 * (phases ? c : 1));
+    cap = (size_t)(2 * bmax + 60 + 40 * sqrt((double)bmax) +
+                   lambda * vbmax * 2 * (phases ? c : 1));
     /* the tail of the queue at batch starts falls like z0^-n, z0 > 1 the
      * root of B ln z = lambda V(B) (z - 1) (the full-batch walk's; f(z) =
      * B ln z - lambda V(B) (z - 1) is concave, f(1) = 0 < f'(1)): the
@@ -315,7 +391,7 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
         if (gth_band(bmax, pmf, lens, cap, nmax, pi) != 0)
             goto out;
         if (!(pi[nmax - 1] < 1e-12)) {
-            if (!phases || 2 * nmax > MAX_QUEUE) {
+            if ((!phases && sp == NULL) || 2 * nmax > MAX_QUEUE) {
                 st = AFD_EUNSTABLE; /* the truncation holds mass: too close to resolve */
                 goto out;
             }
@@ -407,11 +483,33 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
     at.delta = (a + s) / c / UGRID / 4;
     if (at.delta < (a + s) * 2.5e-4) /* enough for a quantile within 0.025% of S(1) */
         at.delta = (a + s) * 2.5e-4;
-    {
-        double tmax = vb * (phases ? c : 1) * (2 + (double)(nmax + cap) / bmax) + a + bmax * s;
-        if ((tmax - at.t0) / at.delta > 4e6)
-            at.delta = (tmax - at.t0) / 4e6;
-        at.nbins = (size_t)((tmax - at.t0) / at.delta) + 2;
+    tmax = vb * (phases ? c : 1) * (2 + (double)(nmax + cap) / bmax) + a + bmax * s +
+           vbmax * (phases ? c : 1);
+    if ((tmax - at.t0) / at.delta > 4e6)
+        at.delta = (tmax - at.t0) / 4e6;
+    at.nbins = (size_t)((tmax - at.t0) / at.delta) + 2;
+    if (sp != NULL) {
+        /* (6) the wait tau (< tmax) by batch size: one law per group of
+         * sizes, of the same width as the TTFT's unless WAIT_BINS binds */
+        law w0 = {0, at.delta, 0, 0, 0, NULL, NULL, 0};
+        if (tmax / w0.delta * sp->ng > (double)WAIT_BINS)
+            w0.delta = tmax * sp->ng / (double)WAIT_BINS;
+        w0.nbins = (size_t)(tmax / w0.delta) + 2;
+        kmass = calloc(bmax, sizeof *kmass);
+        if (kmass == NULL)
+            goto out;
+        for (gr = 0; gr < sp->ng; gr++) {
+            wl[gr] = w0;
+            wl[gr].step = calloc(w0.nbins + 1, sizeof *wl[gr].step);
+            wl[gr].part = calloc(w0.nbins, sizeof *wl[gr].part);
+            if (wl[gr].step == NULL || wl[gr].part == NULL)
+                goto out;
+        }
+        /* the arrivals that find a server idle: no wait, a batch of one */
+        gr = group_of(sp, 1, bmax);
+        wl[gr].point = wl[gr].tot = pidle;
+        kmass[0] = pidle;
+        at.nbins = 1; /* the TTFT law itself is not binned: spread_ttft */
     }
     at.step = calloc(at.nbins, sizeof *at.step);
     at.part = calloc(at.nbins, sizeof *at.part);
@@ -440,21 +538,37 @@ static afd_status greedy(double lambda, unsigned c, unsigned bmax, double a, dou
                     poisson(lambda * tau, pr, bmax - pf + 1, &lr);
                     for (x = 0; x < lr; x++) {
                         size_t kk = pf + x;
-                        if (kk >= bmax) { /* the rest of the tail: a full batch */
-                            law_add(&at, tau + a + bmax * s, wm * rest, v / ug);
-                            break;
+                        double pk = kk >= bmax ? wm * rest : wm * pr[x];
+                        if (kk >= bmax) /* the rest of the tail: a full batch */
+                            kk = bmax;
+                        if (sp != NULL) {
+                            law_add(&wl[group_of(sp, kk, bmax)], tau, pk, v / ug);
+                            kmass[kk - 1] += pk;
+                        } else {
+                            law_add(&at, tau + a + kk * s, pk, v / ug);
                         }
-                        law_add(&at, tau + a + kk * s, wm * pr[x], v / ug);
+                        if (kk == bmax)
+                            break;
                         rest -= pr[x];
                     }
                 }
             }
         }
     }
+    if (sp != NULL) {
+        /* (5) the scale of the wait, at the chain's mean batch */
+        st = spread_ttft(sp, wl, kmass, a, tmax, bmax, quantile, mean, quant);
+        goto out;
+    }
     *mean = at.moment / at.tot;
     *quant = law_quantile(&at, quantile);
     st = AFD_OK;
 out:
+    for (gr = 0; gr < WAIT_GROUPS; gr++) {
+        free(wl[gr].step);
+        free(wl[gr].part);
+    }
+    free(kmass);
     free(pi);
     free(pmf);
     free(lens);
@@ -465,24 +579,88 @@ out:
     return st;
 }
 
-afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
-                                      double s, double quantile, double *mean, double *quant,
-                                      double *rho, double *batch)
+/* (6) The TTFT of random prompt work from the wait laws wl[g] (tau of
+ * (2), with the point mass of the idle arrivals), the mass of each batch
+ * size (kmass): mean E tau + E S_K, quantile the root of
+ * sum_g sum_j w_gj M_g(t - t_gj) = q tot, M_g the cumulative mass of
+ * wl[g] (linear within a bin), (t_gj, w_gj) the atoms of S_K. */
+static afd_status spread_ttft(const spread *sp, law *wl, const double *kmass, double a,
+                              double tmax, size_t bmax, double quantile, double *mean,
+                              double *quant)
+{
+    double tot = 0, moment = 0, lo = 0, hi, smax = 0;
+    unsigned g;
+    size_t b, k;
+    int it;
+    for (g = 0; g < sp->ng; g++) {
+        /* step[b] becomes the mass below bin b's start (step has nbins + 1) */
+        double dens = 0, cum = 0;
+        for (b = 0; b < wl[g].nbins; b++) {
+            double m;
+            dens += wl[g].step[b];
+            m = dens + wl[g].part[b];
+            wl[g].step[b] = cum;
+            cum += m > 0 ? m : 0;
+        }
+        wl[g].step[wl[g].nbins] = cum;
+        tot += wl[g].tot;
+        moment += wl[g].moment;
+        for (k = 0; k < sp->na[g]; k++)
+            if (sp->t[g * LAW_ATOMS + k] > smax)
+                smax = sp->t[g * LAW_ATOMS + k];
+    }
+    if (!(tot > 0))
+        return AFD_ENUMERIC;
+    /* the mean: E S_K = a + K E s over the sizes' masses */
+    for (k = 0; k < bmax; k++)
+        moment += kmass[k] * (a + (double)(k + 1) * sp->es);
+    *mean = moment / tot;
+    hi = tmax + smax;
+    for (it = 0; it < 200 && hi - lo > 1e-10 * hi; it++) {
+        double t = (lo + hi) / 2, F = 0;
+        for (g = 0; g < sp->ng; g++) {
+            const law *L = &wl[g];
+            const double *at = sp->t + g * LAW_ATOMS, *aw = sp->w + g * LAW_ATOMS;
+            size_t j;
+            for (j = 0; j < sp->na[g]; j++) {
+                double x = t - at[j], M;
+                if (x < 0)
+                    continue;
+                x /= L->delta;
+                if (x >= (double)L->nbins) {
+                    M = L->step[L->nbins];
+                } else {
+                    size_t bb = (size_t)x;
+                    M = L->step[bb] + (x - (double)bb) * (L->step[bb + 1] - L->step[bb]);
+                }
+                F += aw[j] * (M + L->point);
+            }
+        }
+        if (F < quantile * tot)
+            lo = t;
+        else
+            hi = t;
+    }
+    *quant = (lo + hi) / 2;
+    return AFD_OK;
+}
+
+/* (V), and toward (P) by w = min(1, 2 a / s) (bulk.c). */
+static afd_status both_laws(double lambda, unsigned c, unsigned bmax, double a, double s,
+                            double quantile, const spread *sp, double *mean, double *quant,
+                            double *rho, double *batch)
 {
     double m2, q2, r2, b2, w = 2 * a / s; /* the weight of (P), bulk.c */
     afd_status st;
     *mean = *quant = *rho = *batch = NAN;
     if (w > 1)
         w = 1;
-    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s > 0) || !(a + s > 0) ||
-        !(quantile > 0 && quantile < 1))
-        return AFD_EINVAL;
     if (!(lambda * (a + bmax * s) / c < MAX_LOAD * bmax))
         return AFD_EUNSTABLE; /* saturated, or too close to resolve */
-    st = greedy(lambda, c, bmax, a, s, quantile, 0, mean, quant, rho, batch);
+    st = greedy(lambda, c, bmax, a, s, quantile, 0, sp, mean, quant, rho, batch);
     if (st == AFD_OK && c > 1 && bmax > 1 && w > 0) {
         /* the batches differ in length: toward the larger of (V) and (P) */
-        st = greedy(lambda, c, bmax, a, s, quantile, 1, &m2, &q2, &r2, &b2);
+        st = greedy(lambda, c, bmax, a, s, quantile, 1, sp, &m2, &q2, &r2, &b2);
         if (st == AFD_OK) {
             if (m2 > *mean)
                 *mean += w * (m2 - *mean);
@@ -492,5 +670,193 @@ afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, 
     }
     if (st != AFD_OK)
         *mean = *quant = *rho = *batch = NAN;
+    return st;
+}
+
+afd_status afd_serving_prefill_greedy(double lambda, unsigned c, unsigned bmax, double a,
+                                      double s, double quantile, double *mean, double *quant,
+                                      double *rho, double *batch)
+{
+    *mean = *quant = *rho = *batch = NAN;
+    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s > 0) || !(a + s > 0) ||
+        !(quantile > 0 && quantile < 1))
+        return AFD_EINVAL;
+    return both_laws(lambda, c, bmax, a, s, quantile, NULL, mean, quant, rho, batch);
+}
+
+struct atom {
+    double t, w;
+};
+
+static int by_time(const void *x, const void *y)
+{
+    double u = ((const struct atom *)x)->t, v = ((const struct atom *)y)->t;
+    return (u > v) - (u < v);
+}
+
+/* (time, weight) points, sorted here, into na atoms of equal mass, the
+ * mass of a point split between the bins it straddles, each atom at its
+ * bin's mean (the law's mean kept): na atoms into t, w (*nout = na). */
+static void equal_mass(struct atom *pt, size_t n, size_t na, double *t, double *w, size_t *nout)
+{
+    double tot = 0, per, bw = 0, bs = 0;
+    size_t i, b = 0;
+    qsort(pt, n, sizeof *pt, by_time);
+    for (i = 0; i < n; i++)
+        tot += pt[i].w;
+    per = tot / (double)na;
+    for (i = 0; i < n && b < na; i++) {
+        double left = pt[i].w;
+        while (left > 0 && b < na) {
+            double take = per - bw < left ? per - bw : left;
+            if (b == na - 1)
+                take = left; /* the last bin takes what rounding leaves */
+            bw += take;
+            bs += take * pt[i].t;
+            left -= take;
+            if (b < na - 1 && bw >= per * (1 - 1e-12)) {
+                t[b] = bs / bw;
+                w[b] = 1.0 / (double)na;
+                b++;
+                bw = bs = 0;
+            }
+        }
+    }
+    if (b < na) { /* the last bin */
+        t[b] = bw > 0 ? bs / bw : pt[n - 1].t;
+        w[b] = 1.0 / (double)na;
+        b++;
+    }
+    for (; b < na; b++) { /* not reached: every bin holds mass */
+        t[b] = pt[n - 1].t;
+        w[b] = 0;
+    }
+    *nout = na;
+}
+
+/* (6) the atoms of S_K = a + s_1 + ... + s_K at each group's size, from
+ * s's atoms: K-fold convolution kept at SUM_ATOMS, exact up to SUM_EXACT. */
+static afd_status spread_init(const afd_service_law *s, double a, size_t bmax, spread *sp)
+{
+    double cur_t[SUM_ATOMS], cur_w[SUM_ATOMS], ex_t[SUM_ATOMS], ex_w[SUM_ATOMS];
+    size_t cur_n = 0, ex_n = 0, i, j, k, kmax = 1;
+    unsigned rep[WAIT_GROUPS], g;
+    struct atom *pt = malloc(SUM_ATOMS * AFD_SERVICE_ATOMS * sizeof *pt);
+    if (pt == NULL)
+        return AFD_ENOMEM;
+    sp->es = s->mean;
+    sp->var = s->scv * s->mean * s->mean;
+    sp->ng = bmax < WAIT_GROUPS ? (unsigned)bmax : WAIT_GROUPS;
+    /* each group's size: the middle of the sizes it holds */
+    for (g = 0; g < sp->ng; g++) {
+        size_t lo = 0, hi = 0;
+        for (k = 1; k <= bmax; k++)
+            if (group_of(sp, k, bmax) == g) {
+                if (lo == 0)
+                    lo = k;
+                hi = k;
+            }
+        rep[g] = (unsigned)((lo + hi) / 2);
+        if (rep[g] > kmax)
+            kmax = rep[g];
+    }
+    for (k = 1; k <= kmax && k <= SUM_EXACT; k++) {
+        if (k == 1) {
+            cur_n = s->n; /* not compressed: the own prompt's tail */
+        } else {
+            size_t n = 0;
+            for (i = 0; i < cur_n; i++)
+                for (j = 0; j < s->n; j++) {
+                    pt[n].t = cur_t[i] + s->t[j];
+                    pt[n++].w = cur_w[i] * s->w[j];
+                }
+            equal_mass(pt, n, SUM_ATOMS, cur_t, cur_w, &cur_n);
+        }
+        for (g = 0; g < sp->ng; g++)
+            if (rep[g] == k) {
+                sp->na[g] = cur_n;
+                for (i = 0; i < cur_n; i++) {
+                    sp->t[g * LAW_ATOMS + i] = a + (k == 1 ? s->t[i] : cur_t[i]);
+                    sp->w[g * LAW_ATOMS + i] = k == 1 ? s->w[i] : cur_w[i];
+                }
+            }
+        if (k == 1) { /* the first convolution starts from s's atoms compressed */
+            for (i = 0; i < s->n; i++) {
+                pt[i].t = s->t[i];
+                pt[i].w = s->w[i];
+            }
+            equal_mass(pt, s->n, SUM_ATOMS, cur_t, cur_w, &cur_n);
+        }
+        if (k == SUM_EXACT) {
+            ex_n = cur_n;
+            for (i = 0; i < cur_n; i++) {
+                ex_t[i] = cur_t[i];
+                ex_w[i] = cur_w[i];
+            }
+        }
+    }
+    /* beyond SUM_EXACT: its deviation from the mean scaled by sqrt(K / SUM_EXACT) */
+    for (g = 0; g < sp->ng; g++)
+        if (rep[g] > SUM_EXACT) {
+            double r = sqrt((double)rep[g] / SUM_EXACT);
+            sp->na[g] = ex_n;
+            for (i = 0; i < ex_n; i++) {
+                sp->t[g * LAW_ATOMS + i] =
+                    a + rep[g] * s->mean + r * (ex_t[i] - SUM_EXACT * s->mean);
+                sp->w[g * LAW_ATOMS + i] = ex_w[i];
+            }
+        }
+    /* (4) every size's batch time at NQS equal-mass atoms for the chain:
+     * its group's law, moved by the sizes between them at E s each */
+    sp->sk = malloc(bmax * NQS * sizeof *sp->sk);
+    if (sp->sk == NULL) {
+        free(pt);
+        return AFD_ENOMEM;
+    }
+    sp->skmax = 0;
+    for (k = 1; k <= bmax; k++) {
+        size_t n = 0;
+        double wt[NQS];
+        g = group_of(sp, k, bmax);
+        for (i = 0; i < sp->na[g]; i++) {
+            pt[i].t = sp->t[g * LAW_ATOMS + i] + ((double)k - rep[g]) * s->mean;
+            pt[i].w = sp->w[g * LAW_ATOMS + i];
+        }
+        equal_mass(pt, sp->na[g], NQS, sp->sk + (k - 1) * NQS, wt, &n);
+        if (k == bmax)
+            for (i = 0; i < NQS; i++)
+                if (sp->sk[(k - 1) * NQS + i] > sp->skmax)
+                    sp->skmax = sp->sk[(k - 1) * NQS + i];
+    }
+    free(pt);
+    return AFD_OK;
+}
+
+afd_status afd_serving_prefill_greedy_law(double lambda, unsigned c, unsigned bmax, double a,
+                                          const afd_service_law *s, double quantile,
+                                          double *mean, double *quant, double *rho,
+                                          double *batch)
+{
+    spread *sp;
+    afd_status st;
+    *mean = *quant = *rho = *batch = NAN;
+    if (s == NULL || s->n < 1 || s->n > AFD_SERVICE_ATOMS || !(s->scv >= 0) ||
+        !isfinite(s->scv))
+        return AFD_EINVAL;
+    if (s->scv == 0 || s->n == 1)
+        return afd_serving_prefill_greedy(lambda, c, bmax, a, s->mean, quantile, mean, quant,
+                                          rho, batch);
+    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s->mean > 0) ||
+        !(quantile > 0 && quantile < 1))
+        return AFD_EINVAL;
+    sp = malloc(sizeof *sp);
+    if (sp == NULL)
+        return AFD_ENOMEM;
+    sp->sk = NULL;
+    st = spread_init(s, a, bmax, sp);
+    if (st == AFD_OK)
+        st = both_laws(lambda, c, bmax, a, s->mean, quantile, sp, mean, quant, rho, batch);
+    free(sp->sk);
+    free(sp);
     return st;
 }

@@ -75,15 +75,17 @@ afd_status afd_service_law_from_workload(const afd_workload *w, const afd_prefil
     if (!model_ok(m))
         return AFD_EINVAL;
     if (w->kind == AFD_WORKLOAD_TRACE) {
-        if (w->n_kept == 0 || w->prompt == NULL)
+        /* the kept rows, or the distinct pairs weighted by their counts */
+        n = w->pairs != NULL || w->prompt != NULL ? afd_workload_entries(w) : 0;
+        if (n == 0)
             return AFD_EEMPTY;
-        n = w->n_kept;
         pt = malloc(n * sizeof *pt);
         if (pt == NULL)
             return AFD_ENOMEM;
         for (i = 0; i < n; i++) {
-            pt[i].s = service(m, (double)w->prompt[i]);
-            pt[i].w = 1;
+            afd_workload_pair e = afd_workload_entry(w, i);
+            pt[i].s = service(m, (double)afd_workload_prompt_tokens(e));
+            pt[i].w = (double)e.count;
         }
     } else if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         /* P ~ Geometric{1,2,...}(q = 1/mu_p), cut where the tail is below 1e-12 */

@@ -8,6 +8,7 @@
 
 #include "afd_queue.h"
 #include "afd_serving.h"
+#include "afd_taichi.h"
 #include "internal.h"
 
 #define SOLVER_MAX_SERVERS 4096 /* M/D/c beyond this: not worth solving */
@@ -115,15 +116,73 @@ static afd_status routed_prefill(const afd_serving_params *p, unsigned c, afd_se
     return AFD_OK;
 }
 
+/* The law of a prompt's own prefill work s = pb P + pc P^2 over
+ * p->workload (pd.c's afd_service_law_from_workload, model {0, pb, pc}).
+ * *vary = 1 with *sl filled when the prompts' work varies, 0 when it is
+ * fixed (no law, one value, or pb = pc = 0). */
+static afd_status prompt_work(const afd_serving_params *p, afd_service_law *sl, int *vary)
+{
+    afd_prefill_model m = {0, p->hw->prefill_b, p->hw->prefill_c};
+    afd_status st;
+    *vary = 0;
+    if (p->workload == NULL || !(m.b > 0 || m.c2 > 0))
+        return AFD_OK;
+    st = afd_service_law_from_workload(p->workload, &m, sl);
+    if (st == AFD_OK)
+        *vary = sl->n > 1 && sl->scv > 0;
+    return st;
+}
+
+/* M/G/c TTFT for prompts of random work (B = 1): pd.c's afd_ttft_quantile
+ * on S = a + s (the M/D/c wait at E[S] scaled by k = 1 + c_S^2, its tail
+ * convolved with S's atoms); the mean the same scaling of M/D/c's wait,
+ * k W(M/D/c) + E[S] (Pollaczek-Khinchine's exactly for c = 1). */
+static afd_status prefill_mgc(const afd_serving_params *p, unsigned c, const afd_service_law *sl,
+                              afd_serving_result *out)
+{
+    afd_service_law S = *sl;
+    afd_ttft t;
+    afd_status st;
+    double a = p->hw->prefill_a, mean, quant;
+    size_t j;
+    for (j = 0; j < S.n; j++)
+        S.t[j] += a;
+    S.mean += a;
+    S.max += a;
+    S.scv = sl->scv * sl->mean * sl->mean / (S.mean * S.mean);
+    out->prefill_rho = p->lambda * S.mean / c;
+    if (!(out->prefill_rho < 1) || c > SOLVER_MAX_SERVERS)
+        return AFD_EUNSTABLE;
+    st = afd_ttft_quantile(p->lambda, &S, c, p->quantile, &t);
+    if (st == AFD_OK)
+        st = mds(p->lambda, S.mean, (int)c, p->quantile, &mean, &quant);
+    if (st == AFD_ENOMEM || st == AFD_ELIMIT)
+        st = AFD_EUNSTABLE; /* rho too close to 1 to matter */
+    if (st != AFD_OK)
+        return st;
+    out->ttft_mean = (1 + S.scv) * (mean - S.mean) + S.mean;
+    out->ttft_q = t.ttft_mg;
+    return AFD_OK;
+}
+
 /* Prefill TTFT: exact M/D/c for B = 1, greedy static batches (bulk.c)
- * for B > 1, the routed forms above behind a router. */
-static afd_status prefill(const afd_serving_params *p, unsigned c, afd_serving_result *out)
+ * for B > 1, the routed forms above behind a router; with prompts of
+ * random work (sl not NULL) pd.c's M/G/c for B = 1 and the greedy batches
+ * of that work (afd_serving_prefill_greedy_law) for B > 1. */
+static afd_status prefill(const afd_serving_params *p, unsigned c, const afd_service_law *sl,
+                          afd_serving_result *out)
 {
     const afd_hw *hw = p->hw;
     double s = hw->prefill_b * p->prompt + hw->prefill_c * p->prompt * p->prompt, batch = 1;
     afd_status st;
     if (p->routed) {
         st = routed_prefill(p, c, out);
+    } else if (sl != NULL && p->prefill_bmax > 1) {
+        st = afd_serving_prefill_greedy_law(p->lambda, c, p->prefill_bmax, hw->prefill_a, sl,
+                                            p->quantile, &out->ttft_mean, &out->ttft_q,
+                                            &out->prefill_rho, &batch);
+    } else if (sl != NULL) {
+        st = prefill_mgc(p, c, sl, out);
     } else if (p->prefill_bmax > 1) {
         st = afd_serving_prefill_greedy(p->lambda, c, p->prefill_bmax, hw->prefill_a, s,
                                         p->quantile, &out->ttft_mean, &out->ttft_q,
@@ -251,7 +310,8 @@ static afd_status check(const afd_serving_params *p)
         !(p->kv_time >= 0 && isfinite(p->kv_time)) ||
         !(p->quantile == 0 || (p->quantile > 0 && p->quantile < 1)))
         return AFD_EINVAL;
-    if (p->routed && (p->prefill_bmax != 1 || (unsigned)p->router > AFD_ROUTED_POWER_OF_TWO))
+    if (p->routed && (p->prefill_bmax != 1 || (unsigned)p->router > AFD_ROUTED_POWER_OF_TWO ||
+                      p->workload != NULL))
         return AFD_EINVAL;
     if (p->prompt_m2 != 0 && (!p->routed || !(p->prompt_m2 >= p->prompt * p->prompt) ||
                               !isfinite(p->prompt_m2) || hw->prefill_c != 0 || p->output != 1))
@@ -262,7 +322,9 @@ static afd_status check(const afd_serving_params *p)
 afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *out)
 {
     afd_serving_params q;
+    afd_service_law sl;
     afd_status st;
+    int vary;
     set_nan(out);
     if (p == NULL || (st = check(p)) != AFD_OK)
         return AFD_EINVAL;
@@ -271,7 +333,9 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
     q = *p;
     if (q.quantile == 0)
         q.quantile = 0.9;
-    st = prefill(&q, q.prefill, out);
+    if ((st = prompt_work(&q, &sl, &vary)) != AFD_OK)
+        return st;
+    st = prefill(&q, q.prefill, vary ? &sl : NULL, out);
     if (st == AFD_OK)
         st = decode(&q, q.lambda / q.decode, 0, 0, out);
     if (st != AFD_OK)
@@ -390,16 +454,72 @@ static double slots_cdf(const slots *sl, unsigned B, double kappa, double mu_b, 
     return c;
 }
 
+/* The TPOT over the output law (gn atoms gv, gw of G; gn = 0: every G is
+ * p->output): a request of m_j = G_j - 1 steps lives l0_j = l0 m_j / m,
+ * spread by sd_j = sd sqrt(m_j / m) (the stalls in its life, compound
+ * Poisson), and waits W for a slot as the others: TPOT_j = (W + l0_j +
+ * sd_j Z) / m_j, the law the mixture over the requests with G_j >= 2 (one
+ * token has no TPOT, as simulated); mean l0 / m + E[W] E[1 / m_j]. */
+static void tpot_mixture(const slots *sl, unsigned B, double kappa, double mu_b, double m,
+                         double l0, double sd, const double *gv, const double *gw, unsigned gn,
+                         double q, double *mean, double *quant)
+{
+    double w0 = 0, tot = 0, inv = 0, lo = 0, hi = 0, wmax = 0;
+    size_t j;
+    unsigned g;
+    int it;
+    for (j = 0; j < sl->n && j < B; j++)
+        w0 += sl->pi[j];
+    if (sl->n > B)
+        wmax = kappa * (double)(sl->n - B) / mu_b;
+    for (g = 0; g < gn; g++)
+        if (gv[g] >= 2) {
+            double mj = gv[g] - 1, h = (l0 * mj / m + 10 * sd * sqrt(mj / m) + wmax) / mj;
+            tot += gw[g];
+            inv += gw[g] / mj;
+            if (h > hi)
+                hi = h;
+        }
+    *mean = l0 / m + sl->mean_w * inv / tot;
+    for (it = 0; it < 100 && hi - lo > 1e-10 * hi; it++) {
+        double x = (lo + hi) / 2, F = 0;
+        for (g = 0; g < gn; g++) {
+            double mj = gv[g] - 1, lj, sj, c;
+            if (!(gv[g] >= 2))
+                continue;
+            lj = l0 * mj / m;
+            sj = sd * sqrt(mj / m);
+            c = w0 * (sj > 0 ? gsl_cdf_ugaussian_P((x * mj - lj) / sj) : x * mj >= lj);
+            for (j = B; j < sl->n; j++) {
+                double w = kappa * (double)(j - B + 1) / mu_b;
+                if (sl->pi[j] < 1e-15)
+                    continue;
+                c += sl->pi[j] *
+                     (sj > 0 ? gsl_cdf_ugaussian_P((x * mj - w - lj) / sj) : x * mj >= w + lj);
+            }
+            F += gw[g] * c;
+        }
+        if (F < q * tot)
+            lo = x;
+        else
+            hi = x;
+    }
+    *quant = (lo + hi) / 2;
+}
+
 /* TPOT mean and q-quantile of a collocated instance (the model above);
- * lambda_d its arrival rate, k its prefill batch, s = S(k), f the time its
- * prefills take. */
-static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s,
-                              double f, double *mean, double *quant)
+ * lambda_d its arrival rate, k its prefill batch, s2 = E[S(k)^2] (S(k)^2
+ * for fixed prompts; with a prompt law the batch's work varies, and the
+ * compound Poisson variances below read its second moment), f the time its
+ * prefills take; gv, gw, gn the output law (tpot_mixture; gn = 0: none). */
+static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s2,
+                              double f, const double *gv, const double *gw, unsigned gn,
+                              double *mean, double *quant)
 {
     double m = p->output - 1;
     unsigned B = p->decode_bmax;
     double mu_b = B * (1 - f) / (m * step_time(p, B, 1));
-    double kappa = (k + mu_b * lambda_d / k * s * s) / (2 * (1 - f) * (1 - f));
+    double kappa = (k + mu_b * lambda_d / k * s2) / (2 * (1 - f) * (1 - f));
     double life, l0, sd, lo, hi;
     slots sl;
     afd_status st;
@@ -412,7 +532,12 @@ static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, doub
     /* Little's law over the chain, and the wait scaled by kappa */
     life = sl.mean_n / lambda_d + (kappa - 1) * sl.mean_w / kappa;
     l0 = life - sl.mean_w;
-    sd = sqrt(lambda_d / k * l0) * s / (1 - f);
+    sd = sqrt(lambda_d / k * l0 * s2) / (1 - f);
+    if (gn > 0) {
+        tpot_mixture(&sl, B, kappa, mu_b, m, l0, sd, gv, gw, gn, p->quantile, mean, quant);
+        free(sl.pi);
+        return AFD_OK;
+    }
     lo = l0 - 10 * sd;
     hi = l0 + 10 * sd + kappa * (double)sl.n / mu_b;
     for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
@@ -431,15 +556,20 @@ static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, doub
 afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out)
 {
     afd_serving_params q;
+    afd_service_law sl;
+    afd_taichi_lengths len;
     afd_status st;
     double f, step, busy;
+    int vary;
     set_nan(out);
     if (p == NULL || (st = check(p)) != AFD_OK || p->instances < 1)
         return AFD_EINVAL;
     q = *p;
     if (q.quantile == 0)
         q.quantile = 0.9;
-    st = prefill(&q, q.instances, out);
+    if ((st = prompt_work(&q, &sl, &vary)) != AFD_OK)
+        return st;
+    st = prefill(&q, q.instances, vary ? &sl : NULL, out);
     if (st == AFD_OK) {
         f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
         st = decode(&q, q.lambda / q.instances, f, 1, out);
@@ -448,7 +578,11 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         return failed(out, st);
     if (q.output > 1) {
         double lam_i = q.lambda / q.instances, k = out->prefill_batch, r;
-        double s = batch_time(q.hw, k, q.prompt);
+        double s = batch_time(q.hw, k, q.prompt), s2 = s * s;
+        if (vary) { /* E[S(k)^2] = (a + k E s)^2 + k Var(s) */
+            s = q.hw->prefill_a + k * sl.mean;
+            s2 = s * s + k * sl.scv * sl.mean * sl.mean;
+        }
         /* a prefill waits for the step in flight: the instance is decoding
          * with probability busy, the residual step uniform on (0, step) */
         step = step_time(&q, out->decode_batch, 1);
@@ -458,7 +592,11 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
         out->ttft_mean += busy * step / 2;
         out->ttft_q += r > 0 ? r * step : 0;
-        st = colloc_tpot(&q, lam_i, k, s, out->prefill_rho, &out->tpot_mean, &out->tpot_q);
+        len.output_n = 0;
+        if (q.workload != NULL && (st = afd_taichi_lengths_of(q.workload, 0, 0, &len)) != AFD_OK)
+            return failed(out, st);
+        st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len.output_v, len.output_w,
+                         len.output_n, &out->tpot_mean, &out->tpot_q);
         if (st != AFD_OK) {
             out->limit = AFD_SERVING_LIMIT_DECODE;
             return failed(out, st == AFD_ENOMEM ? AFD_ENOMEM : AFD_EUNSTABLE);
@@ -565,6 +703,8 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
 /* One stage of the disaggregated system alone (afd_serving_goodput_stages). */
 struct stage_ctx {
     afd_serving_params p;
+    afd_service_law sl; /* a prompt's prefill work, when it varies */
+    int vary;
     int decode_stage;
     double slo;
     afd_status failure;
@@ -580,7 +720,7 @@ static int stage_feasible(double lambda, void *ctx)
     if (c->decode_stage)
         st = decode(&c->p, lambda, 0, 0, &r);
     else
-        st = prefill(&c->p, c->p.prefill, &r);
+        st = prefill(&c->p, c->p.prefill, c->vary ? &c->sl : NULL, &r);
     if (st == AFD_EUNSTABLE)
         return 0;
     if (st != AFD_OK) {
@@ -675,6 +815,8 @@ afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_s
         c.p.quantile = 0.9;
     if (check(&c.p) != AFD_OK)
         return AFD_EINVAL;
+    if ((st = prompt_work(&c.p, &c.sl, &c.vary)) != AFD_OK)
+        return st;
     /* decode: one instance, capacity 1 / ((G - 1) t(B) / B) (afd_serving_capacity) */
     if (c.p.output > 1) {
         c.decode_stage = 1;
