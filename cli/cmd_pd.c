@@ -400,6 +400,7 @@ static void goodput_pool(const struct args *a, const afd_workload *w, const afd_
     pool->decode_gamma = a->dlaw.gamma;
     pool->decode_alpha = a->dlaw.alpha;
     pool->tpot_slo = a->tpot;
+    pool->tpot_percentile = a->pct;
     pool->slots_per_instance = a->slots;
     pool->slot_quantile = a->slotq;
     pool->kv_budget_tokens = isnan(a->kvbudget) ? 0 : a->kvbudget / a->kvb;

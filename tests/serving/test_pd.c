@@ -460,6 +460,96 @@ static void goodput_law(void **state)
     afd_workload_free(&g);
 }
 
+/* The P90 of per-request TPOT, every request of 11 output tokens (m = 10
+ * steps after the first), one decode instance at 5 /s, z = 1.2815515655446
+ * the normal's 0.9 quantile.
+ * A constant step of 30 ms: every step is beta whatever the batch, so TPOT =
+ * beta + J / 10 with J the join wait.  The instance holds n = 5 x 11 x 0.03
+ * = 1.65 sequences, busy 1 - e^-1.65 = 0.80795009, and J is uniform over a
+ * step when busy, 0 when idle: E[J] = busy beta / 2, Var J = busy beta^2 /
+ * 12 + busy (1 - busy) (beta / 2)^2, so the P90 is 0.03 + (E[J] + z sd(J)) /
+ * 10 = 0.0324643674 s.
+ * A step 0.03 + 0.001 b: x = 5 x 11 x 0.001 = 0.055, n = 1.65 / (1 - x) =
+ * 1.74603175, index of dispersion d = 1 / (1 - x); the request sees d n
+ * gamma^2 of step variance over its batch, of which the mean of 10 steps
+ * keeps phi = 2/3 (lives of exactly 10 steps: r(u) = 1 - u / 10, and (2 /
+ * t^2) int_0^t (t - u)(1 - u / t) du = 2/3 at t = 10); its mean is beta +
+ * gamma (n + d - 1) + gamma + E[J] / 10 with J uniform over S(n) =
+ * 0.03174603 when busy: P90 0.0360530844 s. */
+static void tpot_quantile(void **state)
+{
+    static const uint64_t p[] = {100, 100, 100, 100}, d[] = {11, 11, 11, 11};
+    afd_workload w = rows(p, d, 4);
+    afd_decode_law law = {0.03, 0, 0};
+    afd_decode_tpot t;
+    (void)state;
+    w.stats.mean_d = 11;
+    w.stats.theta = 105;
+    w.stats.nu = 3;
+    assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.step, 0.03, 1e-15, 0);
+    assert_close(t.join, 0.80795009 * 0.015, 1e-8, 0);
+    assert_close(t.mean, 0.03 + 0.80795009 * 0.0015, 1e-8, 0);
+    assert_close(t.q, 0.0324643674, 1e-9, 0);
+    law.gamma = 0.001;
+    assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.step, 0.03174603175, 1e-9, 0);
+    assert_close(t.q, 0.0360530844, 1e-9, 0);
+    /* errors: p outside (0, 1); a trace without its rows; no request with a
+     * second token */
+    assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 1, &t), AFD_EINVAL);
+    assert_true(isnan(t.q));
+    {
+        uint64_t *kept = w.decode, ones[4] = {1, 1, 1, 1};
+        w.decode = ones;
+        assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_EEMPTY);
+        w.decode = NULL;
+        assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_EINVAL);
+        w.decode = kept;
+    }
+    afd_workload_free(&w);
+}
+
+/* goodput holds the P90 of per-request TPOT (afd_decode_tpot_quantile) to
+ * the SLO, not the mean step: the constant 30 ms step of tpot_quantile
+ * meets a 32.4643674 ms SLO at every rate, but its P90 reaches it at 5 /s
+ * exactly (the prefill pool, four instances of 10 ms, and the slots are far
+ * from binding there). */
+static void goodput_tpot_quantile(void **state)
+{
+    static const uint64_t p[] = {100, 100, 100, 100}, d[] = {11, 11, 11, 11};
+    afd_workload w = rows(p, d, 4);
+    afd_prefill_model m = {0.01, 0, 0};
+    afd_service_law s;
+    afd_pd_pool pool;
+    double lambda;
+    int limit;
+    (void)state;
+    w.stats.mean_d = 11;
+    w.stats.theta = 105;
+    w.stats.nu = 3;
+    assert_int_equal(afd_service_law_from_workload(&w, &m, &s), AFD_OK);
+    memset(&pool, 0, sizeof pool);
+    pool.prefill = &s;
+    pool.workload = &w;
+    pool.prefill_instances = 4;
+    pool.decode_instances = 1;
+    pool.percentile = 0.9;
+    pool.ttft_slo = 1;
+    pool.mg = 1;
+    pool.decode_step = 0.03;
+    pool.tpot_slo = 0.0324643674161;
+    pool.slots_per_instance = 256;
+    pool.slot_quantile = 0.99;
+    pool.tpot_percentile = 0.9;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_close(lambda, 5, 1e-7, 0);
+    assert_int_equal(limit, AFD_LIMIT_TPOT);
+    pool.tpot_percentile = 1;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
+    afd_workload_free(&w);
+}
+
 /* An occupancy past 2^32: lambda 5e6 /s, E[D] 1000, a 1 s step hold
  * L = 5e9 sequences.  The 0.99 quantile by Cornish-Fisher with the
  * continuity correction, L + z sqrt(L) + (z^2 - 1) / 6 - 1/2 with
@@ -487,6 +577,7 @@ int main(void)
         cmocka_unit_test(kv_quantile),
         cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
         cmocka_unit_test(goodput_law),   cmocka_unit_test(decode_demand_huge),
+        cmocka_unit_test(tpot_quantile), cmocka_unit_test(goodput_tpot_quantile),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
