@@ -460,6 +460,18 @@ static void goodput_law(void **state)
     afd_workload_free(&g);
 }
 
+/* Four requests of P = 100, D = 11 (theta and nu as the rows have them,
+ * read by the KV term only, which the tests below leave at alpha = 0). */
+static afd_workload eleven(void)
+{
+    static const uint64_t p[] = {100, 100, 100, 100}, d[] = {11, 11, 11, 11};
+    afd_workload w = rows(p, d, 4);
+    w.stats.mean_d = 11;
+    w.stats.theta = 105;
+    w.stats.nu = 0;
+    return w;
+}
+
 /* The P90 of per-request TPOT, every request of 11 output tokens (m = 10
  * steps after the first), one decode instance at 5 /s, z = 1.2815515655446
  * the normal's 0.9 quantile.
@@ -478,14 +490,10 @@ static void goodput_law(void **state)
  * 0.03174603 when busy: P90 0.0360530844 s. */
 static void tpot_quantile(void **state)
 {
-    static const uint64_t p[] = {100, 100, 100, 100}, d[] = {11, 11, 11, 11};
-    afd_workload w = rows(p, d, 4);
+    afd_workload w = eleven();
     afd_decode_law law = {0.03, 0, 0};
     afd_decode_tpot t;
     (void)state;
-    w.stats.mean_d = 11;
-    w.stats.theta = 105;
-    w.stats.nu = 3;
     assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_OK);
     assert_close(t.step, 0.03, 1e-15, 0);
     assert_close(t.join, 0.80795009 * 0.015, 1e-8, 0);
@@ -517,31 +525,18 @@ static void tpot_quantile(void **state)
  * from binding there). */
 static void goodput_tpot_quantile(void **state)
 {
-    static const uint64_t p[] = {100, 100, 100, 100}, d[] = {11, 11, 11, 11};
-    afd_workload w = rows(p, d, 4);
+    afd_workload w = eleven();
     afd_prefill_model m = {0.01, 0, 0};
     afd_service_law s;
-    afd_pd_pool pool;
+    afd_pd_pool pool = {.prefill = &s, .workload = &w, .prefill_instances = 4,
+                        .decode_instances = 1, .percentile = 0.9, .ttft_slo = 1, .mg = 1,
+                        .decode_step = 0.03, .tpot_slo = 0.0324643674161,
+                        .slots_per_instance = 256, .slot_quantile = 0.99,
+                        .tpot_percentile = 0.9};
     double lambda;
     int limit;
     (void)state;
-    w.stats.mean_d = 11;
-    w.stats.theta = 105;
-    w.stats.nu = 3;
     assert_int_equal(afd_service_law_from_workload(&w, &m, &s), AFD_OK);
-    memset(&pool, 0, sizeof pool);
-    pool.prefill = &s;
-    pool.workload = &w;
-    pool.prefill_instances = 4;
-    pool.decode_instances = 1;
-    pool.percentile = 0.9;
-    pool.ttft_slo = 1;
-    pool.mg = 1;
-    pool.decode_step = 0.03;
-    pool.tpot_slo = 0.0324643674161;
-    pool.slots_per_instance = 256;
-    pool.slot_quantile = 0.99;
-    pool.tpot_percentile = 0.9;
     assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
     assert_close(lambda, 5, 1e-7, 0);
     assert_int_equal(limit, AFD_LIMIT_TPOT);
