@@ -505,6 +505,11 @@ struct mp {
     double m, p, w;
 };
 
+/* The values of a geometric law of D that tpot_atoms takes one by one,
+ * and about as many runs beyond them (it runs at every rate a goodput
+ * bisection tries). */
+#define TPOT_EXACT_VALUES 32768.0
+
 static int by_m(const void *a, const void *b)
 {
     double x = ((const struct mp *)a)->m, y = ((const struct mp *)b)->m;
@@ -535,22 +540,30 @@ static afd_status tpot_atoms(const afd_workload *w, struct tpot_atom *a, size_t 
             }
     } else if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
         /* D ~ Geometric{1,2,...}(1 / mu_d), cut where the tail is below 1e-12;
-         * P independent of D, its mean mu_p and variance mu_p (mu_p - 1) */
-        double q = 1 / w->mu_d, tail;
-        if (!(w->mu_d >= 1) || !(w->mu_p >= 1))
+         * m = D - 1 one point a value up to TPOT_EXACT_VALUES, beyond it in
+         * runs of `run` values (about as many again), each run a point at
+         * its mean m (1/m then varies within a run by run / m, under
+         * cut / TPOT_EXACT_VALUES^2); P independent of D, its mean mu_p and
+         * variance mu_p (mu_p - 1) */
+        double q = 1 / w->mu_d, tail, cut, run, first;
+        if (!(w->mu_d >= 1) || !(w->mu_p >= 1) || !isfinite(w->mu_d))
             return AFD_EINVAL;
-        cap = w->mu_d == 1 ? 1 : (size_t)ceil(log(1e-12) / log1p(-q));
-        if (cap > GEOM_MAX_VALUES)
-            return AFD_EINVAL;
-        pt = malloc((cap + 1) * sizeof *pt);
+        cut = w->mu_d == 1 ? 1 : ceil(log(1e-12) / log1p(-q));
+        run = cut > TPOT_EXACT_VALUES ? ceil((cut - TPOT_EXACT_VALUES) / TPOT_EXACT_VALUES) : 1;
+        cap = 2 * TPOT_EXACT_VALUES + 2;
+        pt = malloc(cap * sizeof *pt);
         if (pt == NULL)
             return AFD_ENOMEM;
-        tail = 1 - q; /* P(D >= 2) */
-        for (i = 2; i <= cap + 1 && q < 1; i++) {
-            pt[k].m = (double)(i - 1);
+        tail = 1 - q; /* P(D >= 2) = P(m >= 1) */
+        for (first = 1; first <= cut && k < cap && q < 1;) {
+            double r = first <= TPOT_EXACT_VALUES ? 1 : run;
+            double keep = pow(1 - q, r); /* P(m >= first + r | m >= first) */
+            /* the mean of m over the run: first + (1 - q) / q - r keep / (1 - keep) */
+            pt[k].m = r == 1 ? first : first + (1 - q) / q - r * keep / (1 - keep);
             pt[k].p = w->mu_p;
-            pt[k++].w = tail * q; /* P(D = i) */
-            tail *= 1 - q;
+            pt[k++].w = tail * (1 - keep); /* P(the run) */
+            tail *= keep;
+            first += r;
         }
         if (k > 0)
             pt[k - 1].w += tail;

@@ -498,11 +498,11 @@ static void tpot_quantile(void **state)
     assert_close(t.step, 0.03, 1e-15, 0);
     assert_close(t.join, 0.80795009 * 0.015, 1e-8, 0);
     assert_close(t.mean, 0.03 + 0.80795009 * 0.0015, 1e-8, 0);
-    assert_close(t.q, 0.0324643674, 1e-9, 0);
+    assert_close(t.q, 0.0324643674161, 1e-9, 0);
     law.gamma = 0.001;
     assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_OK);
     assert_close(t.step, 0.03174603175, 1e-9, 0);
-    assert_close(t.q, 0.0360530844, 1e-9, 0);
+    assert_close(t.q, 0.0360530844322, 1e-9, 0);
     /* errors: p outside (0, 1); a trace without its rows; no request with a
      * second token */
     assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 1, &t), AFD_EINVAL);
@@ -516,6 +516,32 @@ static void tpot_quantile(void **state)
         w.decode = kept;
     }
     afd_workload_free(&w);
+}
+
+/* The geometric law of D: m = D - 1 given m >= 1 is geometric on {1, 2, ...}
+ * with the same q = 1 / mu_d, so E[1/m] = sum q (1 - q)^(k-1) / k = -q ln q /
+ * (1 - q), and with a constant 30 ms step the mean TPOT is beta + E[J] E[1/m],
+ * E[J] = (1 - e^-n) beta / 2 on one instance, n = lambda mu_d beta.
+ * mu_d = 2 at 10 /s: n = 0.6, E[1/m] = ln 2, mean 0.03 + 0.006767825459 ln 2
+ * = 0.03469109914 s.  mu_d = 1e5 at 1e-3 /s (D cut at 2.76e6 values, most of
+ * them taken in runs): n = 3, E[J] = 0.01425319397, E[1/m] = 1.15130406e-4,
+ * the mean 0.03 + 1.640976e-6 s. */
+static void tpot_quantile_geometric(void **state)
+{
+    afd_workload g;
+    afd_decode_law law = {0.03, 0, 0};
+    afd_decode_tpot t;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 2, &g), AFD_OK);
+    assert_int_equal(afd_decode_tpot_quantile(10, &g, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.mean, 0.03469109914, 1e-9, 0);
+    assert_true(t.q > t.mean);
+    assert_int_equal(afd_workload_geometric(100, 1e5, &g), AFD_OK);
+    assert_int_equal(afd_decode_tpot_quantile(1e-3, &g, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.mean - 0.03, 1.640976e-6, 1e-5, 0);
+    /* every request of one output token: no TPOT */
+    assert_int_equal(afd_workload_geometric(100, 1, &g), AFD_OK);
+    assert_int_equal(afd_decode_tpot_quantile(1e-3, &g, &law, 1, 0.9, &t), AFD_EEMPTY);
 }
 
 /* goodput holds the P90 of per-request TPOT (afd_decode_tpot_quantile) to
@@ -572,7 +598,8 @@ int main(void)
         cmocka_unit_test(kv_quantile),
         cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
         cmocka_unit_test(goodput_law),   cmocka_unit_test(decode_demand_huge),
-        cmocka_unit_test(tpot_quantile), cmocka_unit_test(goodput_tpot_quantile),
+        cmocka_unit_test(tpot_quantile), cmocka_unit_test(tpot_quantile_geometric),
+        cmocka_unit_test(goodput_tpot_quantile),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
