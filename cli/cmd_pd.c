@@ -29,7 +29,8 @@ static const cli_option sizing_options[] = {
     {"prefill-c", 0, "C", "per squared prompt token (default: --hw's prefill_c, else 0)",
      OPT_PC},
     {"ttft-slo", 0, "T", "time-to-first-token SLO (required)", OPT_TTFT},
-    {"percentile", 'p', "P", "SLO percentile of TTFT (default 0.9)", OPT_PCT},
+    {"percentile", 'p', "P", "SLO percentile of TTFT and, in goodput and capacity, of per-request "
+     "TPOT (default 0.9)", OPT_PCT},
     {"decode-step", 0, "S", "decode step time: every request gets a token per step (required)",
      OPT_STEP},
     {"tpot-slo", 0, "T", "time-per-output-token SLO (required)", OPT_TPOT},
@@ -400,6 +401,7 @@ static void goodput_pool(const struct args *a, const afd_workload *w, const afd_
     pool->decode_gamma = a->dlaw.gamma;
     pool->decode_alpha = a->dlaw.alpha;
     pool->tpot_slo = a->tpot;
+    pool->tpot_percentile = a->pct;
     pool->slots_per_instance = a->slots;
     pool->slot_quantile = a->slotq;
     pool->kv_budget_tokens = isnan(a->kvbudget) ? 0 : a->kvbudget / a->kvb;
@@ -935,19 +937,23 @@ const cli_command cli_cmd_goodput = {
         "Prints one row per pool: prefill decode goodput goodput_per_gpu limit; with\n"
         "--total a second block gives the best split of each total:\n"
         "total prefill decode goodput goodput_per_gpu (a warning names a total whose\n"
-        "best two splits are within 16%, the closed forms' error against the\n"
+        "best two splits are within 5%, the closed forms' error against the\n"
         "simulator, of each other).\n"
         "\n"
         "goodput is the largest arrival rate whose P90 TTFT meets the SLO on the prefill\n"
-        "pool and whose decode occupancy and KV cache (both at --slot-quantile, as afdkit\n"
-        "pd sizes them) fit the decode pool, found by bisection on the closed forms of\n"
-        "afdkit pd (BestServe Algorithm 8 with its loop test the right way round; no\n"
-        "relaxation factor: the closed forms have no sampling noise).  limit names the\n"
-        "constraint that binds: ttft, decode-slots, kv-cache, or saturation (the prefill\n"
-        "load is too close to 1 for the exact M/D/c solution, so goodput is a lower\n"
-        "bound).  With the decode law of --hw the decode demand at each rate is afdkit\n"
-        "pd's: the step, and so the occupancy, grows with the rate (Little's law for\n"
-        "each of the decode instances).  When no pool has a positive goodput (a decode\n"
+        "pool, whose P90 of per-request TPOT meets the TPOT SLO on the decode pool (both\n"
+        "at --percentile), and whose decode occupancy and KV cache (both at\n"
+        "--slot-quantile, as afdkit pd sizes them) fit the decode pool, found by\n"
+        "bisection on the closed forms of afdkit pd (BestServe Algorithm 8 with its loop\n"
+        "test the right way round; no relaxation factor: the closed forms have no\n"
+        "sampling noise).  A request's TPOT is the mean of its own decode steps, each\n"
+        "growing with the batch it runs in, plus its wait to join a batch (see\n"
+        "docs/queues.md, The P90 of TPOT).  limit names the constraint that binds: ttft,\n"
+        "tpot, decode-slots, kv-cache, or saturation (the prefill load is too close to 1\n"
+        "for the exact M/D/c solution, so goodput is a lower bound).  With the decode law\n"
+        "of --hw the decode demand at each rate is afdkit pd's: the step, and so the\n"
+        "occupancy, grows with the rate (Little's law for each of the decode\n"
+        "instances).  When no pool has a positive goodput (a decode\n"
         "step above the TPOT SLO, a TTFT SLO below the prefill time) the command prints\n"
         "no table and exits 1 with the reason.\n"
         "\n"

@@ -495,6 +495,221 @@ afd_status afd_decode_pool_law(double lambda, const afd_workload *w, const afd_d
     return AFD_OK;
 }
 
+/* ---- the P90 of per-request TPOT in a decode pool (see afd_pd.h) */
+
+/* One atom of the requests' decode lengths: weight, E[m], E[m^2], E[m^3]
+ * (m = D - 1 steps after the first token), E[1/m], E[1/m^2], E[P], Var P. */
+struct tpot_atom {
+    double w, m1, m2, m3, inv1, inv2, p1, pvar;
+};
+
+struct mp {
+    double m, p, w;
+};
+
+/* The values of a geometric law of D that tpot_atoms takes one by one,
+ * and about as many runs beyond them (it runs at every rate a goodput
+ * bisection tries). */
+#define TPOT_EXACT_VALUES 32768.0
+
+static int by_m(const void *a, const void *b)
+{
+    double x = ((const struct mp *)a)->m, y = ((const struct mp *)b)->m;
+    return (x > y) - (x < y);
+}
+
+/* The requests with m >= 1, sorted by m, in at most AFD_SERVICE_ATOMS bins of
+ * about equal weight; *n atoms.  AFD_EEMPTY when no request has m >= 1. */
+static afd_status tpot_atoms(const afd_workload *w, struct tpot_atom *a, size_t *n)
+{
+    struct mp *pt;
+    size_t k = 0, i, cap;
+    long double total = 0, bw = 0, s[7] = {0};
+    const double per_bin = 1.0 / AFD_SERVICE_ATOMS;
+
+    *n = 0;
+    if (w->kind == AFD_WORKLOAD_TRACE) {
+        if (w->n_kept == 0 || w->prompt == NULL || w->decode == NULL)
+            return AFD_EINVAL;
+        pt = malloc(w->n_kept * sizeof *pt);
+        if (pt == NULL)
+            return AFD_ENOMEM;
+        for (i = 0; i < w->n_kept; i++)
+            if (w->decode[i] >= 2) {
+                pt[k].m = (double)(w->decode[i] - 1);
+                pt[k].p = (double)w->prompt[i];
+                pt[k++].w = 1;
+            }
+    } else if (w->kind == AFD_WORKLOAD_GEOMETRIC) {
+        /* D ~ Geometric{1,2,...}(1 / mu_d), cut where the tail is below 1e-12;
+         * m = D - 1 one point a value up to TPOT_EXACT_VALUES, beyond it in
+         * runs of `run` values (about as many again), each run a point at
+         * its mean m (1/m then varies within a run by run / m, under
+         * cut / TPOT_EXACT_VALUES^2); P independent of D, its mean mu_p and
+         * variance mu_p (mu_p - 1) */
+        double q = 1 / w->mu_d, tail, cut, run, first;
+        if (!(w->mu_d >= 1) || !(w->mu_p >= 1) || !isfinite(w->mu_d))
+            return AFD_EINVAL;
+        cut = w->mu_d == 1 ? 1 : ceil(log(1e-12) / log1p(-q));
+        run = cut > TPOT_EXACT_VALUES ? ceil((cut - TPOT_EXACT_VALUES) / TPOT_EXACT_VALUES) : 1;
+        cap = 2 * TPOT_EXACT_VALUES + 2;
+        pt = malloc(cap * sizeof *pt);
+        if (pt == NULL)
+            return AFD_ENOMEM;
+        tail = 1 - q; /* P(D >= 2) = P(m >= 1) */
+        for (first = 1; first <= cut && k < cap && q < 1;) {
+            double r = first <= TPOT_EXACT_VALUES ? 1 : run;
+            double keep = pow(1 - q, r); /* P(m >= first + r | m >= first) */
+            /* the mean of m over the run: first + (1 - q) / q - r keep / (1 - keep) */
+            pt[k].m = r == 1 ? first : first + (1 - q) / q - r * keep / (1 - keep);
+            pt[k].p = w->mu_p;
+            pt[k++].w = tail * (1 - keep); /* P(the run) */
+            tail *= keep;
+            first += r;
+        }
+        if (k > 0)
+            pt[k - 1].w += tail;
+    } else {
+        return AFD_EINVAL;
+    }
+    if (k == 0) {
+        free(pt);
+        return AFD_EEMPTY;
+    }
+    qsort(pt, k, sizeof *pt, by_m);
+    for (i = 0; i < k; i++)
+        total += pt[i].w;
+    for (i = 0; i < k; i++) {
+        long double x = pt[i].w / total, m = pt[i].m;
+        bw += x;
+        s[0] += x * m;
+        s[1] += x * m * m;
+        s[2] += x * m * m * m;
+        s[3] += x / m;
+        s[4] += x / (m * m);
+        s[5] += x * pt[i].p;
+        s[6] += x * pt[i].p * pt[i].p;
+        if ((bw >= per_bin * (1 - 1e-12) && *n < AFD_SERVICE_ATOMS - 1) || i + 1 == k) {
+            struct tpot_atom *t = &a[(*n)++];
+            t->w = (double)bw;
+            t->m1 = (double)(s[0] / bw);
+            t->m2 = (double)(s[1] / bw);
+            t->m3 = (double)(s[2] / bw);
+            t->inv1 = (double)(s[3] / bw);
+            t->inv2 = (double)(s[4] / bw);
+            t->p1 = (double)(s[5] / bw);
+            t->pvar = fmax(0, (double)(s[6] / bw - (s[5] / bw) * (s[5] / bw)));
+            bw = 0;
+            memset(s, 0, sizeof s);
+        }
+    }
+    if (w->kind == AFD_WORKLOAD_GEOMETRIC)
+        for (i = 0; i < *n; i++)
+            a[i].pvar = w->mu_p * (w->mu_p - 1);
+    free(pt);
+    return AFD_OK;
+}
+
+/* phi(t) = 2 E[g(M, t)] / (t^2 E[M]) of afd_pd.h: the variance of the mean
+ * over t steps of an M/G/inf occupancy whose stays last M steps, as a
+ * fraction of the variance at one step.  g(M, t) = M t^2 / 2 - t^3 / 6 for
+ * M >= t, t M^2 / 2 - M^3 / 6 for M < t; per atom, the side of its mean. */
+static double tpot_phi(const struct tpot_atom *a, size_t n, double t)
+{
+    double g = 0, em = 0;
+    size_t j;
+    for (j = 0; j < n; j++) {
+        em += a[j].w * a[j].m1;
+        if (a[j].m1 >= t)
+            g += a[j].w * (a[j].m1 * t * t / 2 - t * t * t / 6);
+        else
+            g += a[j].w * (t * a[j].m2 / 2 - a[j].m3 / 6);
+    }
+    return fmin(1, 2 * g / (t * t * em));
+}
+
+struct tpot_mix {
+    const struct tpot_atom *a;
+    const double *mu, *sd;
+    size_t n;
+};
+
+/* the mixture's P(TPOT <= t) */
+static double tpot_cdf(double t, const struct tpot_mix *x)
+{
+    double f = 0, tw = 0;
+    size_t j;
+    for (j = 0; j < x->n; j++) {
+        tw += x->a[j].w;
+        f += x->a[j].w * (x->sd[j] > 0 ? gsl_cdf_ugaussian_P((t - x->mu[j]) / x->sd[j])
+                                       : (t >= x->mu[j] ? 1.0 : 0.0));
+    }
+    return f / tw;
+}
+
+afd_status afd_decode_tpot_quantile(double lambda, const afd_workload *w,
+                                    const afd_decode_law *law, double instances, double p,
+                                    afd_decode_tpot *out)
+{
+    struct tpot_atom a[AFD_SERVICE_ATOMS];
+    double mu[AFD_SERVICE_ATOMS], sd[AFD_SERVICE_ATOMS];
+    struct tpot_mix mix;
+    afd_decode_need d;
+    double slope, disp, busy, ej, vj, vstep, lo, hi, theta = w->stats.theta, nu = w->stats.nu;
+    size_t n, j;
+    afd_status st;
+    int grow, it;
+
+    out->mean = out->q = out->step = out->join = NAN;
+    if (!(p > 0 && p < 1) || !law_ok(law) || !(instances >= 1) || !isfinite(instances))
+        return AFD_EINVAL;
+    if ((st = afd_decode_demand_law(lambda, w, law, instances, 0.5, &d)) != AFD_OK)
+        return st;
+    if ((st = tpot_atoms(w, a, &n)) != AFD_OK)
+        return st;
+    out->step = d.step;
+    slope = law->gamma + law->alpha * theta;
+    /* the index of dispersion of one instance's batch, 1 / (1 - x) */
+    disp = 1 / (1 - lambda / instances * mean_d(w) * slope);
+    /* the join wait: the first of the instances' step boundaries, each
+     * uniform over a step when the instance is busy (probability 1 - e^-n) */
+    busy = 1 - exp(-d.occupancy);
+    ej = busy * d.step / (instances + 1);
+    vj = busy * d.step * d.step * instances / ((instances + 1) * (instances + 1) * (instances + 2)) +
+         busy * (1 - busy) * (d.step / (instances + 1)) * (d.step / (instances + 1));
+    out->join = ej;
+    /* the variance of one step over the batch: the others' count and KV */
+    vstep = disp * d.occupancy * (slope * slope + law->alpha * law->alpha * nu * nu);
+    out->mean = 0;
+    for (j = 0; j < n; j++) {
+        double own = law->gamma + law->alpha * (a[j].p1 + (a[j].m1 + 1) / 2);
+        mu[j] = law->beta + slope * (d.occupancy + disp - 1) + own + ej * a[j].inv1;
+        sd[j] = sqrt(tpot_phi(a, n, a[j].m1) * vstep + vj * a[j].inv2 +
+                     ej * ej * fmax(0, a[j].inv2 - a[j].inv1 * a[j].inv1) +
+                     law->alpha * law->alpha * a[j].pvar);
+        out->mean += a[j].w * mu[j];
+    }
+    mix.a = a;
+    mix.mu = mu;
+    mix.sd = sd;
+    mix.n = n;
+    lo = law->beta;
+    hi = 2 * d.step + ej + law->beta;
+    for (grow = 0; tpot_cdf(hi, &mix) < p && grow < 60; grow++)
+        hi *= 2;
+    if (grow == 60)
+        return AFD_ENUMERIC;
+    for (it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (tpot_cdf(mid, &mix) >= p)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    out->q = hi;
+    return AFD_OK;
+}
+
 /* ---- goodput */
 
 const char *afd_limit_name(int limit)
@@ -549,6 +764,17 @@ static afd_status check_rate(const afd_pd_pool *pl, double lambda, int *limit)
         *limit = AFD_LIMIT_KV;
     else if (d.step > pl->tpot_slo) /* the step law's TPOT S(n) grows with the rate */
         *limit = AFD_LIMIT_TPOT;
+    else if (pl->tpot_percentile > 0) { /* the quantile of per-request TPOT */
+        afd_decode_tpot tp;
+        st = afd_decode_tpot_quantile(lambda, pl->workload, &law, pl->decode_instances,
+                                      pl->tpot_percentile, &tp);
+        if (st == AFD_EEMPTY) /* no request has a TPOT */
+            return AFD_OK;
+        if (st != AFD_OK)
+            return st;
+        if (tp.q > pl->tpot_slo)
+            *limit = AFD_LIMIT_TPOT;
+    }
     return AFD_OK;
 }
 
@@ -565,6 +791,7 @@ afd_status afd_pd_goodput(const afd_pd_pool *pl, double *lambda, int *limit)
         !(pl->decode_step > 0) || !(pl->slots_per_instance > 0) ||
         !(pl->percentile > 0 && pl->percentile < 1) ||
         !(pl->slot_quantile > 0 && pl->slot_quantile < 1) || !(pl->kv_budget_tokens >= 0) ||
+        !(pl->tpot_percentile >= 0 && pl->tpot_percentile < 1) ||
         !(pl->prefill->mean > 0) || !(mean_d(pl->workload) >= 1) ||
         !(pl->decode_gamma >= 0) || !isfinite(pl->decode_gamma) || !(pl->decode_alpha >= 0) ||
         !isfinite(pl->decode_alpha) || !(pl->workload->stats.theta >= 0) ||

@@ -460,6 +460,117 @@ static void goodput_law(void **state)
     afd_workload_free(&g);
 }
 
+/* Four requests of P = 100, D = 11 (theta and nu as the rows have them,
+ * read by the KV term only, which the tests below leave at alpha = 0). */
+static afd_workload eleven(void)
+{
+    static const uint64_t p[] = {100, 100, 100, 100}, d[] = {11, 11, 11, 11};
+    afd_workload w = rows(p, d, 4);
+    w.stats.mean_d = 11;
+    w.stats.theta = 105;
+    w.stats.nu = 0;
+    return w;
+}
+
+/* The P90 of per-request TPOT, every request of 11 output tokens (m = 10
+ * steps after the first), one decode instance at 5 /s, z = 1.2815515655446
+ * the normal's 0.9 quantile.
+ * A constant step of 30 ms: every step is beta whatever the batch, so TPOT =
+ * beta + J / 10 with J the join wait.  The instance holds n = 5 x 11 x 0.03
+ * = 1.65 sequences, busy 1 - e^-1.65 = 0.80795009, and J is uniform over a
+ * step when busy, 0 when idle: E[J] = busy beta / 2, Var J = busy beta^2 /
+ * 12 + busy (1 - busy) (beta / 2)^2, so the P90 is 0.03 + (E[J] + z sd(J)) /
+ * 10 = 0.0324643674 s.
+ * A step 0.03 + 0.001 b: x = 5 x 11 x 0.001 = 0.055, n = 1.65 / (1 - x) =
+ * 1.74603175, index of dispersion d = 1 / (1 - x); the request sees d n
+ * gamma^2 of step variance over its batch, of which the mean of 10 steps
+ * keeps phi = 2/3 (lives of exactly 10 steps: r(u) = 1 - u / 10, and (2 /
+ * t^2) int_0^t (t - u)(1 - u / t) du = 2/3 at t = 10); its mean is beta +
+ * gamma (n + d - 1) + gamma + E[J] / 10 with J uniform over S(n) =
+ * 0.03174603 when busy: P90 0.0360530844 s. */
+static void tpot_quantile(void **state)
+{
+    afd_workload w = eleven();
+    afd_decode_law law = {0.03, 0, 0};
+    afd_decode_tpot t;
+    (void)state;
+    assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.step, 0.03, 1e-15, 0);
+    assert_close(t.join, 0.80795009 * 0.015, 1e-8, 0);
+    assert_close(t.mean, 0.03 + 0.80795009 * 0.0015, 1e-8, 0);
+    assert_close(t.q, 0.0324643674161, 1e-9, 0);
+    law.gamma = 0.001;
+    assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.step, 0.03174603175, 1e-9, 0);
+    assert_close(t.q, 0.0360530844322, 1e-9, 0);
+    /* errors: p outside (0, 1); a trace without its rows; no request with a
+     * second token */
+    assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 1, &t), AFD_EINVAL);
+    assert_true(isnan(t.q));
+    {
+        uint64_t *kept = w.decode, ones[4] = {1, 1, 1, 1};
+        w.decode = ones;
+        assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_EEMPTY);
+        w.decode = NULL;
+        assert_int_equal(afd_decode_tpot_quantile(5, &w, &law, 1, 0.9, &t), AFD_EINVAL);
+        w.decode = kept;
+    }
+    afd_workload_free(&w);
+}
+
+/* The geometric law of D: m = D - 1 given m >= 1 is geometric on {1, 2, ...}
+ * with the same q = 1 / mu_d, so E[1/m] = sum q (1 - q)^(k-1) / k = -q ln q /
+ * (1 - q), and with a constant 30 ms step the mean TPOT is beta + E[J] E[1/m],
+ * E[J] = (1 - e^-n) beta / 2 on one instance, n = lambda mu_d beta.
+ * mu_d = 2 at 10 /s: n = 0.6, E[1/m] = ln 2, mean 0.03 + 0.006767825459 ln 2
+ * = 0.03469109914 s.  mu_d = 1e5 at 1e-3 /s (D cut at 2.76e6 values, most of
+ * them taken in runs): n = 3, E[J] = 0.01425319397, E[1/m] = 1.15130406e-4,
+ * the mean 0.03 + 1.640976e-6 s. */
+static void tpot_quantile_geometric(void **state)
+{
+    afd_workload g;
+    afd_decode_law law = {0.03, 0, 0};
+    afd_decode_tpot t;
+    (void)state;
+    assert_int_equal(afd_workload_geometric(100, 2, &g), AFD_OK);
+    assert_int_equal(afd_decode_tpot_quantile(10, &g, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.mean, 0.03469109914, 1e-9, 0);
+    assert_true(t.q > t.mean);
+    assert_int_equal(afd_workload_geometric(100, 1e5, &g), AFD_OK);
+    assert_int_equal(afd_decode_tpot_quantile(1e-3, &g, &law, 1, 0.9, &t), AFD_OK);
+    assert_close(t.mean - 0.03, 1.640976e-6, 1e-5, 0);
+    /* every request of one output token: no TPOT */
+    assert_int_equal(afd_workload_geometric(100, 1, &g), AFD_OK);
+    assert_int_equal(afd_decode_tpot_quantile(1e-3, &g, &law, 1, 0.9, &t), AFD_EEMPTY);
+}
+
+/* goodput holds the P90 of per-request TPOT (afd_decode_tpot_quantile) to
+ * the SLO, not the mean step: the constant 30 ms step of tpot_quantile
+ * meets a 32.4643674 ms SLO at every rate, but its P90 reaches it at 5 /s
+ * exactly (the prefill pool, four instances of 10 ms, and the slots are far
+ * from binding there). */
+static void goodput_tpot_quantile(void **state)
+{
+    afd_workload w = eleven();
+    afd_prefill_model m = {0.01, 0, 0};
+    afd_service_law s;
+    afd_pd_pool pool = {.prefill = &s, .workload = &w, .prefill_instances = 4,
+                        .decode_instances = 1, .percentile = 0.9, .ttft_slo = 1, .mg = 1,
+                        .decode_step = 0.03, .tpot_slo = 0.0324643674161,
+                        .slots_per_instance = 256, .slot_quantile = 0.99,
+                        .tpot_percentile = 0.9};
+    double lambda;
+    int limit;
+    (void)state;
+    assert_int_equal(afd_service_law_from_workload(&w, &m, &s), AFD_OK);
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_OK);
+    assert_close(lambda, 5, 1e-7, 0);
+    assert_int_equal(limit, AFD_LIMIT_TPOT);
+    pool.tpot_percentile = 1;
+    assert_int_equal(afd_pd_goodput(&pool, &lambda, &limit), AFD_EINVAL);
+    afd_workload_free(&w);
+}
+
 /* An occupancy past 2^32: lambda 5e6 /s, E[D] 1000, a 1 s step hold
  * L = 5e9 sequences.  The 0.99 quantile by Cornish-Fisher with the
  * continuity correction, L + z sqrt(L) + (z^2 - 1) / 6 - 1/2 with
@@ -487,6 +598,8 @@ int main(void)
         cmocka_unit_test(kv_quantile),
         cmocka_unit_test(decode_demand_law), cmocka_unit_test(decode_pool_law),
         cmocka_unit_test(goodput_law),   cmocka_unit_test(decode_demand_huge),
+        cmocka_unit_test(tpot_quantile), cmocka_unit_test(tpot_quantile_geometric),
+        cmocka_unit_test(goodput_tpot_quantile),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
