@@ -17,13 +17,16 @@
  *     prefill batch of k prompts     S(k) = pa + k (pb P + pc P^2)
  *     decode step of b sequences     t(b) = beta + b (gamma + alpha (P + G/2))
  * (a sequence holds P + j KV tokens at its j-th step, P + G/2 on average
- * over its G - 1 steps).  The collocated forms take instead the step the
- * simulator takes, afd_hw_decode_step at b sequences of P + G/2 tokens
- * (hw's estimator table where it has one, the law where not): the law is
- * fitted over the table's whole grid and its slope at the batches below
- * the slot cap can be twice the table's (Llama-3.1-70B on 2 H200, P = G =
- * 500: 0.10 against 0.056 ms per sequence near b = 100), which made the
- * collocated TPOT 30-55% high there.
+ * over its G - 1 steps).  The decode forms (collocated and disaggregated:
+ * the step, TPOT, the decode capacity) take instead the step the simulator
+ * takes, afd_hw_decode_step at b sequences of P + G/2 tokens (hw's
+ * estimator table where it has one, the law where not): the law is fitted
+ * over the table's whole grid and its slope at the batches below the slot
+ * cap can be twice the table's (Llama-3.1-70B on 2 H200, P = G = 500: 0.10
+ * against 0.056 ms per sequence near b = 100), which made the collocated
+ * TPOT 30-55% high there, and its step at the full batch 10% above the
+ * table's (256 sequences), which made the disaggregated goodput 10-16%
+ * low.
  *
  * ---- Prefill: greedy static batches.
  * c instances share one FIFO queue; a free one takes the first min(n, B) of
@@ -46,14 +49,17 @@
  * spends on other work (0 when disaggregated), and the steps are spread over
  * the time left, TPOT = T / (1 - f).  Solving,
  *     TPOT = (t0 + t1) / (1 - f - t1 lambda_d (G - 1)),
- * finite iff f + t1 lambda_d (G - 1) < 1.  A request's TPOT averages the
+ * finite iff f + t1 lambda_d (G - 1) < 1; for the simulator's step t(b),
+ * which is not linear, 1 + n is the root b of b = 1 + lambda_d (G - 1)
+ * t(b) / (1 - f) and TPOT = t(1 + n) / (1 - f).  A request's TPOT averages the
  * step over its G - 1 steps, so its spread is small: the quantile is the
  * mean plus the wait for a slot when the running sequences approach the
  * batch limit, W_q / (G - 1), with W the wait of M/D/B with service
  * (G - 1) TPOT (B = decode_bmax slots).  If the mean occupancy 1 + n
  * exceeds B, the steps run at the full batch and the decode capacity is
  * (1 - f) B / ((G - 1) t(B)) requests per unit time: a larger lambda_d is
- * unstable (AFD_EUNSTABLE with limit decode).
+ * unstable (AFD_EUNSTABLE with limit decode; so is a rate so close to it
+ * that the M/D/B solver's size limit is reached).
  *
  * ---- Collocated with prefill priority (vLLM; BestServe Section 3.4.4).
  * N instances share one prefill queue (the prefill form above with c = N)
@@ -139,7 +145,7 @@ typedef struct afd_serving_result {
     double tpot_mean, tpot_q;  /* time per output token */
     double prefill_rho;        /* busy fraction of a prefill instance */
     unsigned prefill_batch;    /* mean prefill batch, rounded */
-    double decode_rho;         /* f + t1 lambda_d (G - 1), or the slot load */
+    double decode_rho;         /* f + lambda_d (G - 1) t(1 + n) / (1 + n), or the slot load */
     double decode_batch;       /* mean sequences per decode step, 1 + n */
     int limit;                 /* on AFD_EUNSTABLE: the stage that cannot keep up */
 } afd_serving_result;

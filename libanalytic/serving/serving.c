@@ -203,20 +203,18 @@ static afd_status prefill(const afd_serving_params *p, unsigned c, const afd_ser
     return st;
 }
 
-/* The decode step of b sequences of P + G/2 KV tokens each: the law t(b) =
- * t0 + t1 b of afd_serving.h (table 0), or the step the simulator takes
- * (table 1: afd_hw_decode_step, hw's estimator table where it has one,
- * exact at its points, else the same law).  The law is a least-squares fit
- * over the table's whole grid (fit_max_rel_err); at the batches a
- * collocated instance runs below its cap its slope can be twice the
- * table's, which made the collocated TPOT 30-55% high. */
-static double step_time(const afd_serving_params *p, double b, int table)
+/* The decode step of b sequences of P + G/2 KV tokens each, the step the
+ * simulator takes: afd_hw_decode_step, hw's estimator table where it has
+ * one (exact at its points), else the law t(b) = t0 + t1 b of
+ * afd_serving.h.  The law is a least-squares fit over the table's whole
+ * grid (fit_max_rel_err); at the batches an instance runs at its slot cap
+ * or below it can be 10% (disaggregated, Llama-3.1-70B on 2 H200, P = G =
+ * 500, 256 slots) to 100% (collocated, its slope) above the table's, which
+ * made the disaggregated goodput 10-16% low and the collocated TPOT 30-55%
+ * high. */
+static double step_time(const afd_serving_params *p, double b)
 {
-    const afd_hw *hw = p->hw;
-    double kv = p->prompt + p->output / 2;
-    if (table)
-        return afd_hw_decode_step(hw, b, b * kv);
-    return hw->decode_beta + b * (hw->decode_gamma + hw->decode_alpha * kv);
+    return afd_hw_decode_step(p->hw, b, b * (p->prompt + p->output / 2));
 }
 
 /* The mean-value batch 1 + n of afd_serving.h for a step t(b) that is not
@@ -230,7 +228,7 @@ static double mean_batch(const afd_serving_params *p, double lambda_d, double f,
     int i;
     for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
         double mid = (lo + hi) / 2;
-        if (1 + lambda_d * (p->output - 1) * step_time(p, mid, 1) / (1 - f) > mid)
+        if (1 + lambda_d * (p->output - 1) * step_time(p, mid) / (1 - f) > mid)
             lo = mid;
         else
             hi = mid;
@@ -238,35 +236,28 @@ static double mean_batch(const afd_serving_params *p, double lambda_d, double f,
     return (lo + hi) / 2;
 }
 
-/* Decode TPOT at the slot occupancy; f = fraction of time taken by other
- * work; table: step_time's. */
-static afd_status decode(const afd_serving_params *p, double lambda_d, double f, int table,
+/* Decode TPOT at the slot occupancy, at step_time's step; f = fraction of
+ * time taken by other work. */
+static afd_status decode(const afd_serving_params *p, double lambda_d, double f,
                          afd_serving_result *out)
 {
-    const afd_hw *hw = p->hw;
-    double m = p->output - 1, t0 = hw->decode_beta;
-    double t1 = hw->decode_gamma + hw->decode_alpha * (p->prompt + p->output / 2);
-    double B = p->decode_bmax, den, tpot, batch, d, mean, quant;
+    double m = p->output - 1;
+    double B = p->decode_bmax, tpot, batch, d, mean, quant;
     afd_status st;
     if (m <= 0) { /* one output token: no decode */
         out->decode_rho = 0;
         out->decode_batch = 0;
         return AFD_OK;
     }
-    if (!table) {
-        den = 1 - f - t1 * lambda_d * m;
-        tpot = den > 0 ? (t0 + t1) / den : INFINITY;
-        batch = 1 + lambda_d * m * tpot;
-        out->decode_rho = 1 - den;
-    } else if (f < 1 && 1 + lambda_d * m * step_time(p, B, 1) / (1 - f) <= B) {
+    if (f < 1 && 1 + lambda_d * m * step_time(p, B) / (1 - f) <= B) {
         batch = mean_batch(p, lambda_d, f, B);
-        tpot = step_time(p, batch, 1) / (1 - f);
-        out->decode_rho = f + lambda_d * m * step_time(p, batch, 1) / batch; /* busy fraction */
+        tpot = step_time(p, batch) / (1 - f);
+        out->decode_rho = f + lambda_d * m * step_time(p, batch) / batch; /* busy fraction */
     } else {
         batch = tpot = INFINITY;
     }
     if (!(batch <= B)) { /* steps at the full batch; capacity (1 - f) B / (m t(B)) */
-        double tb = step_time(p, B, table) / (1 - f);
+        double tb = step_time(p, B) / (1 - f);
         if (!(f < 1) || !(lambda_d * m * tb < B)) {
             out->decode_rho = lambda_d * m * tb / B;
             out->limit = AFD_SERVING_LIMIT_DECODE;
@@ -281,7 +272,7 @@ static afd_status decode(const afd_serving_params *p, double lambda_d, double f,
     d = m * tpot;
     if (lambda_d * d / B < 1 - 1e-9) {
         st = mds(lambda_d, d, (int)B, p->quantile, &mean, &quant);
-        if (st == AFD_ENOMEM) {
+        if (st == AFD_ENOMEM || st == AFD_ELIMIT) { /* rho too close to 1 to matter */
             out->limit = AFD_SERVING_LIMIT_DECODE;
             return AFD_EUNSTABLE;
         }
@@ -337,7 +328,7 @@ afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *o
         return st;
     st = prefill(&q, q.prefill, vary ? &sl : NULL, out);
     if (st == AFD_OK)
-        st = decode(&q, q.lambda / q.decode, 0, 0, out);
+        st = decode(&q, q.lambda / q.decode, 0, out);
     if (st != AFD_OK)
         return failed(out, st);
     if (q.output > 1) {
@@ -387,7 +378,7 @@ typedef struct slots {
 static afd_status slots_solve(const afd_serving_params *p, double lambda_d, double f, unsigned B,
                               double kappa, slots *sl)
 {
-    double m = p->output - 1, tB = step_time(p, B, 1);
+    double m = p->output - 1, tB = step_time(p, B);
     double r = lambda_d * m * tB / (B * (1 - f)), sum = 0, mu_b, *pi, top = 1, ratio;
     size_t j, cap = 1024;
     sl->pi = NULL;
@@ -414,7 +405,7 @@ static afd_status slots_solve(const afd_serving_params *p, double lambda_d, doub
             pi = np;
             cap *= 2;
         }
-        ratio = j < B ? lambda_d * m * step_time(p, b, 1) / (b * (1 - f)) : r;
+        ratio = j < B ? lambda_d * m * step_time(p, b) / (b * (1 - f)) : r;
         pi[j] = pi[j - 1] * ratio;
         if (pi[j] > top)
             top = pi[j];
@@ -518,7 +509,7 @@ static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, doub
 {
     double m = p->output - 1;
     unsigned B = p->decode_bmax;
-    double mu_b = B * (1 - f) / (m * step_time(p, B, 1));
+    double mu_b = B * (1 - f) / (m * step_time(p, B));
     double kappa = (k + mu_b * lambda_d / k * s2) / (2 * (1 - f) * (1 - f));
     double life, l0, sd, lo, hi;
     slots sl;
@@ -572,7 +563,7 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
     st = prefill(&q, q.instances, vary ? &sl : NULL, out);
     if (st == AFD_OK) {
         f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
-        st = decode(&q, q.lambda / q.instances, f, 1, out);
+        st = decode(&q, q.lambda / q.instances, f, out);
     }
     if (st != AFD_OK)
         return failed(out, st);
@@ -585,7 +576,7 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         }
         /* a prefill waits for the step in flight: the instance is decoding
          * with probability busy, the residual step uniform on (0, step) */
-        step = step_time(&q, out->decode_batch, 1);
+        step = step_time(&q, out->decode_batch);
         busy = lam_i * (q.output - 1) * step;
         if (busy > 1 - out->prefill_rho)
             busy = 1 - out->prefill_rho;
@@ -608,10 +599,10 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
 }
 
 /* Decode time per request at the full batch, (G - 1) t(B) / B (step_time's
- * t: the simulator's step for the collocated forms, table 1). */
-static double decode_per_request(const afd_serving_params *p, int table)
+ * t: the simulator's step). */
+static double decode_per_request(const afd_serving_params *p)
 {
-    return (p->output - 1) * step_time(p, p->decode_bmax, table) / p->decode_bmax;
+    return (p->output - 1) * step_time(p, p->decode_bmax) / p->decode_bmax;
 }
 
 double afd_serving_capacity(const afd_serving_params *p, int colloc)
@@ -622,7 +613,7 @@ double afd_serving_capacity(const afd_serving_params *p, int colloc)
                                                                            p->decode < 1))
         return NAN;
     m = p->output - 1;
-    dec = decode_per_request(p, colloc);
+    dec = decode_per_request(p);
     for (k = 1; k <= p->prefill_bmax; k++) {
         double s = batch_time(p->hw, k, p->prompt) / k, rate;
         rate = colloc ? p->instances / (s + dec) : p->prefill / s;
@@ -718,7 +709,7 @@ static int stage_feasible(double lambda, void *ctx)
     set_nan(&r);
     c->p.lambda = lambda;
     if (c->decode_stage)
-        st = decode(&c->p, lambda, 0, 0, &r);
+        st = decode(&c->p, lambda, 0, &r);
     else
         st = prefill(&c->p, c->p.prefill, c->vary ? &c->sl : NULL, &r);
     if (st == AFD_EUNSTABLE)
@@ -821,7 +812,7 @@ afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_s
     if (c.p.output > 1) {
         c.decode_stage = 1;
         c.slo = tpot_slo;
-        if ((st = stage_goodput(&c, 1 / decode_per_request(&c.p, 0), rel_tol, decode_goodput)) !=
+        if ((st = stage_goodput(&c, 1 / decode_per_request(&c.p), rel_tol, decode_goodput)) !=
             AFD_OK)
             return st;
     } else {

@@ -323,6 +323,23 @@ static void colloc_slots_hand(void **state)
     assert_true(r.tpot_q > r.tpot_mean);
 }
 
+/* laws(0.3, 0, 0, 0.03, 0.001, 1e-6) with a decode table of t(1) = 0.05
+ * and t(2) = 0.07 at every K / b from 1 to 1e4 (constant in K / b, so its
+ * log-linear interpolation is exact at b = 1), where the law gives t(1) =
+ * 0.03 + 0.001 + 1e-6 (P + G/2) = 0.0320 for P = 1000, G = 11. */
+static afd_hw table_laws(void)
+{
+    afd_hw hw = laws(0.3, 0, 0, 0.03, 0.001, 1e-6);
+    unsigned i;
+    hw.decode_table.nb = hw.decode_table.ns = 2;
+    hw.decode_table.b[0] = hw.decode_table.s[0] = 1;
+    hw.decode_table.b[1] = 2;
+    hw.decode_table.s[1] = 1e4;
+    for (i = 0; i < 4; i++)
+        hw.decode_table.t[i] = i < 2 ? 0.05 : 0.07;
+    return hw;
+}
+
 /* The collocated chain takes the step the simulator takes: where hw has a
  * decode table it is the table's, not the law fitted over it.  With B = 1
  * the chain is colloc_slots_hand's with the table's t(1) = 0.05 (a table
@@ -330,20 +347,13 @@ static void colloc_slots_hand(void **state)
  * the law's 0.03 + t1 = 0.0320; the decode capacity likewise. */
 static void colloc_slots_table(void **state)
 {
-    afd_hw hw = laws(0.3, 0, 0, 0.03, 0.001, 1e-6);
+    afd_hw hw = table_laws();
     afd_serving_params p = params(&hw, 1.0, 1000, 11);
     afd_serving_result r;
     double f = 1.0 * 0.3, m = 10, t = 0.05;
     double mu = (1 - f) / (m * t), rho = 1.0 / mu;
     double kappa = (1 + mu * 1.0 * 0.3 * 0.3) / (2 * (1 - f) * (1 - f));
-    unsigned i;
     (void)state;
-    hw.decode_table.nb = hw.decode_table.ns = 2;
-    hw.decode_table.b[0] = hw.decode_table.s[0] = 1;
-    hw.decode_table.b[1] = 2;
-    hw.decode_table.s[1] = 1e4;
-    for (i = 0; i < 4; i++)
-        hw.decode_table.t[i] = i < 2 ? t : 0.07;
     p.decode_bmax = 1;
     assert_true(kappa > 1 && rho < 1);
     assert_int_equal(afd_serving_colloc(&p, &r), AFD_OK);
@@ -351,6 +361,56 @@ static void colloc_slots_table(void **state)
                  0);
     /* one instance: one request per S(1) + (G - 1) t(1) */
     assert_close(afd_serving_capacity(&p, 1), 1 / (0.3 + m * t), 1e-12, 0);
+}
+
+/* The disaggregated decode takes the simulator's step too: colloc_slots_table's
+ * table, t(1) = 0.05 where the law gives 0.03 + t1 = 0.0320.  With B = 1 the
+ * decode instance is M/D/1 with service D = (G - 1) t(1) = 0.5: at 1 request
+ * a second rho = 0.5, the sojourn D + rho D / (2 (1 - rho)) = 0.75
+ * (Pollaczek-Khinchine), TPOT 0.075 (0.040 by the law); the decode capacity
+ * 1 / D = 2 requests a second (3.125 by the law), below the prefill's 1 / 0.3,
+ * and the decode stage's goodput at a TPOT SLO of 10 s below it. */
+static void disagg_decode_table(void **state)
+{
+    afd_hw hw = table_laws();
+    afd_serving_params p = params(&hw, 1.0, 1000, 11);
+    afd_serving_result r;
+    double pre[1], dec;
+    (void)state;
+    p.decode_bmax = 1;
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_OK);
+    assert_close(r.decode_rho, 0.5, 1e-12, 0);
+    assert_close(r.tpot_mean, 0.75 / 10, 1e-9, 0);
+    assert_true(r.tpot_q > r.tpot_mean);
+    assert_close(afd_serving_capacity(&p, 0), 2, 1e-12, 0);
+    p.lambda = 2.01; /* stable by the law */
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EUNSTABLE);
+    assert_int_equal(r.limit, AFD_SERVING_LIMIT_DECODE);
+    assert_int_equal(afd_serving_goodput_stages(&p, 1, 10, 0.01, 1, pre, &dec), AFD_OK);
+    assert_true(dec < 2 && dec > 1.8);
+}
+
+/* Just below the decode capacity (256 slots of steps 0.03 + 1e-4 b: 256 /
+ * (10 x 0.0556) = 460.4 requests a second, the prefill's 1e4) the M/D/256
+ * wait for a slot outgrows its solver's size limit: the rate is unstable,
+ * with limit decode, as in the prefill stage, and the goodput's limit is
+ * the decode stage's, not none. */
+static void disagg_decode_near_capacity(void **state)
+{
+    afd_hw hw = laws(1e-4, 0, 0, 0.03, 1e-4, 0);
+    afd_serving_params p = params(&hw, 1.0, 100, 11);
+    afd_serving_result r;
+    double cap = 256 / (10 * (0.03 + 256e-4)), g;
+    int limit;
+    (void)state;
+    p.decode_bmax = 256;
+    assert_close(afd_serving_capacity(&p, 0), cap, 1e-12, 0);
+    p.lambda = cap * (1 - 1e-4);
+    assert_int_equal(afd_serving_disagg(&p, &r), AFD_EUNSTABLE);
+    assert_int_equal(r.limit, AFD_SERVING_LIMIT_DECODE);
+    assert_int_equal(afd_serving_goodput(&p, 0, 10, 10, 0.01, &g, &limit), AFD_OK);
+    assert_int_equal(limit, AFD_SERVING_LIMIT_DECODE);
+    assert_true(g < cap && g > 0.98 * cap);
 }
 
 /* Collocated TPOT near the decode slots' cap against the simulator: one
@@ -753,6 +813,8 @@ int main(void)
         cmocka_unit_test(decode_bmax_hand),
         cmocka_unit_test(colloc_slots_hand),
         cmocka_unit_test(colloc_slots_table),
+        cmocka_unit_test(disagg_decode_table),
+        cmocka_unit_test(disagg_decode_near_capacity),
         cmocka_unit_test(colloc_tpot_against_simulator),
     };
     RUN_TESTS(tests);
