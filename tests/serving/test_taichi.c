@@ -244,6 +244,34 @@ static void lengths_of_empty_prompt(void **state)
     assert_true(L.prompt_mean == 1 && L.prompt_m2 == 1 && L.prompt_max == 1);
 }
 
+/* The simulator's run of the configuration p describes (its instances,
+ * chunk, decode slots, KV capacity, watermark, rate and SLOs, an SLO of 1e9
+ * or more read as none), backflow 0.96; the caller sets the lengths, the
+ * run's size and the seed. */
+static void serve_of(const afd_taichi_params *p, afd_serve_taichi_config *tc, afd_serve_params *q)
+{
+    double ttft = p->ttft_slo >= 1e9 ? INFINITY : p->ttft_slo;
+    double tpot = p->tpot_slo >= 1e9 ? INFINITY : p->tpot_slo;
+    memset(q, 0, sizeof *q);
+    memset(tc, 0, sizeof *tc);
+    tc->p_heavy = p->config.p_heavy;
+    tc->d_heavy = p->config.d_heavy;
+    tc->chunk_p = p->config.chunk_p;
+    tc->chunk_d = p->config.chunk_d;
+    tc->watermark = p->watermark;
+    tc->backflow = 0.96;
+    tc->kv_capacity = p->kv_capacity > 0 ? p->kv_capacity : INFINITY;
+    tc->ttft_slo = ttft;
+    tc->tpot_slo = tpot;
+    q->policy = afd_serve_policy_find("taichi");
+    q->config.decode_bmax = p->decode_bmax;
+    q->config.extra = tc;
+    q->hw = p->hw;
+    q->lambda = p->lambda;
+    q->ttft_slo = ttft;
+    q->tpot_slo = tpot;
+}
+
 /* The flow share against the simulator's flows: one P-heavy instance of
  * chunk 2048, one decode-only D-heavy instance of 12,000 KV tokens (mark
  * 11,400), P = 1000, G = 101, 3 requests/s: E[K] = 10138 with sd 3264, so
@@ -274,26 +302,13 @@ static void flows_against_simulator(void **state)
     p.config.chunk_p = 2048;
     assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
     assert_true(fabs(r.kv.flow_share - 0.468) < 0.002);
-    memset(&q, 0, sizeof q);
-    memset(&tc, 0, sizeof tc);
+    serve_of(&p, &tc, &q);
     memset(&cnt, 0, sizeof cnt);
-    tc.p_heavy = tc.d_heavy = 1;
-    tc.chunk_p = 2048;
-    tc.watermark = 0.95;
-    tc.backflow = 0.96;
-    tc.kv_capacity = 12000;
-    tc.ttft_slo = tc.tpot_slo = INFINITY;
     tc.counts = &cnt;
-    q.policy = afd_serve_policy_find("taichi");
-    q.config.decode_bmax = 64;
-    q.config.extra = &tc;
-    q.hw = &hw;
-    q.lambda = 0.003;
     q.prompt = 1000;
     q.output = 101;
     q.requests = 8000;
     q.warmup = 1000;
-    q.ttft_slo = q.tpot_slo = INFINITY;
     q.seed = 1;
     assert_int_equal(afd_serve_run(&q, &s, &err), AFD_OK);
     assert_true(cnt.handovers == 9000);
@@ -681,26 +696,11 @@ static void disagg_near_slots(void **state)
     p.config.chunk_p = 6905;
     p.config.chunk_d = 0;
     assert_int_equal(afd_taichi_attainment(&p, &r), AFD_OK);
-    memset(&q, 0, sizeof q);
-    memset(&tc, 0, sizeof tc);
-    tc.p_heavy = 3;
-    tc.d_heavy = 1;
-    tc.chunk_p = 6905;
+    serve_of(&p, &tc, &q);
     tc.watermark = 0.95;
-    tc.backflow = 0.96;
-    tc.kv_capacity = INFINITY;
-    tc.ttft_slo = 2000;
-    tc.tpot_slo = 100;
-    q.policy = afd_serve_policy_find("taichi");
-    q.config.decode_bmax = 128;
-    q.config.extra = &tc;
-    q.hw = &hw;
-    q.lambda = 0.021;
     q.workload = &w;
     q.requests = 40000;
     q.warmup = 4000;
-    q.ttft_slo = 2000;
-    q.tpot_slo = 100;
     q.seed = 1;
     assert_int_equal(afd_serve_run(&q, &s, &err), AFD_OK);
     assert_close(r.attain_ttft, s.attain_ttft, 0, 0.01);
