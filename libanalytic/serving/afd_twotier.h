@@ -91,11 +91,16 @@ AFD_API afd_status afd_twotier_capacity(const afd_twotier *m, double target, dou
  * p_off depends on the LP rate and the LP rate on p_off: a fixed point,
  * found by bisection to 1e-12 (where F jumps, at the jump).
  * HP.  Offloads reach the hp instances at lambda p_off (the renewal stream
- * of the LP model, as above: GI/G/hp) and are prefilled first, alone or in
- * a batch, in pi_r; their decodes are ignored.  The request had X + pi_r left at its offload, so it meets the
- * SLO iff its HP wait is at most X:
- *     A_HP = P(W_HP <= X),   W_HP the M/G/hp wait with the law of pi.
- *     A    = (1 - p_off) E_S[P(W_LP <= T - S) | served] + p_off A_HP.
+ * of the LP model, as above: GI/G/hp, wait W_HP with the law of pi) and are
+ * prefilled first, every waiting one in one batch.  The request had X +
+ * pi_r left at its offload.  The offloads that arrive while it waits join
+ * its batch (a = lambda p_off E[pi] of them per unit of wait, each adding
+ * pi), and when it finds no prefill it waits for the end of the decode step
+ * under way (probability 1 - e^-n, n the HP sequences per instance by
+ * Little's law, R uniform on the step tau = beta + n cd); with u = X / (1 + a):
+ *     A_HP = P(W_HP <= u) - P(W_HP = 0) (1 - e^-n) (1 - min(1, u / tau)),
+ *     A    = (1 - p_off) E_S[P(W_LP <= T - S) | served] + p_off A_HP
+ * (twotier.c, hp_attainment, for the sources).
  * hp = 0: one chunked pool, A = E_S[P(W <= T - S)] with the M/G/lp wait.
  * Errors of the model against the simulator: docs/twotier.md. */
 typedef struct afd_twotier_serve_params {

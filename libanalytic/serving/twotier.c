@@ -342,6 +342,16 @@ afd_status afd_twotier_capacity(const afd_twotier *m, double target, double *lam
 
 /* ---------------------------------------------- the simulator's two tiers */
 
+/* E[P] over the prompts, each 1/n. */
+static double pi_prompt_mean(const afd_twotier_serve_params *p)
+{
+    double P = 0;
+    size_t i;
+    for (i = 0; i < p->n; i++)
+        P += p->prompts[i] / (double)p->n;
+    return P;
+}
+
 /* The LP service law at LP rate lam_lp (see afd_twotier.h). */
 static afd_status lp_law(const afd_twotier_serve_params *p, double lam_lp, double *v,
                          afd_svc_law **law)
@@ -384,6 +394,62 @@ static afd_status lp_law(const afd_twotier_serve_params *p, double lam_lp, doubl
                hw->prefill_c * x * x;
     }
     return afd_svc_law_samples(v, p->n, law);
+}
+
+/* A_HP of the simulator's HP pool, offloads at rate lh (each with X left):
+ * the fraction whose prefill ends within X of the offload.
+ * The wait.  The offloads reach the hp instances' shared queue as the
+ * renewal stream of the LP model (offload_law: GI/G/hp), wait W.
+ * Elastic batches.  An HP instance prefills every waiting offload in one
+ * batch, and all have their first token at its end: a request is prefilled
+ * with those that join the queue while it waits, N of them, of mean lh W,
+ * each adding pi to its batch.  Its prefill ends W + pi + N pi after its
+ * offload, taken as (1 + a) W + pi, a = lh E[pi] the HP load in Erlangs
+ * (the mean of N for each W; the batch's fixed part, paid once, is left in
+ * every pi).  Against the simulator with one output token: docs/twotier.md.
+ * Decode steps.  Prefills go first at every step boundary, but a step under
+ * way is not interrupted (a non-preemptive priority queue: Cobham, Oper.
+ * Res. 2 (1954) 70-76; Kleinrock, Queueing Systems II, Section 3.6): an
+ * offload that finds the pool not prefilling (P(W = 0)) finds an instance
+ * in a decode step with probability 1 - e^{-n} (M/G/inf, n sequences) and
+ * waits R uniform on (0, tau) for its end, stretched as W.  The steps run
+ * only while no prefill is pending, so a sequence lives m tau / (1 - rho_1)
+ * (m = E[G] - 1 steps, rho_1 = a / hp) and by Little's law n = lambda_1 m
+ * tau / (1 - rho_1), lambda_1 = lh / hp, tau = beta + n cd (cd = gamma +
+ * alpha (E[P] + E[G]/2), the KV of lp_law):
+ *     n = lambda_1 m beta / (1 - rho_1 - lambda_1 m cd)   (> 0, else A_HP = 0).
+ * Then, with u = X / (1 + a):
+ *     A_HP = P(W <= u) - P(W = 0) (1 - e^{-n}) (1 - min(1, u / tau)). */
+static afd_status hp_attainment(const afd_twotier_serve_params *p, const wait_law *lpw, double lh,
+                                const afd_svc_law *pi, double *a)
+{
+    const afd_hw *hw = p->hw;
+    wait_law wh;
+    double load, l1, m, cd, den, n = 0, tau, u;
+    afd_status st;
+    if (!(lh > 0)) { /* nothing offloaded: an HP request would not wait */
+        *a = 1;
+        return AFD_OK;
+    }
+    load = lh * pi->mean;
+    l1 = lh / p->hp;
+    if ((st = offload_law(lpw, lh, pi, (int)p->hp, &wh)) != AFD_OK)
+        return st;
+    m = p->output_mean - 1;
+    cd = hw->decode_gamma + hw->decode_alpha * (pi_prompt_mean(p) + p->output_mean / 2);
+    den = 1 - load / p->hp - l1 * m * cd;
+    if (wh.kind == 2 || (m > 0 && !(den > 0))) { /* prefills or decodes cannot keep up */
+        *a = 0;
+        return AFD_OK;
+    }
+    if (m > 0)
+        n = l1 * m * hw->decode_beta / den;
+    tau = hw->decode_beta + n * cd;
+    u = p->threshold / (1 + load);
+    *a = law_cdf(&wh, u) - law_cdf(&wh, 0) * -expm1(-n) * (tau > u ? 1 - u / tau : 0);
+    if (*a < 0)
+        *a = 0;
+    return AFD_OK;
 }
 
 afd_status afd_twotier_serve(const afd_twotier_serve_params *p, afd_twotier_result *out)
@@ -439,7 +505,7 @@ afd_status afd_twotier_serve(const afd_twotier_serve_params *p, afd_twotier_resu
          * at the jump).  An LP pool that cannot keep up with its decodes at
          * (1 - p) lambda needs a larger p. */
         double lo = 0, hi = p->output_mean > 1 ? 1 : 0, f;
-        wait_law w, wh;
+        wait_law w;
         for (it = 0; it < 200 && hi - lo > 1e-12; it++) {
             double mid = (lo + hi) / 2;
             afd_svc_law_free(law);
@@ -464,13 +530,8 @@ afd_status afd_twotier_serve(const afd_twotier_serve_params *p, afd_twotier_resu
         deadline_law(p->lambda, law, (int)p->lp, d, &w, &poff);
         if ((st = expect(law, &w, p->ttft_slo, &out->attain_lp)) != AFD_OK)
             goto done;
-        if (p->lambda * poff > 0) {
-            if ((st = offload_law(&w, p->lambda * poff, hp_law, (int)p->hp, &wh)) != AFD_OK)
-                goto done;
-            out->attain_hp = law_cdf(&wh, p->threshold);
-        } else {
-            out->attain_hp = 1;
-        }
+        if ((st = hp_attainment(p, &w, p->lambda * poff, hp_law, &out->attain_hp)) != AFD_OK)
+            goto done;
         out->p_off = poff;
         out->rho_hp = p->lambda * poff * hp_law->mean / p->hp;
         out->attainment = (1 - poff) * out->attain_lp + poff * out->attain_hp;

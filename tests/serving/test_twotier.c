@@ -153,11 +153,15 @@ static void splits_and_errors(void **state)
 }
 
 /* afd_twotier_serve with one output token and a chunk holding the prompt:
- * the LP service is the prefill law S = a + b P + c P^2, the LP deadline
- * T - X - S and the HP budget X, which is afd_twotier_attainment with a
- * deterministic law and threshold X + S (X + S left after the LP wait);
- * hp = 0 is its one pool.  With a chunk of a quarter of the prompt the
- * service takes the fixed cost four times. */
+ * the LP service is the prefill law S = a + b P + c P^2 and the LP deadline
+ * T - X - S: p_off and A_LP are those of afd_twotier_attainment with a
+ * deterministic law and threshold X + S.  No decode step on HP: an offload
+ * meets the SLO iff its batch ends within X, i.e. (1 + a) W_HP <= X
+ * (a = lambda p_off S, the offloads joining its batch while it waits),
+ * which is A_HP of afd_twotier_attainment with threshold X2 = X / (1 + a)
+ * + S and T2 = T - X - S + X2 (the same LP deadline, so the same
+ * offloads); hp = 0 is its one pool.  With a chunk of a quarter of the
+ * prompt the service takes the fixed cost four times. */
 static void serve_model(void **state)
 {
     afd_hw hw;
@@ -194,9 +198,18 @@ static void serve_model(void **state)
     m.threshold = 0.15 + S;
     assert_int_equal(afd_twotier_attainment(&m, 12, &b), AFD_OK);
     assert_close(a.p_off, b.p_off, 1e-12, 0);
-    assert_close(a.attainment, b.attainment, 1e-12, 0);
+    assert_close(a.attain_lp, b.attain_lp, 1e-12, 0);
     assert_close(a.rho_hp, b.rho_hp, 1e-12, 0);
     assert_true(a.p_off > 0.01 && a.p_off < 0.5);
+    m.threshold = 0.15 / (1 + 12 * b.p_off * S) + S;
+    m.ttft_slo = 0.5 - 0.15 - S + m.threshold;
+    assert_int_equal(afd_twotier_attainment(&m, 12, &b), AFD_OK);
+    assert_close(a.p_off, b.p_off, 1e-12, 0);
+    assert_close(a.attain_hp, b.attain_hp, 1e-12, 0);
+    assert_true(a.attain_hp > 0.05 && a.attain_hp < 0.95);
+    assert_close(a.attainment, (1 - a.p_off) * a.attain_lp + a.p_off * b.attain_hp, 1e-12, 0);
+    m.ttft_slo = 0.5;
+    m.threshold = 0.15 + S;
     q.hp = m.hp = 0;
     assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
     assert_int_equal(afd_twotier_attainment(&m, 12, &b), AFD_OK);
