@@ -52,7 +52,8 @@ struct ctx {
     int throughput, colloc, disagg, all;
     double price[MAX_DEVICE_KINDS];
     size_t nprice;
-    afd_taichi_lengths len; /* what the closed forms read of the requests */
+    afd_taichi_lengths len; /* the requests' mean lengths and their law */
+    const afd_workload *wl; /* --trace or --geometric, NULL with --lengths */
 };
 
 static int own(void *vctx, const cli_option *opt, const char *arg)
@@ -135,9 +136,12 @@ static void strategy(const struct ctx *x, const afd_hw *hw, int colloc, unsigned
 {
     memset(q, 0, sizeof *q);
     q->hw = hw;
-    /* the closed forms read the mean request (afd_serving.h) */
+    /* the closed forms read the mean request (afd_serving.h), the prefill
+     * forms and the collocated TPOT the whole length law of a workload, as
+     * in afdkit strategies */
     q->prompt = x->len.prompt_mean;
     q->output = x->len.output_mean;
+    q->workload = x->wl;
     q->instances = colloc ? a : 0;
     q->prefill = colloc ? 0 : a;
     q->decode = colloc ? 0 : b;
@@ -294,6 +298,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     if ((rc = cli_serve_requests(&x.a, &c, &wl, &have_wl, &x.len)) != 0)
         goto out;
+    x.wl = have_wl ? &wl : NULL;
     cli_progress_init(&prog, cmd, "evaluated", c.out.quiet);
     /* the device list */
     {
@@ -530,12 +535,13 @@ const cli_command cli_cmd_pareto = {
         "(exit 1, no table).  The goodputs are searched once per size (a split's is the\n"
         "smaller of its prefill and decode stages'), not once per configuration.\n"
         "The requests: --lengths P,G, a trace (--trace) or the geometric model, whose\n"
-        "mean prompt and output the closed forms read.  decode_bmax, the decode batch\n"
-        "cap, is by default the largest the KV memory holds (whole mean requests) whose\n"
-        "decode step meets the TPOT SLO (afd_decode_bmax, as plan; a size where one\n"
-        "sequence's step exceeds it is left out); --decode-bmax B fixes it, memory\n"
-        "permitting, with a warning when a configuration's value is higher at the\n"
-        "default cap.  The closed forms alone rank: a warning names the two\n"
+        "length law the closed forms read as afdkit strategies does (the prefill TTFT\n"
+        "and the collocated TPOT; the decode step its means).  decode_bmax, the decode\n"
+        "batch cap, is by default the largest the KV memory holds (whole mean\n"
+        "requests) whose decode step meets the TPOT SLO (afd_decode_bmax, as plan; a\n"
+        "size where one sequence's step exceeds it is left out); --decode-bmax B fixes\n"
+        "it, memory permitting, with a warning when a configuration's value is higher\n"
+        "at the default cap.  The closed forms alone rank: a warning names the two\n"
         "configurations with the most goodput per dollar when they are within 15% of\n"
         "each other, the closed forms' stated error (strategies --method both checks).",
     .groups = pa_groups,

@@ -88,6 +88,7 @@
 
 #include "afd_queue.h"
 #include "afd_serving.h"
+#include "bulk_internal.h"
 
 #define UGRID 24       /* midpoints of the age within a batch */
 #define MAX_QUEUE 8192 /* states of the embedded chain */
@@ -832,31 +833,80 @@ static afd_status spread_init(const afd_service_law *s, double a, size_t bmax, s
     return AFD_OK;
 }
 
+/* The part of afd_serving_prefill_greedy_law that depends on the law, a
+ * and B alone (bulk_internal.h): S_K's atoms, made once for a search over
+ * lambda and c. */
+struct afd_priv_greedy {
+    unsigned bmax;
+    double a, mean;
+    int fixed; /* one atom or scv 0: afd_serving_prefill_greedy at the mean */
+    spread sp;
+};
+
+afd_status afd_priv_greedy_alloc(const afd_service_law *s, double a, unsigned bmax,
+                                 afd_priv_greedy **out)
+{
+    afd_priv_greedy *g;
+    afd_status st = AFD_OK;
+    *out = NULL;
+    if (s == NULL || s->n < 1 || s->n > AFD_SERVICE_ATOMS || !(s->scv >= 0) ||
+        !isfinite(s->scv))
+        return AFD_EINVAL;
+    g = malloc(sizeof *g);
+    if (g == NULL)
+        return AFD_ENOMEM;
+    g->bmax = bmax;
+    g->a = a;
+    g->mean = s->mean;
+    g->fixed = s->scv == 0 || s->n == 1;
+    g->sp.sk = NULL;
+    if (!g->fixed) {
+        if (bmax < 1 || !(a >= 0) || !(s->mean > 0))
+            st = AFD_EINVAL;
+        else
+            st = spread_init(s, a, bmax, &g->sp);
+    }
+    if (st != AFD_OK) {
+        afd_priv_greedy_free(g);
+        return st;
+    }
+    *out = g;
+    return AFD_OK;
+}
+
+void afd_priv_greedy_free(afd_priv_greedy *g)
+{
+    if (g == NULL)
+        return;
+    free(g->sp.sk);
+    free(g);
+}
+
+afd_status afd_priv_greedy_ttft(const afd_priv_greedy *g, double lambda, unsigned c,
+                                double quantile, double *mean, double *quant, double *rho,
+                                double *batch)
+{
+    *mean = *quant = *rho = *batch = NAN;
+    if (g->fixed)
+        return afd_serving_prefill_greedy(lambda, c, g->bmax, g->a, g->mean, quantile, mean,
+                                          quant, rho, batch);
+    if (!(lambda > 0) || c < 1 || !(quantile > 0 && quantile < 1))
+        return AFD_EINVAL;
+    return both_laws(lambda, c, g->bmax, g->a, g->mean, quantile, &g->sp, mean, quant, rho,
+                     batch);
+}
+
 afd_status afd_serving_prefill_greedy_law(double lambda, unsigned c, unsigned bmax, double a,
                                           const afd_service_law *s, double quantile,
                                           double *mean, double *quant, double *rho,
                                           double *batch)
 {
-    spread *sp;
+    afd_priv_greedy *g;
     afd_status st;
     *mean = *quant = *rho = *batch = NAN;
-    if (s == NULL || s->n < 1 || s->n > AFD_SERVICE_ATOMS || !(s->scv >= 0) ||
-        !isfinite(s->scv))
-        return AFD_EINVAL;
-    if (s->scv == 0 || s->n == 1)
-        return afd_serving_prefill_greedy(lambda, c, bmax, a, s->mean, quantile, mean, quant,
-                                          rho, batch);
-    if (!(lambda > 0) || c < 1 || bmax < 1 || !(a >= 0) || !(s->mean > 0) ||
-        !(quantile > 0 && quantile < 1))
-        return AFD_EINVAL;
-    sp = malloc(sizeof *sp);
-    if (sp == NULL)
-        return AFD_ENOMEM;
-    sp->sk = NULL;
-    st = spread_init(s, a, bmax, sp);
-    if (st == AFD_OK)
-        st = both_laws(lambda, c, bmax, a, s->mean, quantile, sp, mean, quant, rho, batch);
-    free(sp->sk);
-    free(sp);
+    if ((st = afd_priv_greedy_alloc(s, a, bmax, &g)) != AFD_OK)
+        return st;
+    st = afd_priv_greedy_ttft(g, lambda, c, quantile, mean, quant, rho, batch);
+    afd_priv_greedy_free(g);
     return st;
 }

@@ -9,6 +9,7 @@
 #include "afd_queue.h"
 #include "afd_serving.h"
 #include "afd_taichi.h"
+#include "bulk_internal.h"
 #include "internal.h"
 
 #define SOLVER_MAX_SERVERS 4096 /* M/D/c beyond this: not worth solving */
@@ -165,18 +166,56 @@ static afd_status prefill_mgc(const afd_serving_params *p, unsigned c, const afd
     return AFD_OK;
 }
 
+/* What the closed forms read of the requests' length law, which does not
+ * depend on the rate: made once for a goodput search, whose every
+ * evaluation reads it. */
+typedef struct law_prep {
+    afd_service_law sl; /* a prompt's own prefill work (prompt_work) */
+    int vary;           /* 1: it varies, sl filled */
+    afd_priv_greedy *g; /* its greedy batches (bulk_internal.h), or NULL */
+    afd_taichi_lengths len; /* the output law (colloc; output_n 0: none) */
+} law_prep;
+
+/* prompt_work, with the greedy batches of the law made ready when greedy
+ * and B > 1, and with colloc the output law of the collocated TPOT. */
+static afd_status law_prep_init(const afd_serving_params *p, int colloc, int greedy,
+                                law_prep *lp)
+{
+    afd_status st;
+    lp->g = NULL;
+    lp->len.output_n = 0;
+    if ((st = prompt_work(p, &lp->sl, &lp->vary)) != AFD_OK)
+        return st;
+    if (colloc && p->workload != NULL && p->output > 1 &&
+        (st = afd_taichi_lengths_of(p->workload, 0, 0, &lp->len)) != AFD_OK)
+        return st;
+    if (greedy && lp->vary && p->prefill_bmax > 1 && !p->routed)
+        st = afd_priv_greedy_alloc(&lp->sl, p->hw->prefill_a, p->prefill_bmax, &lp->g);
+    return st;
+}
+
+static void law_prep_free(law_prep *lp)
+{
+    afd_priv_greedy_free(lp->g);
+    lp->g = NULL;
+}
+
 /* Prefill TTFT: exact M/D/c for B = 1, greedy static batches (bulk.c)
  * for B > 1, the routed forms above behind a router; with prompts of
  * random work (sl not NULL) pd.c's M/G/c for B = 1 and the greedy batches
- * of that work (afd_serving_prefill_greedy_law) for B > 1. */
+ * of that work (afd_serving_prefill_greedy_law, or g where made ready:
+ * the same) for B > 1. */
 static afd_status prefill(const afd_serving_params *p, unsigned c, const afd_service_law *sl,
-                          afd_serving_result *out)
+                          const afd_priv_greedy *g, afd_serving_result *out)
 {
     const afd_hw *hw = p->hw;
     double s = hw->prefill_b * p->prompt + hw->prefill_c * p->prompt * p->prompt, batch = 1;
     afd_status st;
     if (p->routed) {
         st = routed_prefill(p, c, out);
+    } else if (sl != NULL && p->prefill_bmax > 1 && g != NULL) {
+        st = afd_priv_greedy_ttft(g, p->lambda, c, p->quantile, &out->ttft_mean, &out->ttft_q,
+                                  &out->prefill_rho, &batch);
     } else if (sl != NULL && p->prefill_bmax > 1) {
         st = afd_serving_prefill_greedy_law(p->lambda, c, p->prefill_bmax, hw->prefill_a, sl,
                                             p->quantile, &out->ttft_mean, &out->ttft_q,
@@ -310,23 +349,16 @@ static afd_status check(const afd_serving_params *p)
     return AFD_OK;
 }
 
-afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *out)
+/* afd_serving_disagg with the length law lp made (checked p). */
+static afd_status disagg_at(const afd_serving_params *p, const law_prep *lp,
+                            afd_serving_result *out)
 {
     afd_serving_params q;
-    afd_service_law sl;
     afd_status st;
-    int vary;
-    set_nan(out);
-    if (p == NULL || (st = check(p)) != AFD_OK)
-        return AFD_EINVAL;
-    if (p->prefill < 1 || p->decode < 1)
-        return AFD_EINVAL;
     q = *p;
     if (q.quantile == 0)
         q.quantile = 0.9;
-    if ((st = prompt_work(&q, &sl, &vary)) != AFD_OK)
-        return st;
-    st = prefill(&q, q.prefill, vary ? &sl : NULL, out);
+    st = prefill(&q, q.prefill, lp->vary ? &lp->sl : NULL, lp->g, out);
     if (st == AFD_OK)
         st = decode(&q, q.lambda / q.decode, 0, out);
     if (st != AFD_OK)
@@ -544,23 +576,19 @@ static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, doub
     return AFD_OK;
 }
 
-afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out)
+/* afd_serving_colloc with the length law lp made (checked p). */
+static afd_status colloc_at(const afd_serving_params *p, const law_prep *lp,
+                            afd_serving_result *out)
 {
     afd_serving_params q;
-    afd_service_law sl;
-    afd_taichi_lengths len;
+    const afd_service_law *sl = lp->vary ? &lp->sl : NULL;
+    const afd_taichi_lengths *len = &lp->len;
     afd_status st;
     double f, step, busy;
-    int vary;
-    set_nan(out);
-    if (p == NULL || (st = check(p)) != AFD_OK || p->instances < 1)
-        return AFD_EINVAL;
     q = *p;
     if (q.quantile == 0)
         q.quantile = 0.9;
-    if ((st = prompt_work(&q, &sl, &vary)) != AFD_OK)
-        return st;
-    st = prefill(&q, q.instances, vary ? &sl : NULL, out);
+    st = prefill(&q, q.instances, sl, lp->g, out);
     if (st == AFD_OK) {
         f = out->prefill_rho; /* lambda S(k) / (N k): the time prefills take */
         st = decode(&q, q.lambda / q.instances, f, out);
@@ -570,9 +598,9 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
     if (q.output > 1) {
         double lam_i = q.lambda / q.instances, k = out->prefill_batch, r;
         double s = batch_time(q.hw, k, q.prompt), s2 = s * s;
-        if (vary) { /* E[S(k)^2] = (a + k E s)^2 + k Var(s) */
-            s = q.hw->prefill_a + k * sl.mean;
-            s2 = s * s + k * sl.scv * sl.mean * sl.mean;
+        if (sl != NULL) { /* E[S(k)^2] = (a + k E s)^2 + k Var(s) */
+            s = q.hw->prefill_a + k * sl->mean;
+            s2 = s * s + k * sl->scv * sl->mean * sl->mean;
         }
         /* a prefill waits for the step in flight: the instance is decoding
          * with probability busy, the residual step uniform on (0, step) */
@@ -583,11 +611,8 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
         out->ttft_mean += busy * step / 2;
         out->ttft_q += r > 0 ? r * step : 0;
-        len.output_n = 0;
-        if (q.workload != NULL && (st = afd_taichi_lengths_of(q.workload, 0, 0, &len)) != AFD_OK)
-            return failed(out, st);
-        st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len.output_v, len.output_w,
-                         len.output_n, &out->tpot_mean, &out->tpot_q);
+        st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len->output_v, len->output_w,
+                         len->output_n, &out->tpot_mean, &out->tpot_q);
         if (st != AFD_OK) {
             out->limit = AFD_SERVING_LIMIT_DECODE;
             return failed(out, st == AFD_ENOMEM ? AFD_ENOMEM : AFD_EUNSTABLE);
@@ -596,6 +621,37 @@ afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *o
         out->tpot_mean = out->tpot_q = NAN;
     }
     return AFD_OK;
+}
+
+/* One evaluation of the collocated (colloc != 0) or disaggregated closed
+ * form: p checked, its length law made (lp NULL: here, for this one call),
+ * then colloc_at or disagg_at. */
+static afd_status serving_at(const afd_serving_params *p, int colloc, const law_prep *lp,
+                             afd_serving_result *out)
+{
+    law_prep own;
+    afd_status st;
+    set_nan(out);
+    if (p == NULL || check(p) != AFD_OK ||
+        (colloc ? p->instances < 1 : p->prefill < 1 || p->decode < 1))
+        return AFD_EINVAL;
+    if (lp != NULL)
+        return colloc ? colloc_at(p, lp, out) : disagg_at(p, lp, out);
+    if ((st = law_prep_init(p, colloc, 0, &own)) != AFD_OK)
+        return st;
+    st = colloc ? colloc_at(p, &own, out) : disagg_at(p, &own, out);
+    law_prep_free(&own);
+    return st;
+}
+
+afd_status afd_serving_disagg(const afd_serving_params *p, afd_serving_result *out)
+{
+    return serving_at(p, 0, NULL, out);
+}
+
+afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_result *out)
+{
+    return serving_at(p, 1, NULL, out);
 }
 
 /* Decode time per request at the full batch, (G - 1) t(B) / B (step_time's
@@ -627,6 +683,7 @@ double afd_serving_capacity(const afd_serving_params *p, int colloc)
 
 struct cf_ctx {
     afd_serving_params p;
+    const law_prep *lp; /* p's length law, made once for the search */
     int colloc;
     double ttft_slo, tpot_slo;
     int limit;   /* why the last infeasible rate failed */
@@ -639,7 +696,7 @@ static int cf_feasible(double lambda, void *ctx)
     afd_serving_result r;
     afd_status st;
     c->p.lambda = lambda;
-    st = c->colloc ? afd_serving_colloc(&c->p, &r) : afd_serving_disagg(&c->p, &r);
+    st = serving_at(&c->p, c->colloc, c->lp, &r);
     if (st == AFD_EUNSTABLE) {
         c->limit = r.limit;
         return 0;
@@ -663,6 +720,7 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
                                double tpot_slo, double rel_tol, double *goodput, int *limit)
 {
     struct cf_ctx c;
+    law_prep lp;
     double cap;
     afd_status st;
     *goodput = NAN;
@@ -674,6 +732,9 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
     cap = afd_serving_capacity(&c.p, colloc);
     if (!(cap > 0) || !isfinite(cap))
         return AFD_EINVAL;
+    if ((st = law_prep_init(&c.p, colloc, 1, &lp)) != AFD_OK)
+        return st;
+    c.lp = &lp;
     c.colloc = colloc;
     c.ttft_slo = ttft_slo;
     c.tpot_slo = tpot_slo;
@@ -687,6 +748,7 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
         c.p.lambda = cap;
         cf_feasible(cap * (1 - 1e-9), &c);
     }
+    law_prep_free(&lp);
     *limit = c.limit;
     return st;
 }
@@ -694,8 +756,7 @@ afd_status afd_serving_goodput(const afd_serving_params *p, int colloc, double t
 /* One stage of the disaggregated system alone (afd_serving_goodput_stages). */
 struct stage_ctx {
     afd_serving_params p;
-    afd_service_law sl; /* a prompt's prefill work, when it varies */
-    int vary;
+    law_prep lp; /* a prompt's prefill work and its greedy batches */
     int decode_stage;
     double slo;
     afd_status failure;
@@ -711,7 +772,7 @@ static int stage_feasible(double lambda, void *ctx)
     if (c->decode_stage)
         st = decode(&c->p, lambda, 0, &r);
     else
-        st = prefill(&c->p, c->p.prefill, c->vary ? &c->sl : NULL, &r);
+        st = prefill(&c->p, c->p.prefill, c->lp.vary ? &c->lp.sl : NULL, c->lp.g, &r);
     if (st == AFD_EUNSTABLE)
         return 0;
     if (st != AFD_OK) {
@@ -806,15 +867,13 @@ afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_s
         c.p.quantile = 0.9;
     if (check(&c.p) != AFD_OK)
         return AFD_EINVAL;
-    if ((st = prompt_work(&c.p, &c.sl, &c.vary)) != AFD_OK)
+    if ((st = law_prep_init(&c.p, 0, 1, &c.lp)) != AFD_OK)
         return st;
     /* decode: one instance, capacity 1 / ((G - 1) t(B) / B) (afd_serving_capacity) */
     if (c.p.output > 1) {
         c.decode_stage = 1;
         c.slo = tpot_slo;
-        if ((st = stage_goodput(&c, 1 / decode_per_request(&c.p), rel_tol, decode_goodput)) !=
-            AFD_OK)
-            return st;
+        st = stage_goodput(&c, 1 / decode_per_request(&c.p), rel_tol, decode_goodput);
     } else {
         *decode_goodput = INFINITY;
     }
@@ -824,8 +883,11 @@ afd_status afd_serving_goodput_stages(const afd_serving_params *p, double ttft_s
     for (k = 1; k <= c.p.prefill_bmax; k++)
         if (k / batch_time(c.p.hw, k, c.p.prompt) > rate)
             rate = k / batch_time(c.p.hw, k, c.p.prompt);
-    return by_size(stage_feasible, &c, &c.p.prefill, &c.failure, rate, rel_tol, n,
-                   prefill_goodput);
+    if (st == AFD_OK)
+        st = by_size(stage_feasible, &c, &c.p.prefill, &c.failure, rate, rel_tol, n,
+                     prefill_goodput);
+    law_prep_free(&c.lp);
+    return st;
 }
 
 afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p, double ttft_slo,
@@ -833,7 +895,9 @@ afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p, double 
                                             double *goodput)
 {
     struct cf_ctx c;
+    law_prep lp;
     double rate;
+    afd_status st;
     unsigned i;
     for (i = 0; goodput != NULL && i < n; i++)
         goodput[i] = NAN;
@@ -845,11 +909,16 @@ afd_status afd_serving_goodput_colloc_sizes(const afd_serving_params *p, double 
     rate = afd_serving_capacity(&c.p, 1); /* N instances: N times one's */
     if (!(rate > 0) || !isfinite(rate))
         return AFD_EINVAL;
+    if ((st = law_prep_init(&c.p, 1, 1, &lp)) != AFD_OK)
+        return st;
+    c.lp = &lp;
     c.colloc = 1;
     c.ttft_slo = ttft_slo;
     c.tpot_slo = tpot_slo;
     c.limit = AFD_SERVING_LIMIT_NONE;
-    return by_size(cf_feasible, &c, &c.p.instances, &c.failure, rate, rel_tol, n, goodput);
+    st = by_size(cf_feasible, &c, &c.p.instances, &c.failure, rate, rel_tol, n, goodput);
+    law_prep_free(&lp);
+    return st;
 }
 
 double afd_serving_goodput_split(const double *prefill_goodput, double decode_goodput,

@@ -211,19 +211,13 @@ static void errors(void **state)
  * the same root, each within rel_tol below it, so they agree within
  * rel_tol (plus a little for the brackets' different upper ends).  Laws
  * where TTFT binds the prefill stage and TPOT the decode stage, batch 4. */
-static void goodput_sizes(void **state)
+static void sizes_against_one_search(afd_serving_params p, double ttft, double tpot)
 {
-    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
-    afd_serving_params p = params(&hw, 1, 2048, 64);
-    const double ttft = 0.5, tpot = 0.04, tol = 0.01;
+    const double tol = 0.01;
     enum { N = 7 };
     double colloc[N], pre[N - 1], dec, g;
     unsigned a, b;
     int limit;
-    (void)state;
-    p.prefill_bmax = 4;
-    p.decode_bmax = 16;
-    p.kv_time = 0.05;
     assert_int_equal(afd_serving_goodput_colloc_sizes(&p, ttft, tpot, tol, N, colloc), AFD_OK);
     assert_int_equal(afd_serving_goodput_stages(&p, ttft, tpot, tol, N - 1, pre, &dec), AFD_OK);
     for (a = 1; a <= N; a++) {
@@ -239,12 +233,71 @@ static void goodput_sizes(void **state)
             assert_close(afd_serving_goodput_split(pre, dec, a, b), g, 1.5 * tol, 0);
         }
     }
+}
+
+static void goodput_sizes(void **state)
+{
+    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
+    afd_serving_params p = params(&hw, 1, 2048, 64);
+    const double ttft = 0.5, tpot = 0.04, tol = 0.01;
+    double pre[2], dec;
+    (void)state;
+    p.prefill_bmax = 4;
+    p.decode_bmax = 16;
+    p.kv_time = 0.05;
+    sizes_against_one_search(p, ttft, tpot);
     /* one output token: no decode stage, the prefill stage alone binds */
     p.output = 1;
     assert_int_equal(afd_serving_goodput_stages(&p, ttft, tpot, tol, 2, pre, &dec), AFD_OK);
     assert_true(isinf(dec));
     assert_true(isnan(afd_serving_goodput_split(pre, dec, 0, 1)));
     assert_int_equal(afd_serving_goodput_stages(&p, 0, tpot, tol, 2, pre, &dec), AFD_EINVAL);
+}
+
+/* The same with the requests' length law (p->workload: prompts of 1024 and
+ * 3072 tokens with 32 and 96 output tokens, the means of goodput_sizes),
+ * which the prefill forms (greedy batches of random work) and the
+ * collocated TPOT read: the searches per size against one per
+ * configuration, and every goodput below that of the mean lengths, which
+ * miss the spread of the prefill times (the spread lengthens the P90 TTFT;
+ * the limits of goodput_sizes: TTFT binds the prefill stage). */
+static void goodput_sizes_law(void **state)
+{
+    afd_hw hw = laws(0.02, 1e-4, 1e-8, 0.03, 1e-4, 1e-7);
+    afd_serving_params p = params(&hw, 1, 2048, 64);
+    afd_workload_pair pairs[2] = {{1024, 32, 1}, {3072, 96, 1}};
+    afd_workload w;
+    double pre[3], dec, pre_law[3], dec_law;
+    unsigned i;
+    double s1 = 0, s2 = 0, n = 0;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    w.kind = AFD_WORKLOAD_TRACE;
+    w.pairs = pairs;
+    w.n_pairs = 2;
+    /* Lemma 4.1's theta and nu (the KV tokens of a slot at a random step,
+     * P + a at age a = 0 .. D - 1), which a trace carries */
+    for (i = 0; i < 2; i++) {
+        uint64_t a;
+        for (a = 0; a < pairs[i].decode; a++) {
+            double y = (double)(pairs[i].prompt + a);
+            s1 += y;
+            s2 += y * y;
+            n++;
+        }
+    }
+    w.stats.theta = s1 / n;
+    w.stats.nu = sqrt(s2 / n - (s1 / n) * (s1 / n));
+    p.prefill_bmax = 4;
+    p.decode_bmax = 16;
+    p.kv_time = 0.05;
+    assert_int_equal(afd_serving_goodput_stages(&p, 0.5, 0.04, 0.01, 3, pre, &dec), AFD_OK);
+    p.workload = &w;
+    sizes_against_one_search(p, 0.5, 0.04);
+    assert_int_equal(afd_serving_goodput_stages(&p, 0.5, 0.04, 0.01, 3, pre_law, &dec_law),
+                     AFD_OK);
+    for (i = 0; i < 3; i++)
+        assert_true(pre_law[i] < 0.99 * pre[i]);
 }
 
 /* The simulator on the closed form's configuration: policy, laws, rate,
@@ -800,6 +853,7 @@ int main(void)
         cmocka_unit_test(colloc_share),
         cmocka_unit_test(errors),
         cmocka_unit_test(goodput_sizes),
+        cmocka_unit_test(goodput_sizes_law),
         cmocka_unit_test(chunked_hand),
         cmocka_unit_test(against_simulator),
         cmocka_unit_test(greedy_md1),
