@@ -225,8 +225,7 @@ static afd_status sim_config(const struct shared *sh, const point *pt, afd_taich
     st = afd_serve_goodput_attain_at(&p, sh->x->target, lo, cap, sh->x->tol, val, se, &r,
                                      &unstable);
     if (st == AFD_OK)
-        *bind = unstable && *val > 0 ? AFD_TAICHI_BIND_CAPACITY
-                                     : afd_taichi_bind_of(*val, r.attain_ttft, r.attain_tpot);
+        *bind = afd_serve_taichi_bind(*val, &r, unstable);
     return st;
 }
 

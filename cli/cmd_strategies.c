@@ -428,10 +428,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_per_dollar(z->goodput_sim * per_s, dev * d.price_per_hour));
         cli_table_real(t, afd_closed_gap(z->goodput, z->goodput_sim));
         cli_table_uint(t, z->decode_bmax);
-        cli_table_str(t, !(x.method & METHOD_SIM)                   ? "nan"
-                         : z->limit_sim == AFD_SERVE_LIMIT_UNSTABLE ? "capacity"
-                                                                    : afd_serving_limit_name(
-                                                                          z->limit_sim));
+        cli_table_str(t, x.method & METHOD_SIM ? afd_serve_limit_name(z->limit_sim) : "nan");
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
