@@ -225,8 +225,7 @@ static afd_status sim_config(const struct shared *sh, const point *pt, afd_taich
     st = afd_serve_goodput_attain_at(&p, sh->x->target, lo, cap, sh->x->tol, val, se, &r,
                                      &unstable);
     if (st == AFD_OK)
-        *bind = unstable && *val > 0 ? AFD_TAICHI_BIND_CAPACITY
-                                     : afd_taichi_bind_of(*val, r.attain_ttft, r.attain_tpot);
+        *bind = afd_serve_taichi_bind(*val, &r, unstable);
     return st;
 }
 
@@ -617,9 +616,10 @@ const cli_command cli_cmd_regime = {
         "value over the simulated one, less 1 (the closed forms' error).  The row ends\n"
         "with limit_agg limit_disagg limit_hybrid (not with --lambda): the limit that\n"
         "binds at the mode's goodput, closed or simulated as --method says: ttft or\n"
-        "tpot (the SLO attained the less there), capacity (the rate just above is\n"
-        "unstable), zero-load (goodput 0: the prompts' own prefill misses the TTFT\n"
-        "SLO too often at any rate).\n"
+        "tpot (the SLO attained the less there), ttft=tpot (--method sim: a tie, the\n"
+        "two attainments within 2 standard errors of their difference, batch means),\n"
+        "capacity (the rate just above is unstable), zero-load (goodput 0: the\n"
+        "prompts' own prefill misses the TTFT SLO too often at any rate).\n"
         "  best           the winning mode: hybrid only when a configuration that is\n"
         "                 neither of the others beats both; none when no mode sustains\n"
         "                 any rate (a map with every cell none is infeasible: exit 1);\n"

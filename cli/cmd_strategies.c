@@ -428,10 +428,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_real(t, afd_per_dollar(z->goodput_sim * per_s, dev * d.price_per_hour));
         cli_table_real(t, afd_closed_gap(z->goodput, z->goodput_sim));
         cli_table_uint(t, z->decode_bmax);
-        cli_table_str(t, !(x.method & METHOD_SIM)                   ? "nan"
-                         : z->limit_sim == AFD_SERVE_LIMIT_UNSTABLE ? "capacity"
-                                                                    : afd_serving_limit_name(
-                                                                          z->limit_sim));
+        cli_table_str(t, x.method & METHOD_SIM ? afd_serve_limit_name(z->limit_sim) : "nan");
         cli_table_end_row(t);
     }
     rc = cli_table_finish(t, cmd);
@@ -488,7 +485,9 @@ const cli_command cli_cmd_strategies = {
         "                permitting, with a warning when a strategy's closed-form goodput\n"
         "                is higher at the default cap\n"
         "  limit_sim     what fails just above the simulated goodput: ttft, tpot (the P90\n"
-        "                misses its SLO; ttft when both do), capacity (the run is\n"
+        "                misses its SLO), ttft=tpot (a tie: both P90s miss, or their\n"
+        "                ratios to their SLOs are within 2 standard errors, so the run\n"
+        "                cannot tell which binds), capacity (the run is\n"
         "                unstable), none (every rate tried meets both, up to 64 x the\n"
         "                closed-form capacity: the search starts at that capacity and\n"
         "                doubles while the simulator meets both); nan without --method\n"

@@ -346,10 +346,12 @@ typedef enum afd_taichi_bind {
     AFD_TAICHI_BIND_TTFT,
     AFD_TAICHI_BIND_TPOT,
     AFD_TAICHI_BIND_ZERO_LOAD,
-    AFD_TAICHI_BIND_CAPACITY /* the rate just above is unstable */
+    AFD_TAICHI_BIND_CAPACITY, /* the rate just above is unstable */
+    AFD_TAICHI_BIND_TIE       /* a simulation that cannot tell the TTFT and
+                                 TPOT attainments apart (afd_serve_taichi_bind) */
 } afd_taichi_bind;
 
-/* "none", "ttft", "tpot", "zero-load", "capacity". */
+/* "none", "ttft", "tpot", "zero-load", "capacity", "ttft=tpot". */
 AFD_API const char *afd_taichi_bind_name(afd_taichi_bind b);
 
 /* The rule above from the attainments of each SLO alone at the goodput (at

@@ -1149,6 +1149,7 @@ const char *afd_taichi_bind_name(afd_taichi_bind b)
            : b == AFD_TAICHI_BIND_TPOT      ? "tpot"
            : b == AFD_TAICHI_BIND_ZERO_LOAD ? "zero-load"
            : b == AFD_TAICHI_BIND_CAPACITY  ? "capacity"
+           : b == AFD_TAICHI_BIND_TIE       ? "ttft=tpot"
                                             : "none";
 }
 

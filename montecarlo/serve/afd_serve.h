@@ -260,6 +260,11 @@ typedef struct afd_serve_result {
     double attain_ttft, attain_ttft_se; /* fraction meeting the TTFT SLO, */
     double attain_tpot, attain_tpot_se; /* the TPOT SLO (each alone; batch
                                            means se) */
+    double attain_diff_se;            /* batch-means se of attain_ttft -
+                                         attain_tpot: the batch values of the
+                                         difference, so that the two
+                                         attainments' correlation (the same
+                                         requests, the same queue) counts */
     uint64_t completed;               /* measured requests (= requests) */
     uint64_t tpot_count;              /* of which with output >= 2 */
     int unstable;                     /* see the design note */
@@ -294,6 +299,28 @@ typedef struct afd_serve_result {
 AFD_API afd_status afd_serve_run(const afd_serve_params *p, afd_serve_result *out,
                                  afd_error *err);
 
+/* Ties of the binding limit.  A simulation names the SLO that binds only
+ * when the run tells the two apart by more than AFD_SERVE_TIE_Z standard
+ * errors of their difference; within that they tie (two-sided, about 95%
+ * for a normal estimate: a tie is the run's "cannot say", not a claim that
+ * the two are equal). */
+#define AFD_SERVE_TIE_Z 2.0
+
+/* Whether run r cannot tell which SLO its attainment binds on:
+ * |attain_ttft - attain_tpot| <= z attain_diff_se (the batch-means se of
+ * the difference).  0 when any of them is NaN. */
+AFD_API int afd_serve_attain_tie(const afd_serve_result *r, double z);
+
+/* Whether run r cannot tell which P90 binds against the SLOs T (TTFT) and
+ * S (TPOT): both miss (ttft.p90 > T and tpot.p90 > S), or the ratios
+ * x = ttft.p90 / T and y = tpot.p90 / S are within z standard errors,
+ * |x - y| <= z sqrt((ttft.p90_se / T)^2 + (tpot.p90_se / S)^2), the two
+ * batch-means se taken as independent (the P90s of the same batches rise
+ * together with the load, so this overstates the se of the difference and
+ * calls a tie a little more often).  0 when a value is NaN. */
+AFD_API int afd_serve_p90_tie(const afd_serve_result *r, double ttft_slo, double tpot_slo,
+                              double z);
+
 /* Goodput by simulation: the largest Poisson rate in [lo, hi] whose run
  * (p with lambda replaced; the same seed at every rate, so the runs share
  * their uniforms) is stable with P90 TTFT <= ttft_slo and P90 TPOT <=
@@ -304,14 +331,21 @@ AFD_API afd_status afd_serve_goodput(const afd_serve_params *p, double ttft_slo,
 
 /* afd_serve_goodput, and what fails at the lowest infeasible rate it tried,
  * in the order of the closed forms (afd_serving_goodput): the run is
- * unstable (AFD_SERVE_LIMIT_UNSTABLE: a stage cannot keep up), else the
- * P90 TTFT misses its SLO (AFD_SERVING_LIMIT_TTFT), else the P90 TPOT
- * (AFD_SERVING_LIMIT_TPOT); AFD_SERVING_LIMIT_NONE when every rate tried
- * met both (the goodput is hi).  limit may be NULL. */
-enum { AFD_SERVE_LIMIT_UNSTABLE = -1 };
+ * unstable (AFD_SERVE_LIMIT_UNSTABLE: a stage cannot keep up), else, when
+ * the run cannot tell the two SLOs apart there (afd_serve_p90_tie at
+ * AFD_SERVE_TIE_Z), AFD_SERVE_LIMIT_TIE, else the P90 TTFT misses its SLO
+ * (AFD_SERVING_LIMIT_TTFT), else the P90 TPOT (AFD_SERVING_LIMIT_TPOT);
+ * AFD_SERVING_LIMIT_NONE when every rate tried met both (the goodput is
+ * hi).  limit may be NULL. */
+enum { AFD_SERVE_LIMIT_UNSTABLE = -1, AFD_SERVE_LIMIT_TIE = -2 };
 AFD_API afd_status afd_serve_goodput_limit(const afd_serve_params *p, double ttft_slo,
                                            double tpot_slo, double lo, double hi, double rel_tol,
                                            double *goodput, int *limit);
+
+/* The name of a limit of afd_serve_goodput_limit: "capacity"
+ * (AFD_SERVE_LIMIT_UNSTABLE), "ttft=tpot" (AFD_SERVE_LIMIT_TIE), else
+ * afd_serving_limit_name's ("ttft", "tpot", "none"). */
+AFD_API const char *afd_serve_limit_name(int limit);
 
 /* afd_serve_goodput_limit over a bracket that grows: while every rate tried
  * up to hi meets both SLOs (limit AFD_SERVING_LIMIT_NONE), the search goes on

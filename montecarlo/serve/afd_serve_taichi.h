@@ -57,6 +57,7 @@
 #include <stdint.h>
 
 #include "afd_serve.h"
+#include "afd_taichi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,6 +83,15 @@ typedef struct afd_serve_taichi_config {
                                         no backflow); in the unit of the laws */
     afd_serve_taichi_counts *counts; /* may be NULL */
 } afd_serve_taichi_config;
+
+/* The limit that binds at a simulated goodput (afd_serve_goodput_attain_at's
+ * goodput, *at and *unstable_above): AFD_TAICHI_BIND_CAPACITY when the goodput
+ * is above 0 and the smallest rate found infeasible was unstable; else, at a
+ * goodput above 0, AFD_TAICHI_BIND_TIE when the run at the goodput cannot
+ * tell the two SLOs' attainments apart (afd_serve_attain_tie at
+ * AFD_SERVE_TIE_Z); else afd_taichi_bind_of of its attainments. */
+AFD_API afd_taichi_bind afd_serve_taichi_bind(double goodput, const afd_serve_result *at,
+                                              int unstable_above);
 
 #ifdef __cplusplus
 }

@@ -513,6 +513,7 @@ static void set_nan(afd_serve_result *out)
     stat_nan(&out->e2e);
     out->throughput = out->attainment = out->attainment_se = NAN;
     out->attain_ttft = out->attain_ttft_se = out->attain_tpot = out->attain_tpot_se = NAN;
+    out->attain_diff_se = NAN;
     out->drop_frac = out->drop_frac_se = out->class_frac = out->class_frac_se = NAN;
     out->growth = out->end_time = NAN;
     out->prefix_hit = out->prefix_hit_se = NAN;
@@ -868,6 +869,12 @@ afd_status afd_priv_serve_run(const afd_serve_params *p, uint64_t exact_max,
                        &out->attain_ttft, &out->attain_ttft_se);
         batch_fraction(e.batch, k, offsetof(meas_batch, good_tpot), len, bat, e.m,
                        &out->attain_tpot, &out->attain_tpot_se);
+        { /* the difference of the two, batch by batch */
+            double diff;
+            for (b = 0; b < k; b++)
+                bat[b] = ((double)e.batch[b].good_ttft - (double)e.batch[b].good_tpot) / len[b];
+            afd_priv_batch_mean_se(bat, len, k, &diff, &out->attain_diff_se);
+        }
         out->dropped = batch_fraction(e.batch, k, offsetof(meas_batch, dropped), len, bat, e.m,
                                       &out->drop_frac, &out->drop_frac_se);
         batch_fraction(e.batch, k, offsetof(meas_batch, marked), len, bat, e.m,

@@ -4,8 +4,40 @@
 
 #include <math.h>
 
+#include "afd_serve_taichi.h"
 #include "afd_serving.h"
 #include "serve_internal.h"
+
+int afd_serve_attain_tie(const afd_serve_result *r, double z)
+{
+    return fabs(r->attain_ttft - r->attain_tpot) <= z * r->attain_diff_se;
+}
+
+int afd_serve_p90_tie(const afd_serve_result *r, double ttft_slo, double tpot_slo, double z)
+{
+    double x = r->ttft.p90 / ttft_slo, y = r->tpot.p90 / tpot_slo;
+    double sx = r->ttft.p90_se / ttft_slo, sy = r->tpot.p90_se / tpot_slo;
+    if (x > 1 && y > 1)
+        return 1;
+    return fabs(x - y) <= z * sqrt(sx * sx + sy * sy);
+}
+
+const char *afd_serve_limit_name(int limit)
+{
+    return limit == AFD_SERVE_LIMIT_UNSTABLE ? "capacity"
+           : limit == AFD_SERVE_LIMIT_TIE    ? "ttft=tpot"
+                                             : afd_serving_limit_name(limit);
+}
+
+afd_taichi_bind afd_serve_taichi_bind(double goodput, const afd_serve_result *at,
+                                      int unstable_above)
+{
+    if (goodput > 0 && unstable_above)
+        return AFD_TAICHI_BIND_CAPACITY;
+    if (goodput > 0 && afd_serve_attain_tie(at, AFD_SERVE_TIE_Z))
+        return AFD_TAICHI_BIND_TIE;
+    return afd_taichi_bind_of(goodput, at->attain_ttft, at->attain_tpot);
+}
 
 struct sim_ctx {
     afd_serve_params p;
@@ -26,15 +58,18 @@ static int sim_feasible(double lambda, void *ctx)
         return -1;
     }
     /* the order of the closed forms' cf_feasible (serving.c): a stage that
-     * cannot keep up, then TTFT, then TPOT */
+     * cannot keep up, then TTFT, then TPOT; a rate that fails and cannot
+     * tell the two apart is a tie */
     if (r.unstable)
         c->limit = AFD_SERVE_LIMIT_UNSTABLE;
+    else if (r.ttft.p90 <= c->ttft_slo && !(r.tpot.p90 > c->tpot_slo))
+        return 1;
+    else if (afd_serve_p90_tie(&r, c->ttft_slo, c->tpot_slo, AFD_SERVE_TIE_Z))
+        c->limit = AFD_SERVE_LIMIT_TIE;
     else if (!(r.ttft.p90 <= c->ttft_slo))
         c->limit = AFD_SERVING_LIMIT_TTFT;
-    else if (r.tpot.p90 > c->tpot_slo)
-        c->limit = AFD_SERVING_LIMIT_TPOT;
     else
-        return 1;
+        c->limit = AFD_SERVING_LIMIT_TPOT;
     return 0;
 }
 

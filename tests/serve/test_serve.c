@@ -8,6 +8,7 @@
 #include "afd_queue.h"
 #include "afd_serve.h"
 #include "afd_serving.h"
+#include "afd_serve_taichi.h"
 #include "afd_serve_twotier.h"
 #include "hw_test_util.h"
 #include "serve_internal.h"
@@ -108,6 +109,133 @@ static void goodput_widens_past_a_low_bracket(void **state)
     assert_int_equal(afd_serve_goodput_widen(&p, slo, 1, lo, hi, 0.5 * hi, 0.02, &g, &limit),
                      AFD_EINVAL);
     assert_true(isnan(g));
+}
+
+/* Ties of the binding limit, built by hand.  Colloc at fixed lengths (every
+ * request has a TPOT), one run with no SLOs at rate lambda0; SLOs set to its
+ * own percentiles make the attainments known without the simulator: with n
+ * measured requests, all values distinct, the empirical P90 (the ceil(0.9 n)-th
+ * smallest) is met by exactly 0.9 n of them, the P50 by 0.5 n.  TTFT SLO =
+ * TTFT P90 and TPOT SLO = TPOT P90: both attainments are 0.9 exactly, their
+ * difference 0, a tie at any z; TTFT SLO = TTFT P50 instead: 0.5 against 0.9,
+ * the TTFT binds by dozens of standard errors. */
+static afd_serve_params tie_setting(const afd_hw *hw)
+{
+    afd_serve_params p = base(hw, "colloc");
+    p.config.prefill_bmax = 4;
+    p.config.decode_bmax = 32;
+    p.prompt = 300;
+    p.output = 40;
+    p.lambda = 2.5;
+    p.requests = 20000;
+    p.warmup = 500;
+    p.batches = 10;
+    return p;
+}
+
+static void attainment_tie_by_hand(void **state)
+{
+    afd_hw hw = laws(0.02, 2e-5, 1e-9, 0.015, 2e-4, 1e-8);
+    afd_serve_params p = tie_setting(&hw);
+    afd_serve_result r0, r;
+    (void)state;
+    assert_int_equal(afd_serve_run(&p, &r0, NULL), AFD_OK);
+    assert_int_equal(r0.unstable, 0);
+    assert_int_equal(r0.tpot_count, p.requests);
+    p.ttft_slo = r0.ttft.p90;
+    p.tpot_slo = r0.tpot.p90;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.attain_ttft, 0.9, 0, 1e-12);
+    assert_close(r.attain_tpot, 0.9, 0, 1e-12);
+    assert_true(r.attain_diff_se > 0);
+    assert_true(afd_serve_attain_tie(&r, AFD_SERVE_TIE_Z));
+    assert_int_equal(afd_serve_taichi_bind(p.lambda, &r, 0), AFD_TAICHI_BIND_TIE);
+    assert_string_equal(afd_taichi_bind_name(AFD_TAICHI_BIND_TIE), "ttft=tpot");
+    /* the capacity still comes first, and a goodput of 0 names no tie */
+    assert_int_equal(afd_serve_taichi_bind(p.lambda, &r, 1), AFD_TAICHI_BIND_CAPACITY);
+    assert_int_equal(afd_serve_taichi_bind(0, &r, 0), AFD_TAICHI_BIND_TPOT);
+    p.ttft_slo = r0.ttft.p50;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    assert_close(r.attain_ttft, 0.5, 0, 1e-12);
+    assert_close(r.attain_tpot, 0.9, 0, 1e-12);
+    assert_false(afd_serve_attain_tie(&r, AFD_SERVE_TIE_Z));
+    assert_int_equal(afd_serve_taichi_bind(p.lambda, &r, 0), AFD_TAICHI_BIND_TTFT);
+}
+
+/* The se of the difference of the two attainments against independent
+ * replications.  The same setting with SLOs near both P90s (about 0.9
+ * each), R = 40 seeds: the standard deviation of attain_ttft - attain_tpot
+ * over the replications against the root mean square of the runs' own
+ * batch-means se (10 batches each).  The replications' sd has a relative
+ * sampling error of about 1 / sqrt(2 (R - 1)) = 11%, the mean of 40
+ * squared se (each with 9 degrees of freedom) about sqrt(2 / 9 / 40) = 7%,
+ * 3.5% on its root: their ratio is within 0.7 and 1.4 (three standard
+ * deviations of the ratio, 13%, each way and some room for the batch-means
+ * bias of batches of 2000 requests). */
+static void attain_diff_se_against_replications(void **state)
+{
+    enum { R = 40 };
+    afd_hw hw = laws(0.02, 2e-5, 1e-9, 0.015, 2e-4, 1e-8);
+    afd_serve_params p = tie_setting(&hw);
+    afd_serve_result r;
+    double d[R], se2 = 0, mean = 0, var = 0;
+    int i;
+    (void)state;
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    p.ttft_slo = r.ttft.p90;
+    p.tpot_slo = r.tpot.p90;
+    for (i = 0; i < R; i++) {
+        p.seed = 7001 + 13 * (uint64_t)i;
+        assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+        assert_int_equal(r.unstable, 0);
+        d[i] = r.attain_ttft - r.attain_tpot;
+        se2 += r.attain_diff_se * r.attain_diff_se / R;
+        mean += d[i] / R;
+    }
+    for (i = 0; i < R; i++)
+        var += (d[i] - mean) * (d[i] - mean) / (R - 1);
+    assert_true(sqrt(se2) > 0.7 * sqrt(var) && sqrt(se2) < 1.4 * sqrt(var));
+}
+
+/* The P90 tie of afd_serve_goodput_limit.  By hand first: P90s at x and y
+ * times their SLOs with se sx and sy (relative to the SLOs) tie when both
+ * are above 1 or |x - y| <= 2 sqrt(sx^2 + sy^2).  Then the setting above
+ * with each SLO its own P90 at lambda0 = 2.5: the runs of the bisection
+ * share their uniforms, so every rate above lambda0 has both P90s above
+ * their SLOs and the limit read at the lowest infeasible rate is a tie, the
+ * goodput lambda0 within the bisection's 2% (and the percentile's
+ * granularity); with the TPOT SLO three times its P90 the TTFT binds alone,
+ * with the TTFT SLO three times its P90 the TPOT. */
+static void p90_tie(void **state)
+{
+    afd_hw hw = laws(0.02, 2e-5, 1e-9, 0.015, 2e-4, 1e-8);
+    afd_serve_params p = tie_setting(&hw);
+    afd_serve_result r;
+    double g, t, s;
+    int limit;
+    (void)state;
+    memset(&r, 0, sizeof r);
+    r.ttft.p90 = 1.01, r.tpot.p90 = 0.975, r.ttft.p90_se = r.tpot.p90_se = 0.02;
+    assert_true(afd_serve_p90_tie(&r, 1, 1, 2)); /* 0.035 <= 0.0566 */
+    r.tpot.p90 = 0.95;                           /* 0.06 > 0.0566 */
+    assert_false(afd_serve_p90_tie(&r, 1, 1, 2));
+    assert_true(afd_serve_p90_tie(&r, 1, 1, 2.5)); /* 0.06 <= 0.0707 */
+    r.ttft.p90 = 2.02, r.tpot.p90 = 3.9;           /* SLOs 2 and 3: both over by far */
+    assert_true(afd_serve_p90_tie(&r, 2, 3, 2));
+    r.tpot.p90 = NAN;
+    assert_false(afd_serve_p90_tie(&r, 2, 3, 2));
+    assert_string_equal(afd_serve_limit_name(AFD_SERVE_LIMIT_TIE), "ttft=tpot");
+    assert_string_equal(afd_serve_limit_name(AFD_SERVE_LIMIT_UNSTABLE), "capacity");
+    assert_string_equal(afd_serve_limit_name(AFD_SERVING_LIMIT_TTFT), "ttft");
+    assert_int_equal(afd_serve_run(&p, &r, NULL), AFD_OK);
+    t = r.ttft.p90, s = r.tpot.p90;
+    assert_int_equal(afd_serve_goodput_limit(&p, t, s, 0.5, 5, 0.02, &g, &limit), AFD_OK);
+    assert_close(g, p.lambda, 0.03, 0);
+    assert_int_equal(limit, AFD_SERVE_LIMIT_TIE);
+    assert_int_equal(afd_serve_goodput_limit(&p, t, 3 * s, 0.5, 5, 0.02, &g, &limit), AFD_OK);
+    assert_int_equal(limit, AFD_SERVING_LIMIT_TTFT);
+    assert_int_equal(afd_serve_goodput_limit(&p, 3 * t, s, 0.5, 5, 0.02, &g, &limit), AFD_OK);
+    assert_int_equal(limit, AFD_SERVING_LIMIT_TPOT);
 }
 
 /* c prefill instances, batch 1: M/D/c, exact by the embedded chain. */
@@ -940,6 +1068,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(md1_ttft),
         cmocka_unit_test(goodput_widens_past_a_low_bracket),
+        cmocka_unit_test(attainment_tie_by_hand),
+        cmocka_unit_test(attain_diff_se_against_replications),
+        cmocka_unit_test(p90_tie),
         cmocka_unit_test(mdc_ttft),
         cmocka_unit_test(histograms_against_exact),
         cmocka_unit_test(open_batches_beyond_the_cap),
