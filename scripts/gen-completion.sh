@@ -65,7 +65,9 @@ for p in $paths; do
             for (i = 1; i <= n; i++) if (w[i] ~ /^--/) long = w[i]
             for (i = 1; i <= n; i++) if (w[i] ~ /^-/) { o = w[i]; sub(/,$/, "", o); print o "\t" arg "\t" long }
         }')
-    opts_cases="$opts_cases    '$words') echo '$(printf '%s\n' "$opts" | cut -f1 | tr '\n' ' ')--help' ;;
+    # --help once, whether or not the help lists it among the options
+    opts_cases="$opts_cases    '$words') echo '$({ printf '%s\n' "$opts" | cut -f1; echo --help; } |
+        awk 'NF && !seen[$0]++' | tr '\n' ' ' | sed 's/ $//')' ;;
 "
     choices=$(printf '%s\n' "$usage" | grep -oE -- '--[a-z-]+ [a-z0-9.-]+(\|[a-z0-9.-]+)+' || true)
     kind_cases="$kind_cases$(printf '%s\n' "$opts" | awk -F '\t' -v path="$words" -v choices="$choices" '

@@ -51,6 +51,9 @@ expect "the files of merge" "$tmp/part-1.tsv $tmp/part-2.tsv $tmp/partdir " merg
 expect "a directory argument" "$tmp/partdir " plot --out "$tmp/part"
 expect "the figures of plot" "fig4a fig4b " plot fig4
 expect "nothing for a number" "" sweep -B 2
+# each command's help lists -h, --help: the completion offers it once
+expect "--help once" "--help " merge --h
+expect "--help once after a subcommand" "--help " mc barrier --he
 
 # Every option that a command's --help shows completes.
 for cmd in sweep "mc mdc" merge; do

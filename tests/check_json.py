@@ -52,7 +52,7 @@ def cases(nbdata, tmp):
                                           "--tpot-slo", "0.05"],
         "goodput": GEO + ["--prefill-b", "1e-4", "--ttft-slo", "0.5", "--decode-step",
                           "0.03", "--tpot-slo", "0.05", "--slots-per-instance", "64",
-                          "--total", "8"],
+                          "--total", "3"],
         "serve": ["--arch", "colloc", "--hw", os.path.join(tmp, "lat.hw"), "--lambda", "2/s",
                   "--lengths", "1000,11", "--requests", "200", "--batches", "2",
                   "--ttft-slo", "0.2s", "--tpot-slo", "30ms"],
