@@ -594,8 +594,8 @@ static spread batch_spread(const afd_serving_params *p, const colloc_load *c, do
  * gv, gw, gn the output law (tpot_mixture; gn = 0: none).  h = 1 - g, g
  * the chance that a prompt waits (Erlang C at N f on N instances: f on
  * one, where the runs are M/G/1 busy periods), in place of 1 - f in what
- * the runs' lengths set: the clusters' dispersion k / h^2 and the busy
- * periods' second moment s2 / h^3 per prompt opening one. */
+ * the runs' lengths set: the clusters' dispersion k / h^2, the runs'
+ * second moment s2 / h^3 and their rate. */
 static afd_status colloc_tpot(const afd_serving_params *p, const colloc_load *c, const double *gv,
                               const double *gw, unsigned gn, double *mean, double *quant)
 {
@@ -620,9 +620,13 @@ static afd_status colloc_tpot(const afd_serving_params *p, const colloc_load *c,
     lf.run = c->run;
     lf.run_var = c->run_var;
     lf.l0 = tot - sl.mean_w;
-    /* the stalls of a life, compound Poisson: busy periods opened at
-     * lambda_d / k per unit of decode time l0 (1 - f), of second moment
-     * s2 / h^3 (Takacs 1962).  They are not independent of the life's
+    /* the stalls of a life, compound Poisson: runs of prefills opened
+     * at lambda_d h / (k (1 - f)) per unit of its decode time l0 (1 - f)
+     * (which makes the stalls f of the time), of second moment s2 / h^3
+     * (the M/G/1 busy period's, Takacs 1962, on one instance, h = 1 -
+     * f; one batch each, Poisson at lambda_d / k over the whole life, on
+     * many, h = 1): the variance (lambda_d / k) l0 s2 / h^2.  They are
+     * not independent of the life's
      * steps: a stall longer by y at the fraction u of the life prefills y
      * / s1 more prompts, which decode beside the request for the rest of
      * it, (1 - u) m steps each t' longer, with f / (1 - f) of stalls more
@@ -639,7 +643,7 @@ static afd_status colloc_tpot(const afd_serving_params *p, const colloc_load *c,
      * sees the gain at zero frequency): Var(steps) = room m^2 t'^2 b
      * index / (3 (1 - e)^2), its stalls f / (1 - f) of it more */
     dvar = sp.room * m * m * sp.slope * sp.slope * sp.b * index / (3 * (1 - sp.e) * (1 - sp.e));
-    lf.var = amp * lambda_d / k * lf.l0 * (1 - f) * s2 / (h * h * h) + dvar / ((1 - f) * (1 - f));
+    lf.var = amp * lambda_d / k * lf.l0 * s2 / (h * h) + dvar / ((1 - f) * (1 - f));
     if (gn > 0) {
         tpot_mixture(&sl, B, kappa, mu_b, m, &lf, gv, gw, gn, p->quantile, mean, quant);
         free(sl.pi);
