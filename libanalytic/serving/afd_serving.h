@@ -71,13 +71,16 @@
  * is added to TTFT.  The collocated TPOT is not the M/D/B wait above: the
  * prefills stall every decode slot at once and release their requests in
  * clusters, so near the slot cap the wait for a slot is longer.  It is a
- * birth-death chain of the slots (serving.c, "Collocated TPOT": exact in
- * the mean below the cap, the wait at the cap scaled by the clusters'
- * variability, the spread of a request's life by the busy periods of the
- * prefills that interrupt it): measured against the simulator on one to
- * four instances up to 97% of the decode capacity, the mean within -7% /
- * +9% and the P90 within -15% / +20% (docs/reproduction.md, "Collocated
- * TPOT"; high, the safe side, only with several instances near the cap).
+ * birth-death chain of the slots (serving.c, "Collocated TPOT": the wait
+ * at the cap scaled by the clusters' variability; a request's life starts
+ * with the rest of the prefill run its own prefill ends in, decodes at the
+ * step it sees in a batch that the clusters make swing, and spreads by the
+ * runs of prefills that interrupt it and the requests they bring):
+ * measured against the simulator on one to four instances up to 97% of
+ * the decode capacity, the mean within -6% / +9% and the P90 within -12% /
+ * +20%, and on one instance whose prefills take 47-74% of the time within
+ * 4% (docs/reproduction.md, "Collocated TPOT"; high, the safe side, only
+ * with several instances near the cap).
  */
 #ifndef AFD_SERVING_H
 #define AFD_SERVING_H

@@ -397,10 +397,40 @@ static afd_status disagg_at(const afd_serving_params *p, const law_prep *lp,
  * is spread by the prefill batches that interrupt it, Poisson at
  * lambda_d / k and each a busy period of S(k) / (1 - f) on average: the
  * variance (lambda_d / k) L0 S(k)^2 / (1 - f)^2 (compound Poisson of busy
- * periods).  TPOT's q-quantile is that of (W + L0 + normal) / (G - 1), W
- * the wait that a request finding j >= B waits, kappa (j - B + 1) / mu(B).
+ * periods).  TPOT's q-quantile is that of (W + R + L0 + normal) / (G - 1),
+ * W the wait that a request finding j >= B waits, kappa (j - B + 1) /
+ * mu(B).  Three things the chain leaves out, which at a high prefill load
+ * on one instance (f = 0.7) made the form 21% low on the mean and 32% on
+ * P90: (1) R, the rest of the prefill run the request's own prefill ends
+ * in, before its first step (prefill_run); (2) the batch's spread: the
+ * clusters make the batch swing far more than the chain's (variance about
+ * index = k / (1 - f)^2 times its mean, 10-20 where the chain has 1), and
+ * a request, in the large batches for more of its steps, sees a longer
+ * step than t(mean), by t' (index - 1) (spread_dt); (3) the life's spread
+ * is more than the stalls' compound Poisson: the stalls bring requests
+ * that lengthen the rest of the life's steps, and the batch the life
+ * starts among swings slowly (colloc_tpot).
  * Measured against the simulator in docs/reproduction.md, "Collocated
  * TPOT". */
+/* The decode batch's spread (colloc_tpot, "the batch a request decodes
+ * in"): index, the dispersion of the batch (its variance over its mean,
+ * the chain's 1); at the mean batch b, the slope t' of the step, e = b t' /
+ * t(b), and room, the share of the batch's swings the slot cap B leaves. */
+typedef struct spread {
+    double index, b, slope, e, room;
+} spread;
+
+/* The step a request sees in a batch of j, over the chain's t(j): t' (v -
+ * 1) for a batch of variance v j about j (the request-weighted step of a
+ * linear t is t(E b) + t' Var(b) / E[b] over the steps), v the index but
+ * at most B - j (a batch below the cap swings at most up to it; none at
+ * it), less the chain's own 1. */
+static double spread_dt(const spread *sp, double j, unsigned B)
+{
+    double v = (double)B - j < sp->index ? (double)B - j : sp->index;
+    return v > 1 ? sp->slope * (v - 1) : 0;
+}
+
 typedef struct slots {
     double *pi; /* pi(0) .. pi(n - 1), normalized */
     size_t n;
@@ -408,7 +438,7 @@ typedef struct slots {
 } slots;
 
 static afd_status slots_solve(const afd_serving_params *p, double lambda_d, double f, unsigned B,
-                              double kappa, slots *sl)
+                              double kappa, const spread *sp, slots *sl)
 {
     double m = p->output - 1, tB = step_time(p, B);
     double r = lambda_d * m * tB / (B * (1 - f)), sum = 0, mu_b, *pi, top = 1, ratio;
@@ -437,7 +467,7 @@ static afd_status slots_solve(const afd_serving_params *p, double lambda_d, doub
             pi = np;
             cap *= 2;
         }
-        ratio = j < B ? lambda_d * m * step_time(p, b) / (b * (1 - f)) : r;
+        ratio = j < B ? lambda_d * m * (step_time(p, b) + spread_dt(sp, b, B)) / (b * (1 - f)) : r;
         pi[j] = pi[j - 1] * ratio;
         if (pi[j] > top)
             top = pi[j];
@@ -445,8 +475,8 @@ static afd_status slots_solve(const afd_serving_params *p, double lambda_d, doub
          * rises with b up to B (its derivative's numerator b t' - t grows),
          * then stays r: the later ratios are below max(ratio, r), and the
          * rest of the sum below pi(j) x / (1 - x) for that x */
-        if (ratio < r)
-            ratio = r;
+        if (ratio < r + lambda_d * m * spread_dt(sp, b, B) / (b * (1 - f)))
+            ratio = r + lambda_d * m * spread_dt(sp, b, B) / (b * (1 - f));
         if (ratio < 1 && pi[j] < 1e-16 * top * (1 - ratio))
             break;
     }
@@ -477,14 +507,24 @@ static double slots_cdf(const slots *sl, unsigned B, double kappa, double mu_b, 
     return c;
 }
 
+/* The start and the spread of a request's life (colloc_tpot): it starts
+ * with the rest of the prefill run its own prefill ended in, of mean run
+ * and variance run_var, then decodes, for l0 on average (m steps) with the
+ * variance var spread over its steps. */
+typedef struct colloc_life {
+    double run, run_var; /* the rest of the prefill run after the first token */
+    double l0, var;      /* the decode life (m steps, stalls included) */
+} colloc_life;
+
 /* The TPOT over the output law (gn atoms gv, gw of G; gn = 0: every G is
- * p->output): a request of m_j = G_j - 1 steps lives l0_j = l0 m_j / m,
- * spread by sd_j = sd sqrt(m_j / m) (the stalls in its life, compound
- * Poisson), and waits W for a slot as the others: TPOT_j = (W + l0_j +
+ * p->output): a request of m_j = G_j - 1 steps lives run + l0_j, l0_j =
+ * l0 m_j / m, spread by sd_j^2 = run_var + var m_j / m (the run, then the
+ * stalls and steps of its life, their variance proportional to its
+ * length), and waits W for a slot as the others: TPOT_j = (W + run + l0_j +
  * sd_j Z) / m_j, the law the mixture over the requests with G_j >= 2 (one
- * token has no TPOT, as simulated); mean l0 / m + E[W] E[1 / m_j]. */
+ * token has no TPOT, as simulated); mean l0 / m + (E[W] + run) E[1 / m_j]. */
 static void tpot_mixture(const slots *sl, unsigned B, double kappa, double mu_b, double m,
-                         double l0, double sd, const double *gv, const double *gw, unsigned gn,
+                         const colloc_life *lf, const double *gv, const double *gw, unsigned gn,
                          double q, double *mean, double *quant)
 {
     double w0 = 0, tot = 0, inv = 0, lo = 0, hi = 0, wmax = 0;
@@ -497,21 +537,23 @@ static void tpot_mixture(const slots *sl, unsigned B, double kappa, double mu_b,
         wmax = kappa * (double)(sl->n - B) / mu_b;
     for (g = 0; g < gn; g++)
         if (gv[g] >= 2) {
-            double mj = gv[g] - 1, h = (l0 * mj / m + 10 * sd * sqrt(mj / m) + wmax) / mj;
+            double mj = gv[g] - 1;
+            double h =
+                (lf->run + lf->l0 * mj / m + 10 * sqrt(lf->run_var + lf->var * mj / m) + wmax) / mj;
             tot += gw[g];
             inv += gw[g] / mj;
             if (h > hi)
                 hi = h;
         }
-    *mean = l0 / m + sl->mean_w * inv / tot;
+    *mean = lf->l0 / m + (sl->mean_w + lf->run) * inv / tot;
     for (it = 0; it < 100 && hi - lo > 1e-10 * hi; it++) {
         double x = (lo + hi) / 2, F = 0;
         for (g = 0; g < gn; g++) {
             double mj = gv[g] - 1, lj, sj, c;
             if (!(gv[g] >= 2))
                 continue;
-            lj = l0 * mj / m;
-            sj = sd * sqrt(mj / m);
+            lj = lf->run + lf->l0 * mj / m;
+            sj = sqrt(lf->run_var + lf->var * mj / m);
             c = w0 * (sj > 0 ? gsl_cdf_ugaussian_P((x * mj - lj) / sj) : x * mj >= lj);
             for (j = B; j < sl->n; j++) {
                 double w = kappa * (double)(j - B + 1) / mu_b;
@@ -530,50 +572,156 @@ static void tpot_mixture(const slots *sl, unsigned B, double kappa, double mu_b,
     *quant = (lo + hi) / 2;
 }
 
-/* TPOT mean and q-quantile of a collocated instance (the model above);
+/* What a collocated instance's prefills do to its decodes (colloc_tpot):
  * lambda_d its arrival rate, k its prefill batch, s2 = E[S(k)^2] (S(k)^2
  * for fixed prompts; with a prompt law the batch's work varies, and the
- * compound Poisson variances below read its second moment), f the time its
- * prefills take; gv, gw, gn the output law (tpot_mixture; gn = 0: none). */
-static afd_status colloc_tpot(const afd_serving_params *p, double lambda_d, double k, double s2,
-                              double f, const double *gv, const double *gw, unsigned gn,
-                              double *mean, double *quant)
+ * compound Poisson variances read its second moment), f the time its
+ * prefills take, run and run_var the rest of the prefill run after a
+ * request's first token (afd_serving_colloc). */
+typedef struct colloc_load {
+    double lambda_d, k, s2, f;
+    double s1; /* a prompt's share of its batch, S(k) / k */
+    double g;  /* the chance a prompt waits, at which a run goes on */
+    double run, run_var;
+} colloc_load;
+
+/* The spread at the mean batch b: b = lambda_d m (t(b) + dt(b)) / (1 -
+ * f), Little's law over the steps a request sees (by damped iteration
+ * from 1, capped at B), t' its slope there (the table's, piecewise, by a
+ * central difference), e at most 0.9 (a steeper step has no stable mean
+ * batch to swing about). */
+static spread batch_spread(const afd_serving_params *p, const colloc_load *c, double index,
+                           unsigned B)
 {
-    double m = p->output - 1;
+    double m = p->output - 1, b = 1;
+    spread sp = {index, 0, 0, 0, 0};
+    int i;
+    for (i = 0; i < 100; i++) { /* b = lambda_d m (t(b) + dt(b)) / (1 - f), Little */
+        double h = b > 1.5 ? 0.5 : 0, t = step_time(p, b), nb;
+        sp.slope = (step_time(p, b + 0.5) - step_time(p, b - h)) / (0.5 + h);
+        if (!(sp.slope > 0))
+            sp.slope = 0;
+        nb = c->lambda_d * m * (t + spread_dt(&sp, b, B)) / (1 - c->f);
+        if (nb > B)
+            nb = B;
+        if (nb < 1)
+            nb = 1;
+        if (fabs(nb - b) < 1e-9 * b)
+            break;
+        b = (b + nb) / 2;
+    }
+    sp.b = b;
+    sp.e = b * sp.slope / step_time(p, b);
+    if (sp.e > 0.9)
+        sp.e = 0.9;
+    /* the share of the batch's swings, index / (1 - e) times its mean
+     * (the feedback below), that fit under the cap */
+    sp.room = (B - b) * (1 - sp.e) / index;
+    if (sp.room > 1)
+        sp.room = 1;
+    return sp;
+}
+
+/* TPOT mean and q-quantile of a collocated instance (the model above);
+ * gv, gw, gn the output law (tpot_mixture; gn = 0: none).  h = 1 - g, g
+ * the chance that a prompt waits (Erlang C at N f on N instances: f on
+ * one, where the runs are M/G/1 busy periods), in place of 1 - f in what
+ * the runs' lengths set: the clusters' dispersion k / h^2, the runs'
+ * second moment s2 / h^3 and their rate. */
+static afd_status colloc_tpot(const afd_serving_params *p, const colloc_load *c, const double *gv,
+                              const double *gw, unsigned gn, double *mean, double *quant)
+{
+    double m = p->output - 1, f = c->f, lambda_d = c->lambda_d, k = c->k, s2 = c->s2;
     unsigned B = p->decode_bmax;
+    double h = 1 - c->g, index = k / (h * h), amp, x, dvar;
+    spread sp = batch_spread(p, c, index, B);
     double mu_b = B * (1 - f) / (m * step_time(p, B));
     double kappa = (k + mu_b * lambda_d / k * s2) / (2 * (1 - f) * (1 - f));
-    double life, l0, sd, lo, hi;
+    double tot, lo, hi;
+    colloc_life lf;
     slots sl;
     afd_status st;
     int i;
     if (kappa < 1)
         kappa = 1;
-    st = slots_solve(p, lambda_d, f, B, kappa, &sl);
+    st = slots_solve(p, lambda_d, f, B, kappa, &sp, &sl);
     if (st != AFD_OK)
         return st;
     /* Little's law over the chain, and the wait scaled by kappa */
-    life = sl.mean_n / lambda_d + (kappa - 1) * sl.mean_w / kappa;
-    l0 = life - sl.mean_w;
-    sd = sqrt(lambda_d / k * l0 * s2) / (1 - f);
+    tot = sl.mean_n / lambda_d + (kappa - 1) * sl.mean_w / kappa;
+    lf.run = c->run;
+    lf.run_var = c->run_var;
+    lf.l0 = tot - sl.mean_w;
+    /* the stalls of a life, compound Poisson: runs of prefills opened
+     * at lambda_d h / (k (1 - f)) per unit of its decode time l0 (1 - f)
+     * (which makes the stalls f of the time), of second moment s2 / h^3
+     * (the M/G/1 busy period's, Takacs 1962, on one instance, h = 1 -
+     * f; one batch each, Poisson at lambda_d / k over the whole life, on
+     * many, h = 1): the variance (lambda_d / k) l0 s2 / h^2.  They are
+     * not independent of the life's
+     * steps: a stall longer by y at the fraction u of the life prefills y
+     * / s1 more prompts, which decode beside the request for the rest of
+     * it, (1 - u) m steps each t' longer, with f / (1 - f) of stalls more
+     * (and 1 / (1 - e) for the steps that stretch in turn): the life grows
+     * by y (1 + x (1 - u)), x = room t' m / (s1 (1 - e) (1 - f)), and the
+     * stalls' variance by E_u[(1 + x (1 - u))^2] = 1 + x + x^2 / 3 */
+    x = sp.room * sp.slope * m / (c->s1 * (1 - sp.e) * (1 - f));
+    amp = 1 + x + x * x / 3;
+    /* the batch the life starts among: the requests that came in the m
+     * steps before, clusters of dispersion index each staying m steps
+     * (M^X/D/infinity in steps: its variance b index), of which the life
+     * sees a triangular window (the mean of (1 - v / m)^2 over its m
+     * steps, 1 / 3), fed back by 1 / (1 - e)^2 (a swing as slow as a life
+     * sees the gain at zero frequency): Var(steps) = room m^2 t'^2 b
+     * index / (3 (1 - e)^2), its stalls f / (1 - f) of it more */
+    dvar = sp.room * m * m * sp.slope * sp.slope * sp.b * index / (3 * (1 - sp.e) * (1 - sp.e));
+    lf.var = amp * lambda_d / k * lf.l0 * s2 / (h * h) + dvar / ((1 - f) * (1 - f));
     if (gn > 0) {
-        tpot_mixture(&sl, B, kappa, mu_b, m, l0, sd, gv, gw, gn, p->quantile, mean, quant);
+        tpot_mixture(&sl, B, kappa, mu_b, m, &lf, gv, gw, gn, p->quantile, mean, quant);
         free(sl.pi);
         return AFD_OK;
     }
-    lo = l0 - 10 * sd;
-    hi = l0 + 10 * sd + kappa * (double)sl.n / mu_b;
-    for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-        double mid = (lo + hi) / 2;
-        if (slots_cdf(&sl, B, kappa, mu_b, l0, sd, mid) < p->quantile)
-            lo = mid;
-        else
-            hi = mid;
+    {
+        double sd = sqrt(lf.var + lf.run_var), l0 = lf.l0 + lf.run;
+        lo = l0 - 10 * sd;
+        hi = l0 + 10 * sd + kappa * (double)sl.n / mu_b;
+        for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+            double mid = (lo + hi) / 2;
+            if (slots_cdf(&sl, B, kappa, mu_b, l0, sd, mid) < p->quantile)
+                lo = mid;
+            else
+                hi = mid;
+        }
     }
     free(sl.pi);
-    *mean = life / m;
+    *mean = (tot + lf.run) / m;
     *quant = (lo + hi) / 2 / m;
     return AFD_OK;
+}
+
+/* The rest of the prefill run a request's first token ends in, before
+ * its first decode step: the instance prefills while prompts wait (prefill
+ * first), so a request prefilled in a run waits for the prompts it leaves
+ * behind.  A departure leaves behind what an arrival finds (one at a time;
+ * Kleinrock, Queueing Systems I, 1975, Sec. 5.6), lambda E[TTFT] by
+ * Little's law, less its own batch's later members, (k - 1) / 2, and, with
+ * N instances, the (N - 1) f k in the others' batches, the rest shared by
+ * the N: n prompts.  Each prompt of work s1 (mean s1, variance v1) opens a
+ * busy period of mean s1 / h and second moment E[s1^2] / h^3 (M/G/1,
+ * h = 1 - f; Kleinrock, Sec. 5.8, Takacs 1962; h = 1 - g on N instances,
+ * colloc_tpot): the run's mean n s1 / h, its variance n Var(BP) + Var(n)
+ * (s1 / h)^2, Var(n) taken as n (1 + n), the geometric count's (M/M/1;
+ * higher than M/D/1's).  Exact in the mean for N = 1, k = 1
+ * [tests/serving/test_serving.c, colloc_run_exact]. */
+static void prefill_run(const afd_serving_params *p, const afd_serving_result *r, double s1,
+                        double v1, colloc_load *c)
+{
+    double N = p->instances, f = c->f, h = 1 - c->g, bp = s1 / h;
+    double n = (p->lambda * r->ttft_mean - (c->k - 1) / 2 - (N - 1) * f * c->k) / N;
+    if (!(n > 0))
+        n = 0;
+    c->run = n * bp;
+    c->run_var = n * ((s1 * s1 + v1) / (h * h * h) - bp * bp) + n * (1 + n) * bp * bp;
 }
 
 /* afd_serving_colloc with the length law lp made (checked p). */
@@ -583,6 +731,7 @@ static afd_status colloc_at(const afd_serving_params *p, const law_prep *lp,
     afd_serving_params q;
     const afd_service_law *sl = lp->vary ? &lp->sl : NULL;
     const afd_taichi_lengths *len = &lp->len;
+    colloc_load load;
     afd_status st;
     double f, step, busy;
     q = *p;
@@ -611,8 +760,17 @@ static afd_status colloc_at(const afd_serving_params *p, const law_prep *lp,
         r = 1 - (1 - q.quantile) / busy; /* q-quantile of the residual / step */
         out->ttft_mean += busy * step / 2;
         out->ttft_q += r > 0 ? r * step : 0;
-        st = colloc_tpot(&q, lam_i, k, s2, out->prefill_rho, len->output_v, len->output_w,
-                         len->output_n, &out->tpot_mean, &out->tpot_q);
+        load.lambda_d = lam_i;
+        load.k = k;
+        load.s2 = s2;
+        load.f = out->prefill_rho;
+        load.s1 = s / k;
+        load.g = afd_erlang_c(q.instances * load.f, q.instances);
+        if (!(load.g >= 0 && load.g < 1)) /* not reached: f < 1 */
+            load.g = load.f;
+        prefill_run(&q, out, s / k, sl != NULL ? sl->scv * sl->mean * sl->mean : 0, &load);
+        st = colloc_tpot(&q, &load, len->output_v, len->output_w, len->output_n, &out->tpot_mean,
+                         &out->tpot_q);
         if (st != AFD_OK) {
             out->limit = AFD_SERVING_LIMIT_DECODE;
             return failed(out, st == AFD_ENOMEM ? AFD_ENOMEM : AFD_EUNSTABLE);
