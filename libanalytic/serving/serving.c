@@ -409,9 +409,10 @@ static afd_status disagg_tpot(const afd_serving_params *p, double lambda_d, doub
         afd_mdc_free(md);
         return st;
     }
-    /* every weight times scale = e^-top, the largest below the cap 1 */
-    if (!(top > -INFINITY))
-        top = 0;
+    /* every weight times scale = e^-top, the largest (the tail's
+     * included) 1 */
+    if (d.pw > 0 && log(d.pw) > top)
+        top = log(d.pw);
     d.scale = exp(-top);
     d.z = d.scale * d.pw;
     *mean = d.scale * (d.pw * d.tB + wq / d.m); /* E[(t(B) + W / m) 1{W > 0}] */
