@@ -509,7 +509,7 @@ static double kind_svc_tail(const struct kind *k, double budget)
  * Kleinrock 1975, Queueing Systems I, 5.2), with the batch at its mean
  * Kbar, so Var S = Kbar Var X, the prompts' spread (E[S] / 2, the unbiased
  * half, left the long prompts' iterations out: the TTFT attainment of 1:3
- * at docs/taichi.md's 500/200 check 0.011 high; the spread of K as well,
+ * at docs/taichi.md's 500/200 check 0.008 high; the spread of K as well,
  * 1 + Poisson(Kbar - 1), takes the mean TTFT of fixed prompts above the
  * exact chain's, batched_whole_prompts in test_taichi.c).  On several the
  * router sends a prompt to the fewest queued tokens, the instance whose
@@ -546,7 +546,7 @@ static double kind_mates(const struct kind *k)
  * decode-only instance: disagg_near_slots in test_taichi.c), else at the
  * mean step T (a prompt on an instance that also prefills: at the full
  * step the TTFT attainment of aggregation at docs/taichi.md's 500/200 check
- * came out 0.05 low at 28 requests/s, ttft_at_500_200). */
+ * came out 0.04 low at 28 requests/s). */
 static void slot_wait(const struct kind *k, double m, double extra, int at_full, double *p,
                       double *w)
 {
@@ -634,14 +634,15 @@ static afd_status kind_ttft_cdf0(const struct kind *k, double t, double *cdf, do
              * keeps the mean but not the tail, which the long prompts'
              * residuals make near exponential (M/G/1's conditional wait is
              * a geometric sum of residuals, Pollaczek-Khinchine: Kleinrock
-             * 1975, Queueing Systems I, 5.6; its tail is exponential, the
+             * 1975, Queueing Systems I, 5.7; its tail is exponential, the
              * Cramer-Lundberg approximation: Asmussen 2003, Applied
              * Probability and Queues).  Against the simulator:
              * docs/taichi.md. */
             double xm = x - mates / stretch, pw = 1 - p0, ew = w.val * stretch;
-            if (xm >= 0)
-                r.val = pw > 0 && ew > 0 ? 1 - pw * exp(-xm * stretch * pw / ew) : 1;
-            acc += r.val;
+            if (xm < 0)
+                acc += p0; /* met only without a wait */
+            else
+                acc += pw > 0 && ew > 0 ? 1 - pw * exp(-xm * stretch * pw / ew) : 1;
         } else {
             st = afd_mdc_wait_cdf_e(q, x, &r);
             acc += r.val;
