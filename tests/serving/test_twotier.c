@@ -238,6 +238,75 @@ static void serve_model(void **state)
     assert_true(isnan(a.attainment));
 }
 
+/* The HP decodes at the simulator's step (hw's decode table) against the
+ * law.  One LP instance, two HP, P = 1000 (pi = 0.13 s), E[G] = 50 (m =
+ * 49 decode steps), X = T: the LP deadline is 0, so an arrival the LP
+ * instance cannot start at once is offloaded (M/M/1/1 in the model):
+ * p_off = a / (1 + a), a = lambda E[S] >= lambda (b P + c P^2) = 0.44,
+ * p_off >= 0.3056.  By Little's law an HP instance holds n = c tau(n)
+ * sequences, c = lambda_1 m / (1 - rho_1) >= lambda p_off m / 2 = 29.9.
+ * With the step tau(n) = 0.05 n of the table below (a power law, exact
+ * between its points) c tau(n) >= 1.49 n > n for every n: the HP decodes
+ * cannot keep up and an offload never meets the SLO, while the law (beta =
+ * 1 ms, nothing per sequence) keeps up.  At tau(n) = 0.005 n, c <= (4 / 2)
+ * m / (1 - 4 x 0.13 / 2) = 132.4 (p_off <= 1) gives c tau(n) <= 0.66 n:
+ * they keep up.  A flat table equal to the law gives the law's result. */
+static void serve_decode_table(void **state)
+{
+    afd_hw hw, law;
+    afd_twotier_serve_params q;
+    afd_twotier_result a, b;
+    double P = 1000, pmin = 4 * (1e-4 * P + 1e-8 * P * P);
+    (void)state;
+    pmin /= 1 + pmin;
+    afd_hw_init(&law);
+    law.prefill_a = 0.02;
+    law.prefill_b = 1e-4;
+    law.prefill_c = 1e-8;
+    law.decode_beta = 1e-3;
+    law.decode_gamma = law.decode_alpha = 0;
+    hw = law;
+    hw.decode_table.nb = 2;
+    hw.decode_table.ns = 1;
+    hw.decode_table.b[0] = 1;
+    hw.decode_table.b[1] = 1024;
+    hw.decode_table.s[0] = 1;
+    hw.decode_table.t[0] = 0.05;
+    hw.decode_table.t[1] = 0.05 * 1024;
+    memset(&q, 0, sizeof q);
+    q.hw = &law;
+    q.lambda = 4;
+    q.lp = 1;
+    q.hp = 2;
+    q.chunk = 2000;
+    q.decode_bmax = 64;
+    q.prompts = &P;
+    q.n = 1;
+    q.output_mean = 50;
+    q.ttft_slo = 0.5;
+    q.threshold = 0.5;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(a.attain_hp > 0.5);
+    q.hw = &hw;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(a.p_off >= pmin * (1 - 1e-12) && a.p_off <= 1);
+    assert_true(4 * pmin / 2 * 49 * 0.05 > 1.4);
+    assert_true(a.attain_hp == 0);
+    assert_close(a.attainment, (1 - a.p_off) * a.attain_lp, 1e-12, 0);
+    hw.decode_table.t[0] = 0.005;
+    hw.decode_table.t[1] = 0.005 * 1024;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(2.0 * 49 / (1 - 4 * 0.13 / 2) * 0.005 < 0.67);
+    assert_true(a.attain_hp > 0.5);
+    hw.decode_table.t[0] = hw.decode_table.t[1] = 1e-3;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    q.hw = &law;
+    assert_int_equal(afd_twotier_serve(&q, &b), AFD_OK);
+    assert_close(a.p_off, b.p_off, 1e-9, 0);
+    assert_close(a.attain_hp, b.attain_hp, 1e-9, 0);
+    assert_close(a.attainment, b.attainment, 1e-9, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +315,7 @@ int main(void)
         cmocka_unit_test(two_tier_loss_exact),
         cmocka_unit_test(splits_and_errors),
         cmocka_unit_test(serve_model),
+        cmocka_unit_test(serve_decode_table),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
