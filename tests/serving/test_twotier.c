@@ -152,6 +152,18 @@ static void splits_and_errors(void **state)
     afd_svc_law_free(dd);
 }
 
+/* The laws of the afd_twotier_serve tests: prefill 0.02 + 1e-4 P + 1e-8 P^2
+ * s, decode beta s with nothing per sequence. */
+static void prefill_hw(afd_hw *hw, double beta)
+{
+    afd_hw_init(hw);
+    hw->prefill_a = 0.02;
+    hw->prefill_b = 1e-4;
+    hw->prefill_c = 1e-8;
+    hw->decode_beta = beta;
+    hw->decode_gamma = hw->decode_alpha = 0;
+}
+
 /* afd_twotier_serve with one output token and a chunk holding the prompt:
  * the LP service is the prefill law S = a + b P + c P^2 and the LP deadline
  * T - X - S: p_off and A_LP are those of afd_twotier_attainment with a
@@ -171,12 +183,7 @@ static void serve_model(void **state)
     afd_twotier_serve_params q;
     double P = 1000, S = 0.02 + 1e-4 * P + 1e-8 * P * P;
     (void)state;
-    afd_hw_init(&hw);
-    hw.prefill_a = 0.02;
-    hw.prefill_b = 1e-4;
-    hw.prefill_c = 1e-8;
-    hw.decode_beta = 0.03;
-    hw.decode_gamma = hw.decode_alpha = 0;
+    prefill_hw(&hw, 0.03);
     memset(&q, 0, sizeof q);
     q.hw = &hw;
     q.lambda = 12;
@@ -254,17 +261,14 @@ static void serve_model(void **state)
 static void serve_decode_table(void **state)
 {
     afd_hw hw, law;
-    afd_twotier_serve_params q;
     afd_twotier_result a, b;
     double P = 1000, pmin = 4 * (1e-4 * P + 1e-8 * P * P);
+    afd_twotier_serve_params q = {.hw = &law, .lambda = 4, .lp = 1, .hp = 2, .chunk = 2000,
+                                  .decode_bmax = 64, .prompts = &P, .n = 1, .output_mean = 50,
+                                  .ttft_slo = 0.5, .threshold = 0.5};
     (void)state;
     pmin /= 1 + pmin;
-    afd_hw_init(&law);
-    law.prefill_a = 0.02;
-    law.prefill_b = 1e-4;
-    law.prefill_c = 1e-8;
-    law.decode_beta = 1e-3;
-    law.decode_gamma = law.decode_alpha = 0;
+    prefill_hw(&law, 1e-3);
     hw = law;
     hw.decode_table.nb = 2;
     hw.decode_table.ns = 1;
@@ -273,18 +277,6 @@ static void serve_decode_table(void **state)
     hw.decode_table.s[0] = 1;
     hw.decode_table.t[0] = 0.05;
     hw.decode_table.t[1] = 0.05 * 1024;
-    memset(&q, 0, sizeof q);
-    q.hw = &law;
-    q.lambda = 4;
-    q.lp = 1;
-    q.hp = 2;
-    q.chunk = 2000;
-    q.decode_bmax = 64;
-    q.prompts = &P;
-    q.n = 1;
-    q.output_mean = 50;
-    q.ttft_slo = 0.5;
-    q.threshold = 0.5;
     assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
     assert_true(a.attain_hp > 0.5);
     q.hw = &hw;
