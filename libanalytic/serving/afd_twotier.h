@@ -97,7 +97,9 @@ AFD_API afd_status afd_twotier_capacity(const afd_twotier *m, double target, dou
  * its batch (a = lambda p_off E[pi] of them per unit of wait, each adding
  * pi), and when it finds no prefill it waits for the end of the decode step
  * under way (probability 1 - e^-n, n the HP sequences per instance by
- * Little's law, R uniform on the step tau = beta + n cd); with u = X / (1 + a):
+ * Little's law, R uniform on the step tau(n), the step the simulator takes:
+ * hw's decode table where it has one, else beta + n cd; no such n, the
+ * decodes do not keep up: A_HP = 0); with u = X / (1 + a):
  *     A_HP = P(W_HP <= u) - P(W_HP = 0) (1 - e^-n) (1 - min(1, u / tau)),
  *     A    = (1 - p_off) E_S[P(W_LP <= T - S) | served] + p_off A_HP
  * (twotier.c, hp_attainment, for the sources).

@@ -415,17 +415,62 @@ static afd_status lp_law(const afd_twotier_serve_params *p, double lam_lp, doubl
  * waits R uniform on (0, tau) for its end, stretched as W.  The steps run
  * only while no prefill is pending, so a sequence lives m tau / (1 - rho_1)
  * (m = E[G] - 1 steps, rho_1 = a / hp) and by Little's law n = lambda_1 m
- * tau / (1 - rho_1), lambda_1 = lh / hp, tau = beta + n cd (cd = gamma +
- * alpha (E[P] + E[G]/2), the KV of lp_law):
- *     n = lambda_1 m beta / (1 - rho_1 - lambda_1 m cd)   (> 0, else A_HP = 0).
- * Then, with u = X / (1 + a):
+ * tau(n) / (1 - rho_1), lambda_1 = lh / hp, tau(n) the step of n sequences
+ * of E[P] + E[G]/2 KV tokens each (hp_sequences).  No such n: the decodes
+ * cannot keep up, A_HP = 0.
+ * Then, with u = X / (1 + a) and tau = tau(n):
  *     A_HP = P(W <= u) - P(W = 0) (1 - e^{-n}) (1 - min(1, u / tau)). */
+/* The step of n sequences of kv KV tokens each on an HP instance, the step
+ * the simulator takes (afd_hw_decode_step): hw's decode table where it has
+ * one, at one sequence at least (an instance decoding steps one sequence or
+ * more), else the law beta + n cd, cd = gamma + alpha kv. */
+static double hp_step(const afd_hw *hw, double n, double kv)
+{
+    if (afd_hw_has_decode_table(hw) && n < 1)
+        n = 1;
+    return afd_hw_decode_step(hw, n, n * kv);
+}
+
+/* The HP sequences per instance: the least n >= 0 with
+ *     n = demand tau(n) / free,   demand = lambda_1 m, free = 1 - rho_1,
+ * tau = hp_step (Little's law, hp_attainment); 0 when there is none, the
+ * decodes do not keep up.  For the law it is
+ *     n = demand beta / (free - demand cd)   (stable iff free > demand cd).
+ * For a table, n / tau(n) (sequences served per unit of time) grows with
+ * n, so the decodes keep up iff demand tau(B) <= free B at the table's
+ * largest batch B (beyond it the table is extrapolated: not trusted), and
+ * n is then the root on [0, B], by bisection to 1e-12 relative. */
+static int hp_sequences(const afd_hw *hw, double demand, double free_, double kv, double *n)
+{
+    double lo = 0, hi;
+    int i;
+    if (!afd_hw_has_decode_table(hw)) {
+        double den = free_ - demand * (hw->decode_gamma + hw->decode_alpha * kv);
+        if (!(den > 0))
+            return 0;
+        *n = demand * hw->decode_beta / den;
+        return 1;
+    }
+    hi = hw->decode_table.b[hw->decode_table.nb - 1];
+    if (!(demand * hp_step(hw, hi, kv) <= free_ * hi))
+        return 0;
+    for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (demand * hp_step(hw, mid, kv) > free_ * mid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *n = (lo + hi) / 2;
+    return 1;
+}
+
 static afd_status hp_attainment(const afd_twotier_serve_params *p, const wait_law *lpw, double lh,
                                 const afd_svc_law *pi, double *a)
 {
     const afd_hw *hw = p->hw;
     wait_law wh;
-    double load, l1, m, cd, den, n = 0, tau, u;
+    double load, l1, m, kv, n = 0, tau, u;
     afd_status st;
     if (!(lh > 0)) { /* nothing offloaded: an HP request would not wait */
         *a = 1;
@@ -436,15 +481,12 @@ static afd_status hp_attainment(const afd_twotier_serve_params *p, const wait_la
     if ((st = offload_law(lpw, lh, pi, (int)p->hp, &wh)) != AFD_OK)
         return st;
     m = p->output_mean - 1;
-    cd = hw->decode_gamma + hw->decode_alpha * (pi_prompt_mean(p) + p->output_mean / 2);
-    den = 1 - load / p->hp - l1 * m * cd;
-    if (wh.kind == 2 || (m > 0 && !(den > 0))) { /* prefills or decodes cannot keep up */
-        *a = 0;
+    kv = pi_prompt_mean(p) + p->output_mean / 2;
+    if (wh.kind == 2 || (m > 0 && !hp_sequences(hw, l1 * m, 1 - load / p->hp, kv, &n))) {
+        *a = 0; /* prefills or decodes cannot keep up */
         return AFD_OK;
     }
-    if (m > 0)
-        n = l1 * m * hw->decode_beta / den;
-    tau = hw->decode_beta + n * cd;
+    tau = hp_step(hw, n, kv);
     u = p->threshold / (1 + load);
     *a = law_cdf(&wh, u) - law_cdf(&wh, 0) * -expm1(-n) * (tau > u ? 1 - u / tau : 0);
     if (*a < 0)

@@ -152,6 +152,18 @@ static void splits_and_errors(void **state)
     afd_svc_law_free(dd);
 }
 
+/* The laws of the afd_twotier_serve tests: prefill 0.02 + 1e-4 P + 1e-8 P^2
+ * s, decode beta s with nothing per sequence. */
+static void prefill_hw(afd_hw *hw, double beta)
+{
+    afd_hw_init(hw);
+    hw->prefill_a = 0.02;
+    hw->prefill_b = 1e-4;
+    hw->prefill_c = 1e-8;
+    hw->decode_beta = beta;
+    hw->decode_gamma = hw->decode_alpha = 0;
+}
+
 /* afd_twotier_serve with one output token and a chunk holding the prompt:
  * the LP service is the prefill law S = a + b P + c P^2 and the LP deadline
  * T - X - S: p_off and A_LP are those of afd_twotier_attainment with a
@@ -171,12 +183,7 @@ static void serve_model(void **state)
     afd_twotier_serve_params q;
     double P = 1000, S = 0.02 + 1e-4 * P + 1e-8 * P * P;
     (void)state;
-    afd_hw_init(&hw);
-    hw.prefill_a = 0.02;
-    hw.prefill_b = 1e-4;
-    hw.prefill_c = 1e-8;
-    hw.decode_beta = 0.03;
-    hw.decode_gamma = hw.decode_alpha = 0;
+    prefill_hw(&hw, 0.03);
     memset(&q, 0, sizeof q);
     q.hw = &hw;
     q.lambda = 12;
@@ -238,6 +245,60 @@ static void serve_model(void **state)
     assert_true(isnan(a.attainment));
 }
 
+/* The HP decodes at the simulator's step (hw's decode table) against the
+ * law.  One LP instance, two HP, P = 1000 (pi = 0.13 s), E[G] = 50 (m =
+ * 49 decode steps), X = T: the LP deadline is 0, so an arrival the LP
+ * instance cannot start at once is offloaded (M/M/1/1 in the model):
+ * p_off = a / (1 + a), a = lambda E[S] >= lambda (b P + c P^2) = 0.44,
+ * p_off >= 0.3056.  By Little's law an HP instance holds n = c tau(n)
+ * sequences, c = lambda_1 m / (1 - rho_1) >= lambda p_off m / 2 = 29.9.
+ * With the step tau(n) = 0.05 n of the table below (a power law, exact
+ * between its points) c tau(n) >= 1.49 n > n for every n: the HP decodes
+ * cannot keep up and an offload never meets the SLO, while the law (beta =
+ * 1 ms, nothing per sequence) keeps up.  At tau(n) = 0.005 n, c <= (4 / 2)
+ * m / (1 - 4 x 0.13 / 2) = 132.4 (p_off <= 1) gives c tau(n) <= 0.66 n:
+ * they keep up.  A flat table equal to the law gives the law's result. */
+static void serve_decode_table(void **state)
+{
+    afd_hw hw, law;
+    afd_twotier_result a, b;
+    double P = 1000, pmin = 4 * (1e-4 * P + 1e-8 * P * P);
+    afd_twotier_serve_params q = {.hw = &law, .lambda = 4, .lp = 1, .hp = 2, .chunk = 2000,
+                                  .decode_bmax = 64, .prompts = &P, .n = 1, .output_mean = 50,
+                                  .ttft_slo = 0.5, .threshold = 0.5};
+    (void)state;
+    pmin /= 1 + pmin;
+    prefill_hw(&law, 1e-3);
+    hw = law;
+    hw.decode_table.nb = 2;
+    hw.decode_table.ns = 1;
+    hw.decode_table.b[0] = 1;
+    hw.decode_table.b[1] = 1024;
+    hw.decode_table.s[0] = 1;
+    hw.decode_table.t[0] = 0.05;
+    hw.decode_table.t[1] = 0.05 * 1024;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(a.attain_hp > 0.5);
+    q.hw = &hw;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(a.p_off >= pmin * (1 - 1e-12) && a.p_off <= 1);
+    assert_true(4 * pmin / 2 * 49 * 0.05 > 1.4);
+    assert_true(a.attain_hp == 0);
+    assert_close(a.attainment, (1 - a.p_off) * a.attain_lp, 1e-12, 0);
+    hw.decode_table.t[0] = 0.005;
+    hw.decode_table.t[1] = 0.005 * 1024;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    assert_true(2.0 * 49 / (1 - 4 * 0.13 / 2) * 0.005 < 0.67);
+    assert_true(a.attain_hp > 0.5);
+    hw.decode_table.t[0] = hw.decode_table.t[1] = 1e-3;
+    assert_int_equal(afd_twotier_serve(&q, &a), AFD_OK);
+    q.hw = &law;
+    assert_int_equal(afd_twotier_serve(&q, &b), AFD_OK);
+    assert_close(a.p_off, b.p_off, 1e-9, 0);
+    assert_close(a.attain_hp, b.attain_hp, 1e-9, 0);
+    assert_close(a.attainment, b.attainment, 1e-9, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +307,7 @@ int main(void)
         cmocka_unit_test(two_tier_loss_exact),
         cmocka_unit_test(splits_and_errors),
         cmocka_unit_test(serve_model),
+        cmocka_unit_test(serve_decode_table),
     };
     gsl_set_error_handler_off();
     RUN_TESTS(tests);
