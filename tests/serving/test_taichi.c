@@ -767,6 +767,36 @@ static void ttft_at_500_200(void **state)
     assert_true(r.attain_ttft < 0.9);
 }
 
+/* Aggregation's mean TPOT (4 instances of chunk 1024, 256 slots: the slots
+ * never fill) on geometric lengths of means 500 and 200 at 28 requests/s,
+ * 76% of the load limit, against the simulator's mean, 40,000 requests
+ * after 4000 (standard error about 0.5 ms), within 3 of them.  The decodes
+ * an iteration carries beside a request are a time-stationary sample, each
+ * holding Lemma 4.1's theta = 500 + 199 KV tokens, not its own life's mean
+ * 500 + 100: with the latter the step is 76.9 ms against the simulator's
+ * 80.3, 4% low where the TPOT binds. */
+static void agg_mean_tpot(void **state)
+{
+    afd_hw hw = laws();
+    afd_workload w;
+    afd_taichi_lengths L;
+    afd_taichi_params p;
+    afd_taichi_result r;
+    afd_serve_result s;
+    (void)state;
+    p = geometric_params(&hw, 500, 200, &w, &L);
+    p.decode_bmax = 256;
+    p.lambda = 0.028;
+    p.ttft_slo = 1000;
+    p.tpot_slo = 100;
+    p.config.p_heavy = 4;
+    p.config.d_heavy = 0;
+    p.config.chunk_p = p.config.chunk_d = 1024;
+    closed_and_sim(&p, &w, &r, &s);
+    assert_true(s.tpot.mean_se > 0 && s.tpot.mean_se < 1);
+    assert_close(r.tpot_p, s.tpot.mean, 0, 3 * s.tpot.mean_se);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -789,6 +819,7 @@ int main(void)
         cmocka_unit_test(batched_whole_prompts),
         cmocka_unit_test(disagg_near_slots),
         cmocka_unit_test(ttft_at_500_200),
+        cmocka_unit_test(agg_mean_tpot),
     };
     RUN_TESTS(tests);
 }
