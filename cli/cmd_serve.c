@@ -251,6 +251,7 @@ static int closed_chunked(const char *cmd, const cli_serve_setup *su, afd_servin
     q.prompt_mean = lens.prompt_mean;
     q.prompt_m2 = lens.prompt_m2;
     q.output_mean = lens.output_mean;
+    q.theta = p->workload != NULL ? lens.theta : 0;
     if (q.instances > 1 && p->config.router != AFD_SERVE_ROUTE_GLOBAL)
         snprintf(form, len, "shared queue M/D/c, a lower bound: no routed form for chunked "
                             "(--router %s)",

@@ -225,15 +225,29 @@ int afd_priv_kv_order(const afd_priv_kv_val *vals, int n_keys, int *order);
  * and second moment P2, G output tokens (m = G - 1 steps).  A decoding
  * request's iteration holds it, the n = lam_d m T others (Little, PASTA) and
  * the prefill tokens arriving meanwhile, lam_p P T, so
- *     T = beta + (1 + n) cd + lam_p P T cp
- *       = (beta + cd) / (1 - lam_d m cd - lam_p P cp),
- *     cd = gamma + alpha (P + G/2),  cp = pb + pc P2 / P.
- * Fills *cd, *cp, *load = lam_d m cd + lam_p P cp and, when load < 1, *tpot
- * (0 for m = 0); returns 0, or -1 when load >= 1 (*tpot NaN).  hw must hold
- * both laws; the arguments are not checked. */
+ *     T = beta + c_own + n cd + lam_p P T cp
+ *       = (beta + c_own) / (1 - lam_d m cd - lam_p P cp),
+ *     c_own = gamma + alpha (P + G/2),  cd = gamma + alpha kv,
+ *     cp = pb + pc P2 / P.
+ * The request's own token holds, over its life, its own mean KV, P + G/2;
+ * the others are the decodes running at a random instant, a time-stationary
+ * sample that favours long outputs (a decode is in the batch for as many
+ * steps as it has tokens), so each holds kv, the mean KV tokens over all
+ * steps, afd_priv_chunked_kv: E[P] + E[G (G - 1)] / (2 (E[G] - 1)) (the
+ * age of a length-biased life, Kleinrock 1975, Queueing Systems I, 5.2),
+ * E[P] + E[G] for geometric outputs against the own E[P] + E[G] / 2, the
+ * same for fixed outputs.  lam_d m cd is then the decode work per unit
+ * time, lam_d E[sum over a request's steps of gamma + alpha KV], exactly
+ * (the work conservation of the steps).  Fills *cd, *cp, *load = lam_d m cd + lam_p P cp and, when
+ * load < 1, *tpot (0 for m = 0); returns 0, or -1 when load >= 1 (*tpot
+ * NaN).  hw must hold both laws; the arguments are not checked. */
+/* The mean KV tokens of a decode step, over all steps, from Lemma 4.1's
+ * theta of the lengths (afd_workload.h): P + E[G] (theta - P) / (E[G] - 1);
+ * P + G / 2 for G <= 1 or theta <= 0 (fixed outputs). */
+double afd_priv_chunked_kv(double P, double G, double theta);
 struct afd_hw;
 int afd_priv_chunked_tpot(const struct afd_hw *hw, double lam_p, double lam_d, double P,
-                          double P2, double G, double *cd, double *cp, double *load,
-                          double *tpot);
+                          double P2, double G, double kv, double *cd, double *cp,
+                          double *load, double *tpot);
 
 #endif /* AFD_INTERNAL_H */

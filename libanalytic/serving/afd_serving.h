@@ -206,14 +206,19 @@ AFD_API afd_status afd_serving_colloc(const afd_serving_params *p, afd_serving_r
  * policy).  Prompt lengths enter by E[P] and E[P^2], outputs by E[G]
  * (m = E[G] - 1 decode steps).  Per-token costs, the affine law of the
  * tokens in an iteration:
- *     decode token   cd = gamma + alpha (E[P] + E[G]/2)   (its mean KV)
+ *     decode token   cd = gamma + alpha (E[P] + E[G (G - 1)] / (2 (E[G] - 1)))
+ *                    (the mean KV of a step: the others in an iteration are
+ *                    a time-stationary sample, which favours long outputs;
+ *                    from theta, E[P] + E[G] for geometric outputs), the
+ *                    request's own at its life's mean KV,
+ *                    c_own = gamma + alpha (E[P] + E[G]/2)
  *     prefill token  cp = pb + pc E[P^2] / E[P]   (the chunks of a prompt add
  *                    up to pb P + pc P^2, the quadratic term against the
  *                    tokens before each chunk)
  * (C1) TPOT.  A decoding request's iteration holds it, the n = lambda_i m T
  *      others (Little, PASTA) and the prefill tokens arriving per
- *      iteration, lambda_i E[P] T, so T = beta + (1 + n) cd + lambda_i E[P] T cp:
- *          TPOT = T = (beta + cd) / (1 - lambda_i m cd - lambda_i E[P] cp).
+ *      iteration, lambda_i E[P] T, so T = beta + c_own + n cd + lambda_i E[P] T cp:
+ *          TPOT = T = (beta + c_own) / (1 - lambda_i m cd - lambda_i E[P] cp).
  * (C2) nbar = lambda_i m T decodes per iteration on average; the iteration
  *      must hold them: 1 + nbar <= decode_bmax and lambda_i E[P] T <=
  *      S - 1 - nbar, else AFD_EUNSTABLE (limit decode or prefill).
@@ -246,6 +251,8 @@ typedef struct afd_serving_chunked_params {
     double prompt_m2;        /* E[P^2] >= E[P]^2 (0: E[P]^2, fixed prompts) */
     double output_mean;      /* E[G] >= 1 */
     double quantile;         /* of TTFT and TPOT, in (0, 1) (0: 0.9) */
+    double theta;            /* Lemma 4.1's theta of the lengths (afd_workload.h;
+                                0: fixed outputs) */
 } afd_serving_chunked_params;
 
 /* Fills ttft_mean, ttft_q, tpot_mean, tpot_q (NaN for E[G] = 1),

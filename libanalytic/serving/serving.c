@@ -1273,7 +1273,7 @@ afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_
     const afd_hw *hw;
     double lam, q, P, P2, G, m, cd, cp, load, tbar, nbar, s, nit, a_eff, idle, D, rho, mean,
         quant;
-    double busy, r, life, sd;
+    double busy, r, life, sd, kv;
     afd_status st;
 
     set_nan(out);
@@ -1288,14 +1288,16 @@ afd_status afd_serving_chunked(const afd_serving_chunked_params *p, afd_serving_
     q = p->quantile == 0 ? 0.9 : p->quantile;
     if (!(p->lambda > 0 && isfinite(p->lambda)) || p->instances < 1 || p->decode_bmax < 1 ||
         p->chunk <= p->decode_bmax || !(P >= 1 && P < 1e9) || !(P2 >= P * P * (1 - 1e-12)) ||
-        !isfinite(P2) || !(G >= 1 && G < 1e9) || !(q > 0 && q < 1))
+        !isfinite(P2) || !(G >= 1 && G < 1e9) || !(q > 0 && q < 1) ||
+        !(p->theta >= 0 && p->theta < 1e18))
         return AFD_EINVAL;
+    kv = afd_priv_chunked_kv(P, G, p->theta);
     lam = p->lambda / p->instances; /* per instance */
     m = G - 1;
     /* (C1) mean iteration seen by a decoding request: it, n = lam m T others,
      * and the prefill tokens arriving meanwhile, lam E[P] T (internal.h; the
      * equation of afd_chunked_interference too) */
-    if (afd_priv_chunked_tpot(hw, lam, lam, P, P2, G, &cd, &cp, &load, &tbar) != 0) {
+    if (afd_priv_chunked_tpot(hw, lam, lam, P, P2, G, kv, &cd, &cp, &load, &tbar) != 0) {
         out->limit = AFD_SERVING_LIMIT_DECODE;
         out->decode_rho = load;
         return AFD_EUNSTABLE;

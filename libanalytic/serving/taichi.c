@@ -39,7 +39,8 @@ afd_status afd_chunked_interference(const afd_chunked_params *p, afd_chunked_res
      * cp P = pb P + pc P^2, so lam cp P is the prefill share f, and t1 = cd */
     f = p->lambda * (hw->prefill_b * P + hw->prefill_c * P * P);
     out->prefill_share = f;
-    if (afd_priv_chunked_tpot(hw, p->lambda, p->lambda, P, P * P, G, &t1, &s, &load, &T) != 0)
+    if (afd_priv_chunked_tpot(hw, p->lambda, p->lambda, P, P * P, G, P + G / 2, &t1, &s, &load,
+                              &T) != 0)
         return AFD_EUNSTABLE;
     out->slope = s;
     n = p->lambda * (G - 1) * T;
@@ -411,8 +412,10 @@ static void kind_eval(const afd_hw *hw, const afd_taichi_lengths *L, unsigned bm
     k->nbar = k->busy = 0;
     k->D = k->own = NAN;
     k->batch = 1;
-    if (afd_priv_chunked_tpot(hw, k->lp, k->ld, P, P2, G, &k->cd, &k->cp, &k->load, &k->T) !=
-        0) {
+    /* the others in the iteration at the KV of a step, from Lemma 4.1's theta */
+    if (afd_priv_chunked_tpot(hw, k->lp, k->ld, P, P2, G, afd_priv_chunked_kv(P, G, L->theta),
+                              &k->cd, &k->cp, &k->load,
+                              &k->T) != 0) {
         k->limit = k->ld > 0 ? AFD_TAICHI_LIMIT_DECODE : AFD_TAICHI_LIMIT_PREFILL;
         return;
     }

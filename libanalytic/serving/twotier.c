@@ -376,6 +376,7 @@ static afd_status lp_law(const afd_twotier_serve_params *p, double lam_lp, doubl
         q.prompt_m2 = P2 < P * P ? P * P : P2;
         q.output_mean = p->output_mean;
         q.quantile = 0.9;
+        q.theta = 0;
         st = afd_serving_chunked(&q, &r);
         /* a prefill overload is no failure here: the LP queue sheds it */
         if (st != AFD_OK && !(st == AFD_EUNSTABLE && r.limit == AFD_SERVING_LIMIT_PREFILL &&
