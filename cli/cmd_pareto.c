@@ -198,12 +198,11 @@ static double evaluate(const struct ctx *x, const afd_hw *hw, const point *p, un
     return g * 1e3; /* the laws are in ms */
 }
 
-/* A given --decode-bmax that binds: the configuration whose value rises
- * most, relatively, at the cap the KV memory and the TPOT SLO allow (more
- * than twice the searches' tolerance of 0.01), named on stderr; nothing
- * when none rises. */
 /* 1 when a and b are collocated instances of one device and tp: xm is one
- * instance repeated x times, so the same goodput per dollar by construction. */
+ * instance repeated x times, and how many to buy is a question of the
+ * goodput needed, not of ranking, so the warning compares different
+ * instances (their goodput per dollar still differs a little with x: the
+ * shared queue shortens the prefill runs as x grows). */
 static int same_instance(const point *a, const point *b)
 {
     return a->colloc && b->colloc && a->tp == b->tp && strcmp(a->device, b->device) == 0;
@@ -234,6 +233,10 @@ static void warn_close_per_dollar(const char *cmd, const point *pts, size_t n)
                  100 * AFD_SERVING_CLOSED_ERROR);
 }
 
+/* A given --decode-bmax that binds: the configuration whose value rises
+ * most, relatively, at the cap the KV memory and the TPOT SLO allow (more
+ * than twice the searches' tolerance of 0.01), named on stderr; nothing
+ * when none rises. */
 static void warn_binding_cap(const char *cmd, const struct ctx *x, const point *pts, size_t n)
 {
     size_t k = n > 0 ? cli_cap_binds(&pts[0].value, &pts[0].value_fit, n, sizeof *pts, 0.02) : n;
